@@ -1,0 +1,74 @@
+import CCurl
+
+/// Resolves many references against one base URL, as an HTML page's links are.
+///
+/// Holds the parsed base in a libcurl URL handle and duplicates it per reference, so the
+/// base is parsed once per page. References already in normal form, absolute paths and
+/// absolute URLs (the bulk of a site's links), skip libcurl: a path is joined to the base's
+/// origin, a URL is taken as it is.
+///
+/// Not thread-safe; make one per page.
+public final class URLResolver {
+    public let base: WebURL
+    private let baseHandle: CurlURLHandle
+    private let baseOrigin: String
+
+    public init(base: WebURL) {
+        self.base = base
+        self.baseHandle = CurlURLHandle(url: base.string)
+        self.baseOrigin = base.string.utf8.firstIndex(of: UInt8(ascii: "/"), after: base.scheme.utf8.count + 3)
+            .map { String(base.string[..<$0]) } ?? base.string
+    }
+
+    /// The absolute http(s) URL `reference` points to, or nil when it is not one (a
+    /// `mailto:` or `javascript:` link, an unparsable value).
+    public func resolve(_ reference: String) -> WebURL? {
+        var reference = reference
+        return reference.withUTF8 { resolve(bytes: $0, keepingFragment: true) }
+    }
+
+    /// Resolves a reference given as UTF-8 bytes (straight from the parser, without making
+    /// a String first), optionally dropping the fragment, as outlinks want.
+    public func resolve(bytes reference: UnsafeBufferPointer<UInt8>, keepingFragment: Bool) -> WebURL? {
+        if let layout = URLNormalization.canonicalAbsolutePathLayout(reference) {
+            var layout = layout
+            var reference = reference
+            if !keepingFragment, let fragment = layout.fragmentStart {
+                reference = UnsafeBufferPointer(rebasing: reference[..<fragment])
+                layout.fragmentStart = nil
+            }
+            return WebURL(origin: baseOrigin, hostRange: base.hostRange, canonicalPath: reference, layout: layout)
+        }
+        if var layout = URLNormalization.canonicalAbsoluteURLLayout(reference) {
+            var reference = reference
+            if !keepingFragment, let fragment = layout.path.fragmentStart {
+                reference = UnsafeBufferPointer(rebasing: reference[..<(layout.pathStart + fragment)])
+                layout.path.fragmentStart = nil
+            }
+            return WebURL(canonical: reference, layout: layout)
+        }
+        let resolved = resolveSlowly(String(decoding: reference, as: UTF8.self))
+        return keepingFragment ? resolved : resolved?.withoutFragment
+    }
+
+    private func resolveSlowly(_ reference: String) -> WebURL? {
+        let cleaned = URLNormalization.cleanReference(reference)
+        if cleaned.isEmpty {
+            return base.withoutFragment
+        }
+        if cleaned.hasPrefix("#") {
+            // Resolved here because libcurl 7.88 drops the last path segment for a
+            // fragment-only reference.
+            return WebURL(normalized: base.withoutFragment.string + "#"
+                + URLNormalization.normalizeComponent(cleaned.dropFirst(), kind: .fragment))
+        }
+        return WebURL.resolve(cleaned, in: baseHandle.duplicate())
+    }
+}
+
+extension String.UTF8View {
+    fileprivate func firstIndex(of byte: UInt8, after offset: Int) -> String.Index? {
+        guard offset < count else { return nil }
+        return self[index(startIndex, offsetBy: offset)...].firstIndex(of: byte)
+    }
+}

@@ -1,0 +1,193 @@
+import CCurl
+
+/// An absolute `http` or `https` URL in normal form.
+///
+/// Parsing and relative resolution are libcurl's URL API (`curl_url_set` with a base,
+/// RFC 3986 resolution and dot-segment removal, IDN to punycode). On top of that the
+/// stored form is canonical, so equal resources compare equal:
+/// - scheme and host in lower case, the host in punycode, the default port dropped;
+/// - an empty path written as `/`;
+/// - percent-escapes in upper case, escapes of unreserved characters decoded, and
+///   characters that may not appear in a URL percent-encoded.
+///
+/// The fragment is kept (see ``withoutFragment``); crawl policy such as dropping
+/// tracking parameters is not this type's business.
+public struct WebURL: Hashable, Sendable, CustomStringConvertible, Comparable {
+    /// The whole URL in normal form.
+    public let string: String
+    let hostRange: Range<Int>
+    private let pathStart: Int
+    private let queryStart: Int?
+    private let fragmentStart: Int?
+
+    /// Parses an absolute http(s) URL; nil for anything else.
+    public init?(_ string: String) {
+        let handle = CurlURLHandle()
+        guard let url = WebURL.resolve(string, in: handle) else { return nil }
+        self = url
+    }
+
+    /// Resolves `reference` (an `href` value, say) against `base`.
+    public init?(_ reference: String, relativeTo base: WebURL) {
+        guard let url = URLResolver(base: base).resolve(reference) else { return nil }
+        self = url
+    }
+
+    /// Joins an origin (`scheme://host[:port]`) and a canonical absolute path whose layout
+    /// is known, without scanning the result again.
+    init(origin: String, hostRange: Range<Int>, canonicalPath: UnsafeBufferPointer<UInt8>, layout: URLNormalization.PathLayout) {
+        let originLength = origin.utf8.count
+        var origin = origin
+        self.string = origin.withUTF8 { originBytes in
+            String(unsafeUninitializedCapacity: originBytes.count + canonicalPath.count) { out in
+                _ = out.initialize(fromContentsOf: originBytes)
+                _ = UnsafeMutableBufferPointer(rebasing: out[originBytes.count...]).initialize(fromContentsOf: canonicalPath)
+                return originBytes.count + canonicalPath.count
+            }
+        }
+        self.hostRange = hostRange
+        self.pathStart = originLength
+        self.queryStart = layout.queryStart.map { $0 + originLength }
+        self.fragmentStart = layout.fragmentStart.map { $0 + originLength }
+    }
+
+    /// Takes an absolute URL already in normal form whose layout is known.
+    init(canonical url: UnsafeBufferPointer<UInt8>, layout: URLNormalization.AbsoluteLayout) {
+        let text = String(decoding: url, as: UTF8.self)
+        self.string = layout.needsRootPath ? text + "/" : text
+        self.hostRange = layout.hostRange
+        self.pathStart = layout.pathStart
+        self.queryStart = layout.path.queryStart.map { $0 + layout.pathStart }
+        self.fragmentStart = layout.path.fragmentStart.map { $0 + layout.pathStart }
+    }
+
+    /// Builds from a string already in normal form, locating its parts.
+    init?(normalized string: String) {
+        var bytes = string
+        guard let parsed = bytes.withUTF8({ WebURL(normalized: string, bytes: $0) }) else { return nil }
+        self = parsed
+    }
+
+    private init?(normalized string: String, bytes utf8: UnsafeBufferPointer<UInt8>) {
+        guard let schemeEnd = utf8.firstIndex(of: UInt8(ascii: ":")),
+            utf8.count > schemeEnd + 2, utf8[schemeEnd + 1] == UInt8(ascii: "/"), utf8[schemeEnd + 2] == UInt8(ascii: "/")
+        else { return nil }
+        let authorityStart = schemeEnd + 3
+        var pathStart = authorityStart
+        while pathStart < utf8.count, utf8[pathStart] != UInt8(ascii: "/"), utf8[pathStart] != UInt8(ascii: "?"),
+            utf8[pathStart] != UInt8(ascii: "#")
+        {
+            pathStart += 1
+        }
+        var hostStart = authorityStart
+        if let at = utf8[authorityStart..<pathStart].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+        var hostEnd = pathStart
+        if utf8[hostStart..<pathStart].first == UInt8(ascii: "[") {
+            hostEnd = (utf8[hostStart..<pathStart].firstIndex(of: UInt8(ascii: "]")) ?? (pathStart - 1)) + 1
+        } else if let colon = utf8[hostStart..<pathStart].lastIndex(of: UInt8(ascii: ":")) {
+            hostEnd = colon
+        }
+        let fragmentStart = utf8[pathStart...].firstIndex(of: UInt8(ascii: "#"))
+        let queryStart = utf8[pathStart..<(fragmentStart ?? utf8.count)].firstIndex(of: UInt8(ascii: "?"))
+        self.string = string
+        self.hostRange = hostStart..<hostEnd
+        self.pathStart = pathStart
+        self.queryStart = queryStart
+        self.fragmentStart = fragmentStart
+    }
+
+    public var description: String { string }
+
+    // Equality and hashing need only the normal form; the offsets follow from it.
+    public static func == (lhs: WebURL, rhs: WebURL) -> Bool { lhs.string == rhs.string }
+    public func hash(into hasher: inout Hasher) { hasher.combine(string) }
+
+    public static func < (lhs: WebURL, rhs: WebURL) -> Bool { lhs.string < rhs.string }
+
+    private func slice(_ range: Range<Int>) -> String {
+        let utf8 = string.utf8
+        let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        let upper = utf8.index(lower, offsetBy: range.count)
+        return String(string[lower..<upper])
+    }
+
+    /// `http` or `https`.
+    public var scheme: String { string.hasPrefix("https:") ? "https" : "http" }
+    public var isHTTPS: Bool { string.hasPrefix("https:") }
+
+    /// The host in lower case and punycode; IPv6 literals keep their brackets.
+    public var host: String { slice(hostRange) }
+
+    /// The explicit port, nil when it is the scheme's default.
+    public var port: Int? {
+        let authorityEnd = pathStart
+        guard hostRange.upperBound < authorityEnd else { return nil }
+        return Int(slice((hostRange.upperBound + 1)..<authorityEnd))
+    }
+
+    /// The port a connection uses.
+    public var effectivePort: Int { port ?? (isHTTPS ? 443 : 80) }
+
+    /// `scheme://host[:port]`, the authority a robots.txt file or a politeness queue is kept for.
+    public var origin: String {
+        slice(0..<pathStart).replacingUserInfo(hostStart: hostRange.lowerBound, schemeLength: scheme.utf8.count)
+    }
+
+    /// The path, always starting with `/`.
+    public var path: String { slice(pathStart..<(queryStart ?? fragmentStart ?? string.utf8.count)) }
+
+    /// The query without its `?`, nil when there is none.
+    public var query: String? {
+        guard let queryStart else { return nil }
+        return slice((queryStart + 1)..<(fragmentStart ?? string.utf8.count))
+    }
+
+    /// The fragment without its `#`, nil when there is none.
+    public var fragment: String? {
+        guard let fragmentStart else { return nil }
+        return slice((fragmentStart + 1)..<string.utf8.count)
+    }
+
+    /// Path and query, as sent in a request line and matched by robots.txt rules.
+    public var pathAndQuery: String { slice(pathStart..<(fragmentStart ?? string.utf8.count)) }
+
+    public var withoutFragment: WebURL {
+        guard let fragmentStart else { return self }
+        return WebURL(normalized: slice(0..<fragmentStart))!
+    }
+
+    /// The same URL with another query (nil removes it); the fragment is dropped.
+    public func replacingQuery(_ newQuery: String?) -> WebURL {
+        let base = slice(0..<(queryStart ?? fragmentStart ?? string.utf8.count))
+        guard let newQuery, !newQuery.isEmpty else { return WebURL(normalized: base)! }
+        return WebURL(normalized: base + "?" + URLNormalization.normalizeComponent(newQuery, kind: .query))!
+    }
+
+    /// Resolves `reference` in `handle` (which may already hold a base URL) and returns
+    /// the result in normal form.
+    static func resolve(_ reference: String, in handle: CurlURLHandle) -> WebURL? {
+        let cleaned = URLNormalization.cleanReference(reference)
+        guard handle.set(CURLUPART_URL, cleaned, flags: UInt32(CURLU_URLENCODE) | UInt32(CURLU_ALLOW_SPACE)) == CURLUE_OK
+        else { return nil }
+        guard let scheme = handle.get(CURLUPART_SCHEME), scheme == "http" || scheme == "https" else { return nil }
+        guard let host = handle.get(CURLUPART_HOST), !host.isEmpty else { return nil }
+        let lowered = host.lowercased()
+        if lowered != host {
+            // libidn2 refuses upper-case letters (IDNA2008), so fold case before punycode.
+            guard handle.set(CURLUPART_HOST, lowered) == CURLUE_OK else { return nil }
+        }
+        let flags = UInt32(CURLU_NO_DEFAULT_PORT) | (lowered.utf8.contains { $0 >= 0x80 } ? UInt32(CURLU_PUNYCODE) : 0)
+        guard let full = handle.get(CURLUPART_URL, flags: flags) else { return nil }
+        return WebURL(normalized: URLNormalization.normalizeCurlOutput(full))
+    }
+}
+
+extension String {
+    /// Drops `user:password@` from an authority prefix.
+    fileprivate func replacingUserInfo(hostStart: Int, schemeLength: Int) -> String {
+        let authorityStart = schemeLength + 3
+        guard hostStart > authorityStart else { return self }
+        let utf8 = Array(self.utf8)
+        return String(decoding: utf8[0..<authorityStart] + utf8[hostStart...], as: UTF8.self)
+    }
+}
