@@ -1,0 +1,411 @@
+import TextUtilities
+import CLibXML2
+import Glibc
+
+/// Receives libxml2's SAX events for one page and keeps only what extraction needs: meta
+/// and link tags, anchors, the title, the first h1, JSON-LD script text, a microdata
+/// skeleton, the visible body text up to a limit, and parser errors.
+///
+/// No DOM is built. Text is copied only while something is listening for it: the element
+/// stack records where each capture started in one shared text log, so nested captures
+/// (an itemprop inside an anchor) share the bytes. Strings are made only for the
+/// attributes of the few elements that matter.
+///
+/// Not thread-safe: one collector per parse, driven by the parsing thread.
+final class HTMLEventCollector {
+    struct Meta {
+        var name: String?
+        var property: String?
+        var content: String?
+        var httpEquiv: String?
+        var charset: String?
+    }
+
+    struct Link {
+        var rel: String
+        var href: String
+        var hreflang: String?
+        var sizes: String?
+        var type: String?
+    }
+
+    struct Anchor {
+        /// Where the href's bytes sit in ``hrefBytes``.
+        var href: Range<Int>
+        var rel: Outlink.Rel
+        var text: String
+        var isArea: Bool
+    }
+
+    struct Script {
+        var text: [UInt8]
+        var line: Int
+        var order: Int
+    }
+
+    /// What an element's captured text is for (besides a microdata value).
+    private enum CaptureRole: UInt8 {
+        case none, title, headline, jsonLD, anchor
+    }
+
+    private struct OpenElement {
+        var tag: HTMLTag
+        var role = CaptureRole.none
+        var captureStart: Int32 = -1
+        var microdataNode: Int32 = -1
+    }
+
+    let bodyTextLimit: Int
+    static let maximumMetaTags = 2_000
+    static let maximumLinks = 2_000
+    static let maximumAnchors = 20_000
+    static let maximumScripts = 200
+    static let maximumRecordedErrors = 5
+
+    // Outputs.
+    var metas: [Meta] = []
+    var links: [Link] = []
+    var anchors: [Anchor] = []
+    /// The bytes of every anchor's href, back to back: one buffer instead of a String each.
+    var hrefBytes: [UInt8] = []
+    var scripts: [Script] = []
+    var microdata = MicrodataSkeleton()
+    var title: String?
+    var headline: String?
+    var baseHref: String?
+    var htmlLang: String?
+    var errorCount = 0
+    var errors: [(line: Int, message: String)] = []
+    var encodingFailed = false
+    var droppedItems = 0
+    /// Counts elements, giving JSON-LD blocks and microdata items a document order.
+    var elementCount = 0
+
+    // State.
+    var parser: htmlParserCtxtPtr?
+    private var stack: [OpenElement] = []
+    private var textLog: [UInt8] = []
+    private var activeCaptures = 0
+    private var hiddenDepth = 0
+    private var svgDepth = 0
+    private var bodyTextFull = false
+    private var lastBodyByteWasSpace = true
+    /// Room for the limit plus the rest of a UTF-8 sequence and a space.
+    private let bodyBuffer: UnsafeMutableBufferPointer<UInt8>
+    private var bodyCount = 0
+    private var scriptStartLine = 0
+
+    init(bodyTextLimit: Int) {
+        self.bodyTextLimit = bodyTextLimit
+        self.bodyBuffer = .allocate(capacity: bodyTextLimit + 8)
+        stack.reserveCapacity(64)
+    }
+
+    deinit {
+        bodyBuffer.deallocate()
+    }
+
+    var currentLine: Int {
+        guard let input = parser?.pointee.input else { return 0 }
+        return Int(input.pointee.line)
+    }
+
+    // MARK: SAX events
+
+    func startElement(_ name: UnsafePointer<UInt8>, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        elementCount += 1
+        let tag = HTMLTag(name: name)
+        var element = OpenElement(tag: tag)
+        if tag.hidesText { hiddenDepth += 1 }
+        if tag.breaksWords { appendBreak() }
+
+        // Microdata and id attributes may sit on any element.
+        var itemprop: UnsafePointer<UInt8>?
+        var itemscope = false
+        var itemtype: UnsafePointer<UInt8>?
+        var itemid: UnsafePointer<UInt8>?
+        var itemref: UnsafePointer<UInt8>?
+        var id: UnsafePointer<UInt8>?
+        if let attributes {
+            var i = 0
+            while let attributeName = attributes[i] {
+                if attributeName[0] == UInt8(ascii: "i") {
+                    let value = attributes[i + 1]
+                    if attributeName[1] == UInt8(ascii: "d"), attributeName[2] == 0 {
+                        id = value
+                    } else if attributeName[1] == UInt8(ascii: "t"), attributeName[2] == UInt8(ascii: "e"), attributeName[3] == UInt8(ascii: "m") {
+                        let rest = attributeName + 4
+                        if Self.equals(rest, "prop") { itemprop = value }
+                        else if Self.equals(rest, "scope") { itemscope = true }
+                        else if Self.equals(rest, "type") { itemtype = value }
+                        else if Self.equals(rest, "id") { itemid = value }
+                        else if Self.equals(rest, "ref") { itemref = value }
+                    }
+                }
+                i += 2
+            }
+        }
+
+        switch tag {
+        case .meta: handleMeta(attributes)
+        case .link: handleLink(attributes)
+        case .a, .area:
+            if anchors.count + pendingAnchors.count < Self.maximumAnchors, let href = Self.attributeValue(attributes, "href") {
+                let start = hrefBytes.count
+                hrefBytes.append(contentsOf: UnsafeBufferPointer(start: href, count: strlen(href)))
+                let rel = Self.attributeValue(attributes, "rel").map(Outlink.Rel.init(attribute:)) ?? []
+                if tag == .area {
+                    anchors.append(Anchor(href: start..<hrefBytes.count, rel: rel, text: Self.attribute(attributes, "alt") ?? "", isArea: true))
+                } else {
+                    element.role = .anchor
+                    element.captureStart = beginCapture()
+                    pendingAnchors.append(Anchor(href: start..<hrefBytes.count, rel: rel, text: "", isArea: false))
+                }
+            }
+        case .base:
+            if baseHref == nil { baseHref = Self.attribute(attributes, "href") }
+        case .html:
+            if htmlLang == nil { htmlLang = Self.attribute(attributes, "lang") ?? Self.attribute(attributes, "xml:lang") }
+        case .title:
+            if title == nil, svgDepth == 0 {
+                element.role = .title
+                element.captureStart = beginCapture()
+            }
+        case .h1:
+            if headline == nil {
+                element.role = .headline
+                element.captureStart = beginCapture()
+            }
+        case .svg:
+            svgDepth += 1
+        case .script:
+            if scripts.count < Self.maximumScripts, let type = Self.attribute(attributes, "type"), Self.isJSONLD(type) {
+                element.role = .jsonLD
+                element.captureStart = beginCapture()
+                scriptStartLine = currentLine
+            }
+        default:
+            break
+        }
+
+        if itemprop != nil || itemscope || id != nil {
+            element.microdataNode = microdata.open(
+                tag: tag, itemprop: itemprop, itemscope: itemscope, itemtype: itemtype, itemid: itemid, itemref: itemref, id: id,
+                attributes: attributes, order: elementCount)
+            if microdata.needsText(element.microdataNode), element.captureStart < 0 {
+                element.captureStart = beginCapture()
+            }
+        }
+        stack.append(element)
+    }
+
+    /// Anchors whose text is still being captured, innermost last.
+    private var pendingAnchors: [Anchor] = []
+
+    func endElement() {
+        guard let element = stack.popLast() else { return }
+        let tag = element.tag
+        if element.captureStart >= 0 {
+            let start = Int(element.captureStart)
+            let captured = textLog[start...]
+            switch element.role {
+            case .title:
+                title = Self.collapsedString(captured, limit: 2048)
+            case .headline:
+                headline = Self.collapsedString(captured, limit: 2048)
+            case .jsonLD:
+                scripts.append(Script(text: Array(captured), line: scriptStartLine, order: elementCount))
+            case .anchor:
+                if var anchor = pendingAnchors.popLast() {
+                    anchor.text = Self.collapsedString(captured, limit: 256)
+                    anchors.append(anchor)
+                }
+            case .none:
+                break
+            }
+            if element.microdataNode >= 0 {
+                microdata.setText(element.microdataNode, Self.collapsedString(captured, limit: 4096))
+            }
+            endCapture()
+        }
+        if element.microdataNode >= 0 { microdata.close(element.microdataNode) }
+        if tag == .svg { svgDepth -= 1 }
+        if tag.hidesText { hiddenDepth -= 1 }
+        if tag.breaksWords { appendBreak() }
+    }
+
+    func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        if activeCaptures > 0 { textLog.append(contentsOf: buffer) }
+        if hiddenDepth == 0, !bodyTextFull { appendBodyText(buffer) }
+    }
+
+    func structuredError(_ error: UnsafePointer<xmlError>) {
+        let code = Int32(error.pointee.code)
+        if code == Int32(XML_ERR_INVALID_ENCODING.rawValue) || code == Int32(XML_I18N_CONV_FAILED.rawValue)
+            || code == Int32(XML_IO_ENCODER.rawValue) || error.pointee.domain == Int32(XML_FROM_I18N.rawValue)
+        {
+            encodingFailed = true
+        }
+        // libxml2 2.9 predates HTML5 and calls <header>, <nav>, <main>… unknown: not an error.
+        guard code != Int32(XML_HTML_UNKNOWN_TAG.rawValue) else { return }
+        errorCount += 1
+        guard errors.count < Self.maximumRecordedErrors, let message = error.pointee.message else { return }
+        errors.append((Int(error.pointee.line), String(cString: message).trimmingASCIIWhitespace()))
+    }
+
+    // MARK: captures and text
+
+    private func beginCapture() -> Int32 {
+        activeCaptures += 1
+        return Int32(textLog.count)
+    }
+
+    private func endCapture() {
+        activeCaptures -= 1
+        if activeCaptures == 0 { textLog.removeAll(keepingCapacity: true) }
+    }
+
+    private func appendBreak() {
+        if activeCaptures > 0, textLog.last != 0x20 { textLog.append(0x20) }
+        if hiddenDepth == 0, !bodyTextFull, !lastBodyByteWasSpace {
+            bodyBuffer[bodyCount] = 0x20
+            bodyCount += 1
+            lastBodyByteWasSpace = true
+        }
+    }
+
+    /// Appends text with whitespace runs collapsed, up to the limit, into the preallocated
+    /// body buffer; the loop works on locals and writes the state back once.
+    private func appendBodyText(_ buffer: UnsafeBufferPointer<UInt8>) {
+        let out = bodyBuffer
+        var count = bodyCount
+        var lastWasSpace = lastBodyByteWasSpace
+        let limit = bodyTextLimit
+        for byte in buffer {
+            if isASCIIWhitespace(byte) {
+                if !lastWasSpace, count > 0 {
+                    out[count] = 0x20
+                    count += 1
+                    lastWasSpace = true
+                }
+                continue
+            }
+            // Stop at the limit, but never inside a UTF-8 sequence (the buffer has room
+            // for the continuation bytes).
+            if count >= limit, byte & 0xC0 != 0x80 {
+                bodyTextFull = true
+                break
+            }
+            out[count] = byte
+            count += 1
+            lastWasSpace = false
+        }
+        bodyCount = count
+        lastBodyByteWasSpace = lastWasSpace
+    }
+
+    /// The visible body text collected so far.
+    var bodyText: String {
+        String(decoding: UnsafeBufferPointer(rebasing: bodyBuffer[0..<bodyCount]), as: UTF8.self)
+    }
+
+    /// The captured bytes as a String with whitespace runs collapsed, cut at `limit` bytes
+    /// on a character boundary.
+    static func collapsedString(_ bytes: ArraySlice<UInt8>, limit: Int) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(bytes.count, limit))
+        var pendingSpace = false
+        for byte in bytes {
+            if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C {
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if out.count >= limit, byte & 0xC0 != 0x80 { break }
+            if pendingSpace {
+                out.append(0x20)
+                pendingSpace = false
+            }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: element handlers
+
+    private func handleMeta(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        guard metas.count < Self.maximumMetaTags, let attributes else { return }
+        var meta = Meta()
+        var i = 0
+        while let name = attributes[i] {
+            let value = attributes[i + 1].map { String(cString: $0) }
+            if Self.equals(name, "name") { meta.name = value }
+            else if Self.equals(name, "property") { meta.property = value }
+            else if Self.equals(name, "content") { meta.content = value }
+            else if Self.equals(name, "http-equiv") { meta.httpEquiv = value }
+            else if Self.equals(name, "charset") { meta.charset = value }
+            i += 2
+        }
+        if meta.name != nil || meta.property != nil || meta.httpEquiv != nil { metas.append(meta) }
+    }
+
+    private func handleLink(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        guard links.count < Self.maximumLinks, let attributes else { return }
+        var rel: String?
+        var href: String?
+        var hreflang: String?
+        var sizes: String?
+        var type: String?
+        var i = 0
+        while let name = attributes[i] {
+            if let value = attributes[i + 1] {
+                if Self.equals(name, "rel") { rel = String(cString: value) }
+                else if Self.equals(name, "href") { href = String(cString: value) }
+                else if Self.equals(name, "hreflang") { hreflang = String(cString: value) }
+                else if Self.equals(name, "sizes") { sizes = String(cString: value) }
+                else if Self.equals(name, "type") { type = String(cString: value) }
+            }
+            i += 2
+        }
+        if let rel, let href { links.append(Link(rel: rel, href: href, hreflang: hreflang, sizes: sizes, type: type)) }
+    }
+
+    private static func isJSONLD(_ type: String) -> Bool {
+        let essence = type.split(separator: ";").first.map { $0.trimmingASCIIWhitespace().lowercased() } ?? ""
+        return essence == "application/ld+json"
+    }
+
+    // MARK: attribute helpers
+
+    @inline(__always)
+    static func equals(_ p: UnsafePointer<UInt8>, _ s: StaticString) -> Bool {
+        let q = s.utf8Start
+        let n = s.utf8CodeUnitCount
+        for i in 0..<n where p[i] != q[i] { return false }
+        return p[n] == 0
+    }
+
+    static func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ wanted: StaticString) -> String? {
+        guard let attributes else { return nil }
+        var i = 0
+        while let name = attributes[i] {
+            if equals(name, wanted) { return attributes[i + 1].map { String(cString: $0) } ?? "" }
+            i += 2
+        }
+        return nil
+    }
+
+    /// The value of an attribute that has one, as libxml2's NUL-terminated bytes.
+    static func attributeValue(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ wanted: StaticString) -> UnsafePointer<UInt8>? {
+        guard let attributes else { return nil }
+        var i = 0
+        while let name = attributes[i] {
+            if equals(name, wanted) { return attributes[i + 1] }
+            i += 2
+        }
+        return nil
+    }
+}
+
+@available(*, unavailable)
+extension HTMLEventCollector: Sendable {}

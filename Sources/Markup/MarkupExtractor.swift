@@ -1,0 +1,132 @@
+import JSON
+import WebURL
+
+/// The extraction stage: raw HTML bytes, the page URL and response headers in, a
+/// ``PageMarkup`` out, with no I/O.
+///
+/// libxml2 gets the raw bytes and the charset decided by ``CharsetDetection``; it is never
+/// handed text that Swift decoded and re-encoded. Parsing is a single SAX pass that keeps
+/// only what the markup families need (see ``HTMLEventCollector``); the families are then
+/// read from the collected tags by pure functions. Bad input never fails extraction:
+/// whatever could be read is returned, with ``ExtractionWarning``s for the rest.
+///
+/// A value type with no shared state: extract pages on as many threads as there are cores.
+public struct MarkupExtractor: Sendable {
+    public struct Options: Sendable {
+        /// Bytes of visible body text kept for the index.
+        public var bodyTextLimit = 4096
+        /// Larger documents are cut here (the fetcher's default body limit is 10 MB).
+        public var maximumDocumentBytes = 16 * 1024 * 1024
+
+        public init() {}
+    }
+
+    /// What the response said about the body.
+    public struct ResponseInfo: Sendable {
+        public var contentType: String?
+        /// Every `X-Robots-Tag` header value.
+        public var robotsTags: [String]
+        public var contentLanguage: String?
+
+        public init(contentType: String? = nil, robotsTags: [String] = [], contentLanguage: String? = nil) {
+            self.contentType = contentType
+            self.robotsTags = robotsTags
+            self.contentLanguage = contentLanguage
+        }
+    }
+
+    public var options: Options
+
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    public func extract(_ bytes: [UInt8], url: WebURL?, response: ResponseInfo = ResponseInfo()) -> PageMarkup {
+        bytes.withUnsafeBufferPointer { extract($0, url: url, response: response) }
+    }
+
+    public func extract(_ input: UnsafeBufferPointer<UInt8>, url: WebURL?, response: ResponseInfo = ResponseInfo()) -> PageMarkup {
+        var warnings: [ExtractionWarning] = []
+        var bytes = input
+        if bytes.count > options.maximumDocumentBytes {
+            warnings.append(ExtractionWarning(.limitReached, "document of \(bytes.count) bytes cut to \(options.maximumDocumentBytes)"))
+            bytes = UnsafeBufferPointer(rebasing: bytes[0..<options.maximumDocumentBytes])
+        }
+        if Self.looksBinary(bytes) {
+            warnings.append(ExtractionWarning(.notHTML, "the body looks like binary data, not HTML"))
+        }
+        var (charset, bomLength, charsetWarnings) = CharsetDetection.decide(bytes: bytes, contentType: response.contentType)
+        warnings += charsetWarnings
+        bytes = UnsafeBufferPointer(rebasing: bytes[bomLength...])
+
+        var collector = parse(bytes, encoding: charset.encoding, warnings: &warnings)
+        if charset.isUTF8, collector.encodingFailed {
+            if charset.source == .sniffed {
+                // Undeclared and not UTF-8: the web's default.
+                charset = CharsetDecision(encoding: "WINDOWS-1252", source: .default, declaredLabel: nil)
+                collector = parse(bytes, encoding: charset.encoding, warnings: &warnings)
+            } else {
+                let repaired = CharsetConversion.repairUTF8(bytes)
+                warnings.append(ExtractionWarning(.invalidBytes, "\(repaired.replacedSequences) invalid UTF-8 sequences replaced with U+FFFD"))
+                collector = parse(repaired.bytes, encoding: "UTF-8", warnings: &warnings)
+            }
+        }
+        var markup = PageMarkup(url: url, charset: charset)
+        PageMarkupBuilder(collector: collector, response: response).build(into: &markup)
+        markup.warnings = warnings + markup.warnings
+        return markup
+    }
+
+    private func parse(_ bytes: [UInt8], encoding: String, warnings: inout [ExtractionWarning]) -> HTMLEventCollector {
+        bytes.withUnsafeBufferPointer { parse($0, encoding: encoding, warnings: &warnings) }
+    }
+
+    /// Parses, first shortening runaway start tags, and falling back to iconv conversion
+    /// when libxml2 cannot convert the charset.
+    private func parse(_ bytes: UnsafeBufferPointer<UInt8>, encoding: String, warnings: inout [ExtractionWarning]) -> HTMLEventCollector {
+        if CharsetConversion.mayContainHugeTag(bytes) {
+            // UTF-16 is not ASCII-compatible: shorten its UTF-8 form instead.
+            if encoding.hasPrefix("UTF-16"), let converted = CharsetConversion.toUTF8(bytes, from: encoding) {
+                return parse(converted.bytes, encoding: "UTF-8", warnings: &warnings)
+            }
+            let (shortened, count) = CharsetConversion.shortenHugeTags(bytes)
+            if count > 0 {
+                warnings.append(ExtractionWarning(
+                    .limitReached, "\(count) start tags longer than \(CharsetConversion.maximumTagBytes) bytes were cut short"))
+                return shortened.withUnsafeBufferPointer { parseShortened($0, encoding: encoding, warnings: &warnings) }
+            }
+        }
+        return parseShortened(bytes, encoding: encoding, warnings: &warnings)
+    }
+
+    private func parseShortened(_ bytes: UnsafeBufferPointer<UInt8>, encoding: String, warnings: inout [ExtractionWarning]) -> HTMLEventCollector {
+        let collector = HTMLEventCollector(bodyTextLimit: options.bodyTextLimit)
+        switch HTMLSAXParser.parse(bytes, encoding: encoding, into: collector) {
+        case .finished where !collector.encodingFailed || encoding == "UTF-8":
+            return collector
+        case .finished, .unsupportedEncoding:
+            guard let converted = CharsetConversion.toUTF8(bytes, from: encoding) else {
+                warnings.append(ExtractionWarning(.unknownCharset, "charset \(encoding) is not supported here; read as windows-1252"))
+                return parseShortened(bytes, encoding: "WINDOWS-1252", warnings: &warnings)
+            }
+            if converted.replacedSequences > 0 {
+                warnings.append(ExtractionWarning(.invalidBytes, "\(converted.replacedSequences) byte sequences invalid in \(encoding) replaced with U+FFFD"))
+            }
+            return converted.bytes.withUnsafeBufferPointer { parseShortened($0, encoding: "UTF-8", warnings: &warnings) }
+        }
+    }
+
+    /// NUL bytes or a high share of control characters in the first kilobyte.
+    static func looksBinary(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let sample = bytes.prefix(1024)
+        guard !sample.isEmpty else { return false }
+        // UTF-16 text has NULs in it; its BOM says so.
+        if CharsetDetection.byteOrderMark(bytes)?.0.hasPrefix("UTF-16") == true { return false }
+        var controls = 0
+        for byte in sample {
+            if byte == 0 { return true }
+            if byte < 0x09 || (byte > 0x0D && byte < 0x20) { controls += 1 }
+        }
+        return controls * 10 > sample.count
+    }
+}
