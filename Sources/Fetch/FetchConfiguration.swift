@@ -1,0 +1,69 @@
+/// How an ``HTTPClient`` fetches: identity, limits, TLS and name resolution.
+public struct FetchConfiguration: Sendable {
+    /// `Searchlightbot/<version> (+<contact URL>)`.
+    public var userAgent: String
+    public var connectTimeout: Double = 10
+    /// Total time for one request, in seconds (`--timeout`).
+    public var timeout: Double = 30
+    /// Abort when fewer than `lowSpeedLimit` bytes/s arrive for `lowSpeedTime` seconds.
+    public var lowSpeedLimit = 1024
+    public var lowSpeedTime = 15
+    /// Largest body accepted, counted after decompression too (a gzip bomb is stopped here).
+    public var maximumBodyBytes = 10 * 1024 * 1024
+    /// Connections open at once in total and to one host.
+    public var maximumConnections = 64
+    public var maximumConnectionsPerHost = 2
+    public var addressPolicy = AddressPolicy.publicOnly
+    /// A PEM file of CA certificates to trust (`--cacert`).
+    public var caCertificatesFile: String?
+    /// `HOST:PORT:ADDRESS` entries, as curl's `--resolve`.
+    public var resolve: [String] = []
+
+    public init(userAgent: String) {
+        self.userAgent = userAgent
+    }
+}
+
+/// One HTTP GET.
+public struct FetchRequest: Sendable {
+    public var url: String
+    /// Extra request headers (`If-None-Match`, `If-Modified-Since`…).
+    public var headers: [HTTPHeader] = []
+    /// Overrides ``FetchConfiguration/timeout``.
+    public var timeout: Double?
+    /// Overrides ``FetchConfiguration/maximumBodyBytes``.
+    public var maximumBodyBytes: Int?
+
+    public init(url: String, headers: [HTTPHeader] = []) {
+        self.url = url
+        self.headers = headers
+    }
+}
+
+public struct HTTPHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension Array where Element == HTTPHeader {
+    /// The first value of a header, compared case-insensitively.
+    public func first(_ name: String) -> String? {
+        first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Every value of a header, in order.
+    public func all(_ name: String) -> [String] {
+        filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 || $0 == $1 }
+    }
+}

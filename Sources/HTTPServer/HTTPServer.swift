@@ -1,0 +1,295 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// A small Swift face on libmicrohttpd: one handler function, requests read whole,
+/// responses given whole or streamed, optional TLS, and a graceful stop.
+/// <https://www.gnu.org/software/libmicrohttpd/manual/libmicrohttpd.html>
+///
+/// The handler runs on libmicrohttpd's threads, several at once; it must be thread-safe.
+/// Serves the demo web, the test fixture sites and the Searchlight API.
+public final class HTTPServer: Sendable {
+    public struct Configuration: Sendable {
+        /// An IPv4 or IPv6 address to listen on.
+        public var host = "127.0.0.1"
+        /// 0 picks a free port; see ``HTTPServer/port``.
+        public var port: UInt16 = 0
+        public var tls: TLS?
+        public var threading = Threading.threadPerConnection
+        /// Seconds of inactivity before a connection is closed.
+        public var connectionTimeout: UInt32 = 30
+        /// Larger request bodies are not kept; the handler sees ``HTTPServerRequest/bodyTooLarge``.
+        public var maximumBodyBytes = 1 << 20
+
+        public init() {}
+    }
+
+    public struct TLS: Sendable {
+        public var certificatePEM: String
+        public var privateKeyPEM: String
+
+        public init(certificatePEM: String, privateKeyPEM: String) {
+            self.certificatePEM = certificatePEM
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
+    public enum Threading: Sendable {
+        /// A thread per connection: handlers may block (slow fixture servers).
+        case threadPerConnection
+        /// A fixed pool of epoll threads: for throughput (the API).
+        case pool(Int)
+    }
+
+    public typealias Handler = @Sendable (HTTPServerRequest) -> HTTPServerResponse
+
+    /// The port the server listens on.
+    public let port: UInt16
+    public let configuration: Configuration
+    private let daemon: Mutex<DaemonHandle?>
+    private let context: ServerContext
+
+    public init(configuration: Configuration = Configuration(), handler: @escaping Handler) throws(HTTPServerError) {
+        self.configuration = configuration
+        let context = ServerContext(handler: handler, maximumBodyBytes: configuration.maximumBodyBytes, tls: configuration.tls)
+        self.context = context
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
+        switch configuration.threading {
+        case .threadPerConnection: flags |= MHD_USE_THREAD_PER_CONNECTION.rawValue
+        case .pool: flags |= MHD_USE_EPOLL.rawValue
+        }
+        if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
+        guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
+            throw HTTPServerError("cannot listen on '\(configuration.host)': not an IP address")
+        }
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let started: OpaquePointer? = address.withSockaddr { sockaddr in
+            var options = sl_mhd_options()
+            options.flags = flags
+            options.bind_address = sockaddr
+            options.connection_timeout = configuration.connectionTimeout
+            if case .pool(let threads) = configuration.threading { options.thread_pool_size = UInt32(max(1, threads)) }
+            options.tls_key_pem = context.tlsKey.map { UnsafePointer($0) }
+            options.tls_cert_pem = context.tlsCertificate.map { UnsafePointer($0) }
+            options.completed = { _, _, requestContext, _ in
+                guard let requestContext, let state = requestContext.pointee else { return }
+                Unmanaged<RequestState>.fromOpaque(state).release()
+                requestContext.pointee = nil
+            }
+            // Keep paths and query parameters as sent: handlers decode what they need.
+            options.unescape = { _, _, text in text.map { strlen($0) } ?? 0 }
+            return sl_mhd_start(&options, { contextPointer, connection, url, method, _, uploadData, uploadSize, requestContext in
+                Unmanaged<ServerContext>.fromOpaque(contextPointer!).takeUnretainedValue()
+                    .handle(connection!, url, method, uploadData, uploadSize!, requestContext!)
+            }, Unmanaged.passUnretained(context).toOpaque())
+        }
+        guard let started else {
+            throw HTTPServerError("cannot listen on \(configuration.host):\(configuration.port) (address in use, or TLS unavailable)")
+        }
+        self.daemon = Mutex(DaemonHandle(pointer: started))
+        self.port = sl_mhd_bound_port(started)
+    }
+
+    deinit {
+        stop(gracePeriod: 0)
+    }
+
+    /// `http://host:port` or `https://host:port`.
+    public var baseURL: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
+    }
+
+    /// Requests being handled right now.
+    public var activeRequests: Int { context.active.load(ordering: .relaxed) }
+
+    /// Stops accepting connections, lets running requests finish for up to `gracePeriod`
+    /// seconds, then closes everything. Safe to call more than once.
+    public func stop(gracePeriod: Double = 5) {
+        daemon.withLock { daemon in
+            guard let running = daemon?.pointer else { return }
+            let listener = MHD_quiesce_daemon(running)
+            if listener >= 0 { close(listener) }
+            let deadline = Date().addingTimeInterval(gracePeriod)
+            while context.active.load(ordering: .relaxed) > 0, Date() < deadline { usleep(10_000) }
+            MHD_stop_daemon(running)
+            daemon = nil
+        }
+    }
+}
+
+/// The running daemon.
+private struct DaemonHandle: @unchecked Sendable {
+    // @unchecked: the pointer is only used under the server's mutex, to stop the daemon;
+    // libmicrohttpd's own threads never see this value.
+    let pointer: OpaquePointer
+}
+
+/// Why a server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What libmicrohttpd's callbacks reach through their context pointer.
+private final class ServerContext: @unchecked Sendable {
+    // @unchecked: `handler` and the limits are immutable; `active` is atomic; the TLS
+    // strings are written once in init, read by libmicrohttpd while the daemon runs and
+    // freed in deinit, after the server (which owns this context) has stopped it.
+    let handler: HTTPServer.Handler
+    let maximumBodyBytes: Int
+    let active = Atomic<Int>(0)
+    let tlsKey: UnsafeMutablePointer<CChar>?
+    let tlsCertificate: UnsafeMutablePointer<CChar>?
+
+    init(handler: @escaping HTTPServer.Handler, maximumBodyBytes: Int, tls: HTTPServer.TLS?) {
+        self.handler = handler
+        self.maximumBodyBytes = maximumBodyBytes
+        self.tlsKey = tls.map { strdup($0.privateKeyPEM) }
+        self.tlsCertificate = tls.map { strdup($0.certificatePEM) }
+    }
+
+    deinit {
+        free(tlsKey)
+        free(tlsCertificate)
+    }
+
+    /// libmicrohttpd's access handler: called once when the headers are in, once per
+    /// piece of request body, and once more when the body is complete.
+    func handle(
+        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+        _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>,
+        _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let statePointer = requestContext.pointee else {
+            requestContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if !state.tooLarge, let uploadData {
+                if state.body.count + uploadSize.pointee > maximumBodyBytes {
+                    state.tooLarge = true
+                    state.body = []
+                } else {
+                    state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        active.add(1, ordering: .relaxed)
+        defer { active.subtract(1, ordering: .relaxed) }
+        let request = HTTPServerRequest(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            rawQueryItems: Self.values(connection, .GET_ARGUMENT_KIND).map { (name: $0.name, value: $0.value) },
+            headers: Self.values(connection, .HEADER_KIND).map { HTTPField($0.name, $0.value ?? "") },
+            body: state.body, bodyTooLarge: state.tooLarge, remoteAddress: Self.clientAddress(connection))
+        let response = handler(request)
+        return Self.queue(response, on: connection)
+    }
+
+    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
+        let collected = ValueCollector()
+        MHD_get_connection_values(connection, kind, { context, _, key, value in
+            guard let context, let key else { return .YES }
+            Unmanaged<ValueCollector>.fromOpaque(context).takeUnretainedValue().items.append(
+                (String(cString: key), value.map { String(cString: $0) }))
+            return .YES
+        }, Unmanaged.passUnretained(collected).toOpaque())
+        return collected.items
+    }
+
+    private static func clientAddress(_ connection: OpaquePointer) -> String? {
+        guard let address = sl_mhd_client_address(connection) else { return nil }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let length = socklen_t(address.pointee.sa_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func queue(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+        let made: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            made = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .stream(let next):
+            let stream = Unmanaged.passRetained(StreamState(next: next)).toOpaque()
+            made = MHD_create_response_from_callback(sl_mhd_size_unknown(), 32 * 1024, { context, _, buffer, maximum in
+                Unmanaged<StreamState>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, maximum: maximum)
+            }, stream, { context in
+                Unmanaged<StreamState>.fromOpaque(context!).release()
+            })
+        }
+        guard let made else { return .NO }
+        defer { MHD_destroy_response(made) }
+        for field in response.headers { MHD_add_response_header(made, field.name, field.value) }
+        return MHD_queue_response(connection, UInt32(response.status), made)
+    }
+}
+
+/// A request's body as it arrives; owned by libmicrohttpd's per-request context pointer.
+private final class RequestState {
+    var body: [UInt8] = []
+    var tooLarge = false
+}
+
+private final class ValueCollector {
+    var items: [(name: String, value: String?)] = []
+}
+
+/// A streamed response body; libmicrohttpd calls `read` from one thread at a time.
+private final class StreamState {
+    let next: @Sendable () -> [UInt8]?
+    private var pending: [UInt8] = []
+    private var offset = 0
+
+    init(next: @escaping @Sendable () -> [UInt8]?) {
+        self.next = next
+    }
+
+    func read(into buffer: UnsafeMutablePointer<CChar>, maximum: Int) -> Int {
+        while offset >= pending.count {
+            guard let piece = next() else { return sl_mhd_end_of_stream() }
+            pending = piece
+            offset = 0
+        }
+        let count = min(maximum, pending.count - offset)
+        pending.withUnsafeBytes { source in
+            UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + offset, byteCount: count)
+        }
+        offset += count
+        return count
+    }
+}
+
+/// An IPv4 or IPv6 socket address to bind.
+private struct SocketAddress {
+    private var storage = sockaddr_storage()
+    let isIPv6: Bool
+
+    init?(host: String, port: UInt16) {
+        var v4 = sockaddr_in()
+        if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: v4) { $0 }) }
+            isIPv6 = false
+            return
+        }
+        var v6 = sockaddr_in6()
+        guard inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 else { return nil }
+        v6.sin6_family = sa_family_t(AF_INET6)
+        v6.sin6_port = port.bigEndian
+        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: v6) { $0 }) }
+        isIPv6 = true
+    }
+
+    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) -> T) -> T {
+        var copy = storage
+        return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+    }
+}
