@@ -1,0 +1,84 @@
+import Foundation
+import Markup
+import Testing
+import WebURL
+
+/// Hostile and broken input: extraction always returns, reasonably fast, with warnings.
+@Suite struct BadInputTests {
+    func timed(_ body: () -> PageMarkup) -> (PageMarkup, Double) {
+        let start = Date()
+        let page = body()
+        return (page, Date().timeIntervalSince(start))
+    }
+
+    @Test func anElementWithAHundredThousandAttributes() {
+        let html = "<html><head><title>t</title></head><body><div " + (0..<100_000).map { "a\($0)=\"v\"" }.joined(separator: " ")
+            + ">inside</div><a href=\"/after\">after</a></body></html>"
+        let (page, seconds) = timed { extract(html) }
+        #expect(seconds < 20, "libxml2's duplicate-attribute check is quadratic; long tags are cut first")
+        #expect(page.title == "t")
+        #expect(page.outlinks.map(\.url.string) == ["https://site.example/after"])
+        #expect(page.warnings.contains { $0.code == .limitReached })
+    }
+
+    @Test func nestingAHundredThousandDeep() {
+        let html = "<body>" + String(repeating: "<div>", count: 100_000) + "deep" + String(repeating: "</div>", count: 100_000)
+            + "<a href='/x'>x</a>"
+        let page = extract(html)
+        #expect(page.bodyText.contains("deep"))
+        #expect(page.outlinks.count == 1)
+        let unclosed = extract("<body>" + String(repeating: "<span><b><i>", count: 30_000) + "end")
+        #expect(unclosed.bodyText == "end")
+    }
+
+    @Test func deeplyNestedMicrodataIsCut() {
+        let nested = "<div itemscope>" + String(repeating: "<div itemprop=\"c\" itemscope>", count: 2_000) + "<span itemprop=\"n\">x</span>"
+        let page = extract(nested)
+        #expect(page.schemaObjects.count == 1)
+        #expect(page.warnings.contains { $0.code == .microdata && $0.message.contains("deeper") })
+    }
+
+    @Test func truncatedAndUnclosedMarkup() {
+        for html in ["<html><head><title>cut", "<a href=\"/x", "<meta name=\"description\" content=\"never closed", "<", "<!--",
+                     "<script type=\"application/ld+json\">{\"@type\": \"Thing\", \"name\": \"trunc", "</p></div></html>", ""] {
+            _ = extract(html)
+        }
+        let page = extract("<script type=\"application/ld+json\">{\"@type\": \"Thing\", \"name\": \"trunc")
+        #expect(page.schema.name == "trunc")
+    }
+
+    @Test func binaryJunkIsReportedNotFatal() {
+        var generator = SystemRandomNumberGenerator()
+        let junk = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let page = MarkupExtractor().extract(junk, url: WebURL("https://site.example/bin"))
+        #expect(page.warnings.contains { $0.code == .notHTML })
+        let nulls = MarkupExtractor().extract([UInt8](repeating: 0, count: 10_000), url: nil)
+        #expect(nulls.warnings.contains { $0.code == .notHTML })
+    }
+
+    @Test func aTenMegabytePage() {
+        let paragraph = "<p>" + String(repeating: "word ", count: 200) + "<a href=\"/p/\(0)\">link</a></p>\n"
+        let html = "<html><head><title>big</title></head><body>" + String(repeating: paragraph, count: 10 * 1024 * 1024 / paragraph.utf8.count) + "</body>"
+        let (page, seconds) = timed { extract(html) }
+        #expect(page.title == "big")
+        #expect(page.bodyText.utf8.count <= MarkupExtractor.Options().bodyTextLimit + 4)
+        #expect(seconds < 30)
+    }
+
+    @Test func documentsOverTheLimitAreCut() {
+        var options = MarkupExtractor.Options()
+        options.maximumDocumentBytes = 1000
+        let html = "<title>t</title>" + String(repeating: "x", count: 5000) + "<a href=\"/late\">late</a>"
+        let page = MarkupExtractor(options: options).extract(Array(html.utf8), url: WebURL("https://site.example/"))
+        #expect(page.title == "t")
+        #expect(page.outlinks.isEmpty)
+        #expect(page.warnings.contains { $0.code == .limitReached })
+    }
+
+    @Test func manyLinksAreCapped() {
+        let html = String(repeating: "<a href=\"/x\">x</a>", count: 25_000)
+        let page = extract(html)
+        #expect(page.outlinks.count == 1)
+        #expect(page.warnings.contains { $0.message.contains("links were read") })
+    }
+}
