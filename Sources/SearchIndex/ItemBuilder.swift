@@ -1,0 +1,186 @@
+import Foundation
+import Markup
+import WebURL
+
+/// Builds the ``SearchableItem`` for a crawled page from its ``PageMarkup``.
+///
+/// Precedence, first present wins:
+/// - title: schema.org name/headline, `og:title`, `twitter:title`, `<title>`, the first `<h1>`,
+///   the URL;
+/// - description: schema.org description, `og:description`, `twitter:description`,
+///   `<meta name=description>`, the start of the body text;
+/// - thumbnail: schema.org image, `og:image` (its secure URL first), `twitter:image`, the
+///   largest `apple-touch-icon`, any other icon;
+/// - content type: the schema.org main entity's type, `og:type`.
+///
+/// Apps are merged into one list per platform from every family, the most authoritative
+/// first: a verified universal link, the Smart App Banner's app-argument, App Links,
+/// the Twitter app card, `ios-app://`/`android-app://` alternates, schema.org actions.
+/// Entries name the same app when their App Store id (iOS) or package (Android) agree;
+/// an entry with no id joins the platform's first app. A field already set by a more
+/// authoritative source is kept.
+///
+/// The item's id is the page's canonical URL when it points within the same site
+/// (the same host, give or take `www.`), else the page URL.
+public struct ItemBuilder: Sendable {
+    /// How long a crawled item lives unless it is confirmed again (CoreSpotlight's default
+    /// of one month).
+    public var timeToLive: TimeInterval = 30 * 24 * 3600
+    /// Bytes of body text kept for recall.
+    public var bodyTextLimit = 2048
+
+    public init() {}
+
+    /// - Parameters:
+    ///   - url: the final URL the page was fetched from.
+    ///   - universalLinkAppIDs: apple-app-site-association app ids (`TEAMID.bundle.id`)
+    ///     whose rules cover the page's URL.
+    public func item(for markup: PageMarkup, url: WebURL, universalLinkAppIDs: [String] = [], now: Date = Date()) -> SearchableItem {
+        let id = Self.identifier(for: markup, url: url)
+        let og = markup.openGraph
+        let card = markup.twitterCard
+        let schema = markup.schema
+        let resolve: (String) -> String? = { reference in
+            WebURL(reference, relativeTo: markup.baseURL ?? url)?.string
+        }
+        let title = [schema.name, og?.title, card?.title, markup.title, markup.headline].lazy.compactMap { $0 }
+            .first { !$0.isEmpty } ?? id.string
+        let description = [schema.description, og?.description, card?.description, markup.metaDescription].lazy
+            .compactMap { $0 }.first { !$0.isEmpty } ?? Self.prefix(markup.bodyText, bytes: 300)
+        let icon = markup.icons.filter(\.isAppleTouchIcon).max { $0.largestSide < $1.largestSide } ?? markup.icons.first
+        let thumbnail = schema.images.first
+            ?? og?.images.lazy.compactMap(\.bestURL).compactMap(resolve).first
+            ?? card?.image.flatMap(resolve)
+            ?? icon?.url.string
+        return SearchableItem(
+            uniqueIdentifier: id.string,
+            domainIdentifier: Self.reversedDomain(id.host),
+            contentType: schema.types.first ?? og?.type,
+            title: title,
+            contentDescription: description.isEmpty ? nil : description,
+            keywords: Array(markup.keywords.prefix(32)),
+            thumbnailURL: thumbnail,
+            webURL: id.string,
+            rating: schema.rating?.value,
+            ratingScale: schema.rating?.best ?? 5,
+            ratingCount: schema.rating?.count,
+            price: schema.offer?.price,
+            currency: schema.offer?.currency,
+            telephone: schema.telephone,
+            address: schema.address?.formatted,
+            apps: Self.apps(for: markup, universalLinkAppIDs: universalLinkAppIDs),
+            allowsWebFallback: markup.appLinks?.shouldFallbackToWeb ?? true,
+            bodyText: Self.prefix(markup.bodyText, bytes: bodyTextLimit),
+            expirationDate: now.addingTimeInterval(timeToLive),
+            source: .crawled,
+            lastUpdated: now)
+    }
+
+    /// The canonical URL when it stays on the site, else the page URL; without fragment.
+    public static func identifier(for markup: PageMarkup, url: WebURL) -> WebURL {
+        let page = url.withoutFragment
+        guard let canonical = markup.canonicalURL?.withoutFragment else { return page }
+        return sameSite(canonical.host, page.host) ? canonical : page
+    }
+
+    static func sameSite(_ a: String, _ b: String) -> Bool {
+        func bare(_ host: String) -> Substring { host.hasPrefix("www.") ? host.dropFirst(4) : host[...] }
+        return bare(a) == bare(b)
+    }
+
+    /// `recipes.example` → `example.recipes`: the reverse-DNS form CoreSpotlight domain
+    /// identifiers use, so that deleting `example` removes a site's items.
+    public static func reversedDomain(_ host: String) -> String {
+        host.split(separator: ".").reversed().joined(separator: ".")
+    }
+
+    static func prefix(_ text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: bytes)
+        while end > text.startIndex, end.samePosition(in: text.unicodeScalars) == nil { end = text.utf8.index(before: end) }
+        return String(text[..<end])
+    }
+
+    // MARK: apps
+
+    static func apps(for markup: PageMarkup, universalLinkAppIDs: [String]) -> [AppTarget] {
+        var entries: [AppTarget] = []
+        if let banner = markup.smartAppBanner, banner.appStoreID != nil || banner.appArgument != nil {
+            entries.append(AppTarget(platform: .ios, appStoreID: banner.appStoreID, deepLink: banner.appArgument, evidence: .smartAppBanner))
+        }
+        if let appLinks = markup.appLinks {
+            for target in appLinks.iPhoneTargets + appLinks.targets.filter({ $0.platform == .ipad }) {
+                entries.append(AppTarget(platform: .ios, appStoreID: target.appStoreID, name: target.appName, deepLink: target.url,
+                                         evidence: .appLinks))
+            }
+            for target in appLinks.androidTargets {
+                entries.append(AppTarget(platform: .android, package: target.package, name: target.appName, deepLink: target.url,
+                                         evidence: .appLinks))
+            }
+        }
+        for app in markup.twitterCard?.apps ?? [] {
+            let platform: AppTarget.Platform = app.platform == .googleplay ? .android : .ios
+            entries.append(AppTarget(platform: platform, appStoreID: platform == .ios ? app.id : nil,
+                                     package: platform == .android ? app.id : nil, name: app.name, deepLink: app.url,
+                                     evidence: .twitterCard))
+        }
+        for alternate in markup.appAlternates {
+            let ios = alternate.platform == .ios
+            entries.append(AppTarget(platform: ios ? .ios : .android, appStoreID: ios ? alternate.appID : nil,
+                                     package: ios ? nil : alternate.appID, deepLink: alternate.deepLink, evidence: .alternate))
+        }
+        for link in markup.schema.deepLinks {
+            let ios = link.platform == .ios
+            entries.append(AppTarget(platform: ios ? .ios : .android, appStoreID: ios ? link.appID : nil,
+                                     package: ios ? nil : link.appID, deepLink: link.url, evidence: .schemaAction))
+        }
+        var apps = merge(entries)
+        let bundles = universalLinkAppIDs.map(bundleID(fromAppID:))
+        if !bundles.isEmpty {
+            let iosIndexes = apps.indices.filter { apps[$0].platform == .ios }
+            if iosIndexes.isEmpty {
+                apps.insert(contentsOf: bundles.map {
+                    AppTarget(platform: .ios, bundleID: $0, isUniversalLink: true, evidence: .universalLink)
+                }, at: 0)
+            } else {
+                for (n, index) in iosIndexes.enumerated() {
+                    apps[index].isUniversalLink = true
+                    apps[index].evidence = .universalLink
+                    if apps[index].bundleID == nil, bundles.count == iosIndexes.count || bundles.count == 1 {
+                        apps[index].bundleID = bundles[min(n, bundles.count - 1)]
+                    }
+                }
+            }
+        }
+        return apps
+    }
+
+    /// `ABCDE12345.com.example.app` → `com.example.app`.
+    static func bundleID(fromAppID appID: String) -> String {
+        guard let dot = appID.firstIndex(of: "."), appID[..<dot].count == 10 else { return appID }
+        return String(appID[appID.index(after: dot)...])
+    }
+
+    /// Merges entries already ordered from most to least authoritative.
+    static func merge(_ entries: [AppTarget]) -> [AppTarget] {
+        var apps: [AppTarget] = []
+        for entry in entries.enumerated().sorted(by: { ($0.element.evidence, $0.offset) < ($1.element.evidence, $1.offset) }).map(\.element) {
+            let index: Int?
+            if let identity = entry.identity {
+                index = apps.firstIndex { $0.platform == entry.platform && $0.identity == identity }
+                    ?? apps.firstIndex { $0.platform == entry.platform && $0.identity == nil }
+            } else {
+                index = apps.firstIndex { $0.platform == entry.platform }
+            }
+            guard let index else {
+                apps.append(entry)
+                continue
+            }
+            apps[index].appStoreID = apps[index].appStoreID ?? entry.appStoreID
+            apps[index].package = apps[index].package ?? entry.package
+            apps[index].name = apps[index].name ?? entry.name
+            apps[index].deepLink = apps[index].deepLink ?? entry.deepLink
+        }
+        return apps
+    }
+}

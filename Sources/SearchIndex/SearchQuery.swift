@@ -1,0 +1,107 @@
+/// A user's query, turned into FTS5 MATCH expressions without ever letting the user's
+/// text be read as FTS5 syntax.
+///
+/// The text is split into words at whitespace; each word becomes an FTS5 *string*
+/// (`"…"`, inner quotes doubled), which FTS5 hands to the tokenizer, so quotes,
+/// operators (`AND`, `NEAR`), `*`, `:`, `^` and parentheses are searched as text and
+/// punctuation is dropped the same way it is dropped from documents. Words that leave no
+/// token (`()`, `--`) are ignored. The last word may be searched as a prefix, for
+/// search-as-you-type, when it ends in a word of three or more letters: shorter prefixes
+/// match too much of the vocabulary to be useful, and CJK characters are indexed one by
+/// one already.
+public struct SearchQuery: Sendable, Hashable {
+    public static let maximumLength = 512
+    public static let maximumWords = 32
+
+    /// The text as given.
+    public let text: String
+    /// The searchable words, in order.
+    public let words: [String]
+    /// Each word's tokens, as the index tokenizer makes them in query mode.
+    let tokens: [[String]]
+    /// True when the last word is searched as a prefix.
+    let lastWordIsPrefix: Bool
+
+    /// Validates and splits `text`; `tokenize` is the index tokenizer in query mode.
+    init(_ text: String, tokenize: (String) throws -> [String]) throws {
+        self.text = text
+        guard text.count <= Self.maximumLength else {
+            throw SearchIndexError.invalidQuery("the query is longer than \(Self.maximumLength) characters")
+        }
+        guard !text.unicodeScalars.contains(where: { $0 == "\u{FFFD}" || ($0.value < 0x20 && $0 != "\t") }) else {
+            throw SearchIndexError.invalidQuery("the query contains invalid or control characters")
+        }
+        let candidates = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        guard candidates.count <= Self.maximumWords else {
+            throw SearchIndexError.invalidQuery("the query has more than \(Self.maximumWords) words")
+        }
+        var words: [String] = []
+        var tokens: [[String]] = []
+        for word in candidates {
+            let wordTokens = try tokenize(word)
+            guard !wordTokens.isEmpty else { continue }
+            words.append(word)
+            tokens.append(wordTokens)
+        }
+        guard let last = tokens.last?.last else {
+            throw SearchIndexError.invalidQuery(
+                candidates.isEmpty ? "the query is empty" : "the query has no searchable words (only punctuation)")
+        }
+        self.words = words
+        self.tokens = tokens
+        self.lastWordIsPrefix = last.unicodeScalars.count >= 3 && !last.unicodeScalars.contains { SearchTokenizer.isCJK($0.value) }
+    }
+
+    /// A word as an FTS5 string.
+    static func quoted(_ word: String) -> String {
+        "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Every word required, or any; the last word as a prefix when `prefix` is set;
+    /// `alternatives` lists other spellings to accept for a word (typo corrections), keyed
+    /// by its index.
+    func matchExpression(requireAll: Bool, prefix: Bool, alternatives: [Int: [String]] = [:]) -> String {
+        let terms = words.enumerated().map { index, word -> String in
+            let isLast = index == words.count - 1 && prefix
+            let spellings = [word] + (alternatives[index] ?? [])
+            let phrases = spellings.map { Self.quoted($0) + (isLast ? " *" : "") }
+            return phrases.count == 1 ? phrases[0] : "(" + phrases.joined(separator: " OR ") + ")"
+        }
+        return terms.joined(separator: requireAll ? " AND " : " OR ")
+    }
+}
+
+/// Spelling alternatives from the index's own vocabulary: one edit for words of 5 or
+/// more characters, two for 9 or more (Meilisearch's defaults), counting a transposition
+/// as one edit (Damerau–Levenshtein).
+enum TypoTolerance {
+    static func allowedEdits(forLength length: Int) -> Int {
+        length >= 9 ? 2 : length >= 5 ? 1 : 0
+    }
+
+    /// Optimal string alignment distance, giving up (returning `limit + 1`) as soon as
+    /// the distance must exceed `limit`.
+    static func distance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], limit: Int) -> Int {
+        if abs(a.count - b.count) > limit { return limit + 1 }
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            var rowMinimum = current[0]
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    value = min(value, previous2[j - 2] + 1)
+                }
+                current[j] = value
+                rowMinimum = min(rowMinimum, value)
+            }
+            if rowMinimum > limit { return limit + 1 }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
+    }
+}

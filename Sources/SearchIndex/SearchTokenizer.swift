@@ -1,0 +1,232 @@
+import CSQLite
+import SQLite
+
+/// The `searchlight` FTS5 tokenizer: `unicode61 remove_diacritics 2` for words (so café
+/// matches cafe), and Chinese, Japanese and Korean runs as overlapping bigrams plus
+/// unigrams, as Lucene's CJK analyzer indexes them.
+///
+/// unicode61 keeps a whole run of CJK characters as one token, so a two-character word
+/// inside a sentence could never match, and FTS5's trigram tokenizer cannot match
+/// queries shorter than three characters. Here a document's run `c1 c2 c3` is indexed as
+/// `c1c2` with `c1` at the same position (FTS5_TOKEN_COLOCATED), `c2c3` with `c2`, and
+/// `c3`. A query run of one character looks for that unigram; a longer one becomes the
+/// phrase of its bigrams (`直播` → `直播`, `篮球直播` → `篮球 球直 直播`), which matches
+/// exactly the documents that contain the run, so exact phrases rank first.
+///
+/// Registered on each connection through `fts5_api`; it wraps unicode61, found with
+/// `xFindTokenizer`, and only rewrites the tokens that contain CJK characters.
+enum SearchTokenizer {
+    static let name = "searchlight"
+
+    /// The registration context: the wrapped tokenizer's implementation.
+    private final class Factory {
+        let unicode: fts5_tokenizer
+        let unicodeContext: UnsafeMutableRawPointer?
+
+        init(unicode: fts5_tokenizer, unicodeContext: UnsafeMutableRawPointer?) {
+            self.unicode = unicode
+            self.unicodeContext = unicodeContext
+        }
+    }
+
+    /// One tokenizer instance (per FTS5 table): the wrapped unicode61 instance.
+    private final class Instance {
+        let unicode: fts5_tokenizer
+        let inner: OpaquePointer
+
+        init(unicode: fts5_tokenizer, inner: OpaquePointer) {
+            self.unicode = unicode
+            self.inner = inner
+        }
+    }
+
+    /// What the unicode61 callback needs to pass tokens on.
+    private struct Forwarding {
+        var emit: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32) -> Int32
+        var context: UnsafeMutableRawPointer?
+        var isQuery: Bool
+    }
+
+    private static let unicodeArguments: [StaticString] = ["remove_diacritics", "2"]
+
+    static func register(on connection: SQLiteConnection) throws(SQLiteError) {
+        let api = try FTS5API(connection)
+        guard let unicode = api.findTokenizer("unicode61") else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "FTS5 has no unicode61 tokenizer")
+        }
+        let factory = Factory(unicode: unicode.tokenizer, unicodeContext: unicode.context)
+        var tokenizer = fts5_tokenizer()
+        tokenizer.xCreate = { context, _, _, out in
+            let factory = Unmanaged<Factory>.fromOpaque(context!).takeUnretainedValue()
+            var arguments = SearchTokenizer.unicodeArguments.map {
+                UnsafePointer<CChar>?(UnsafeRawPointer($0.utf8Start).assumingMemoryBound(to: CChar.self))
+            }
+            var inner: OpaquePointer?
+            let code = arguments.withUnsafeMutableBufferPointer {
+                factory.unicode.xCreate(factory.unicodeContext, $0.baseAddress, Int32($0.count), &inner)
+            }
+            guard code == SQLITE_OK, let inner else { return code == SQLITE_OK ? SQLITE_ERROR : code }
+            let instance = Instance(unicode: factory.unicode, inner: inner)
+            out!.pointee = OpaquePointer(Unmanaged.passRetained(instance).toOpaque())
+            return SQLITE_OK
+        }
+        tokenizer.xDelete = { pointer in
+            let instance = Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(pointer!)).takeRetainedValue()
+            instance.unicode.xDelete(instance.inner)
+        }
+        tokenizer.xTokenize = { pointer, context, flags, text, length, emit in
+            let instance = Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(pointer!)).takeUnretainedValue()
+            var forwarding = Forwarding(emit: emit!, context: context, isQuery: flags & FTS5_TOKENIZE_QUERY != 0)
+            return withUnsafeMutablePointer(to: &forwarding) { state in
+                instance.unicode.xTokenize(instance.inner, state, flags, text, length) { state, flags, token, length, start, end in
+                    SearchTokenizer.forward(state!.assumingMemoryBound(to: Forwarding.self), flags, token!, length, start, end)
+                }
+            }
+        }
+        try api.createTokenizer(name, context: Unmanaged.passRetained(factory).toOpaque(), tokenizer: tokenizer) {
+            Unmanaged<Factory>.fromOpaque($0!).release()
+        }
+    }
+
+    // MARK: token rewriting
+
+    private static func forward(
+        _ state: UnsafeMutablePointer<Forwarding>, _ flags: Int32, _ token: UnsafePointer<CChar>, _ length: Int32, _ start: Int32, _ end: Int32
+    ) -> Int32 {
+        let bytes = UnsafeRawBufferPointer(start: token, count: Int(length)).bindMemory(to: UInt8.self)
+        // CJK characters all start with a byte of 0xE1 or more in UTF-8; most tokens have none.
+        guard bytes.contains(where: { $0 >= 0xE1 }) else {
+            return state.pointee.emit(state.pointee.context, flags, token, length, start, end)
+        }
+        // Offsets inside the token map onto the text only when folding kept its length.
+        let exact = end - start == length
+        var result = SQLITE_OK
+        var firstOfToken = true
+        func emit(_ range: Range<Int>, colocated: Bool) {
+            guard result == SQLITE_OK else { return }
+            let tokenFlags = colocated ? FTS5_TOKEN_COLOCATED : (firstOfToken ? flags : 0)
+            firstOfToken = false
+            let tokenStart = exact ? start + Int32(range.lowerBound) : start
+            let tokenEnd = exact ? start + Int32(range.upperBound) : end
+            result = state.pointee.emit(state.pointee.context, tokenFlags, token + range.lowerBound, Int32(range.count), tokenStart, tokenEnd)
+        }
+        for segment in segments(bytes) {
+            guard segment.isCJK else {
+                emit(segment.range, colocated: false)
+                continue
+            }
+            let characters = segment.characterStarts
+            let count = characters.count - 1
+            if state.pointee.isQuery {
+                if count == 1 {
+                    emit(characters[0]..<characters[1], colocated: false)
+                } else {
+                    for i in 0..<(count - 1) { emit(characters[i]..<characters[i + 2], colocated: false) }
+                }
+            } else {
+                // The bigram first, so that highlight() and snippet(), which take a
+                // position's offsets from its first token, mark both characters.
+                for i in 0..<count {
+                    if i + 1 < count {
+                        emit(characters[i]..<characters[i + 2], colocated: false)
+                        emit(characters[i]..<characters[i + 1], colocated: true)
+                    } else {
+                        emit(characters[i]..<characters[i + 1], colocated: false)
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    struct Segment {
+        var isCJK: Bool
+        var range: Range<Int>
+        /// Byte offsets where each character starts, plus the end.
+        var characterStarts: [Int]
+    }
+
+    /// Splits a token into runs of CJK and other characters.
+    static func segments(_ bytes: UnsafeBufferPointer<UInt8>) -> [Segment] {
+        var segments: [Segment] = []
+        var i = 0
+        while i < bytes.count {
+            let (scalar, width) = decode(bytes, at: i)
+            let cjk = isCJK(scalar)
+            if segments.last?.isCJK != cjk {
+                segments.append(Segment(isCJK: cjk, range: i..<i, characterStarts: []))
+            }
+            segments[segments.count - 1].characterStarts.append(i)
+            i += width
+            segments[segments.count - 1].range = segments[segments.count - 1].range.lowerBound..<i
+        }
+        for index in segments.indices { segments[index].characterStarts.append(segments[index].range.upperBound) }
+        return segments
+    }
+
+    /// Decodes one UTF-8 scalar (FTS5 hands the tokenizer valid UTF-8 from unicode61).
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> (UInt32, Int) {
+        let lead = bytes[i]
+        let width = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard i + width <= bytes.count else { return (UInt32(lead), 1) }
+        var value = width == 1 ? UInt32(lead) : UInt32(lead) & (0xFF >> (width + 1))
+        for k in 1..<width { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+        return (value, width)
+    }
+
+    /// Han, kana and Hangul (the scripts Lucene's CJK bigram filter covers).
+    static func isCJK(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x1100...0x11FF, 0x2E80...0x2FDF, 0x3005...0x3007, 0x3021...0x3029, 0x3031...0x3035, 0x3038...0x303C,
+            0x3040...0x30FF, 0x3100...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA960...0xA97F, 0xAC00...0xD7FF,
+            0xF900...0xFAFF, 0xFF66...0xFFDC, 0x20000...0x3FFFF:
+            return true
+        default:
+            return false
+        }
+    }
+
+    // MARK: tokenizing from Swift
+
+    /// An instance of the registered tokenizer, for analysing queries the same way FTS5
+    /// will. Created once per connection and used under that connection's lock.
+    final class Session {
+        private let tokenizer: fts5_tokenizer
+        private let instance: OpaquePointer
+
+        init(connection: SQLiteConnection) throws(SQLiteError) {
+            let api = try FTS5API(connection)
+            guard let found = api.findTokenizer(SearchTokenizer.name), let create = found.tokenizer.xCreate else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "the searchlight tokenizer is not registered")
+            }
+            var instance: OpaquePointer?
+            guard create(found.context, nil, 0, &instance) == SQLITE_OK, let instance else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "cannot create the searchlight tokenizer")
+            }
+            self.tokenizer = found.tokenizer
+            self.instance = instance
+        }
+
+        deinit {
+            tokenizer.xDelete(instance)
+        }
+
+        func tokens(_ text: String, query: Bool) -> [String] {
+            final class Collected { var tokens: [String] = [] }
+            let collected = Collected()
+            var text = text
+            let flags = query ? FTS5_TOKENIZE_QUERY : FTS5_TOKENIZE_DOCUMENT
+            _ = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    tokenizer.xTokenize(instance, Unmanaged.passUnretained(collected).toOpaque(), flags, chars.baseAddress, Int32(chars.count)) {
+                        context, _, token, length, _, _ in
+                        let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
+                        collected.tokens.append(String(decoding: UnsafeRawBufferPointer(start: token, count: Int(length)), as: UTF8.self))
+                        return SQLITE_OK
+                    }
+                }
+            }
+            return collected.tokens
+        }
+    }
+}
