@@ -1,0 +1,24 @@
+import Foundation
+
+/// The data folder (`--data`, default `./crawl-data`) and the files in it.
+struct DataDirectory {
+    static let defaultPath = "crawl-data"
+    static let option = OptionSpec.value("--data", "dir", help: "The data folder (default: ./crawl-data).")
+
+    let path: String
+
+    init(_ arguments: ParsedArguments) {
+        path = arguments.value("--data") ?? Self.defaultPath
+    }
+
+    var indexPath: String { (path as NSString).appendingPathComponent("index.sqlite") }
+
+    /// Creates the folder when it is missing.
+    func create() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure("cannot create the data folder \(path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import SearchIndex
+
+/// `searchlight index delete --id ID... | --domain D... | --all [--data DIR]`
+struct IndexDeleteCommand: Command {
+    static let spec = CommandSpec(
+        name: "delete",
+        abstract: "Delete items by identifier, by domain identifier, or all of them.",
+        discussion: "Deleting a domain identifier also deletes the ones below it: com.example deletes com.example.people, not com.examples.",
+        options: [
+            DataDirectory.option,
+            .value("--id", "unique-identifier", help: "Delete the item with this identifier.", repeatable: true),
+            .value("--domain", "domain-identifier", help: "Delete the items of this domain identifier and below.", repeatable: true),
+            .flag("--all", help: "Delete every item."),
+        ],
+        examples: ["searchlight index delete --id person-42", "searchlight index delete --domain com.example.staff"])
+
+    enum Target {
+        case identifiers([String])
+        case domains([String])
+        case all
+    }
+
+    var data: DataDirectory
+    var target: Target
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        data = DataDirectory(arguments)
+        let ids = arguments.values("--id")
+        let domains = arguments.values("--domain")
+        let all = arguments.flag("--all")
+        switch (ids.isEmpty, domains.isEmpty, all) {
+        case (false, true, false): target = .identifiers(ids)
+        case (true, false, false): target = .domains(domains)
+        case (true, true, true): target = .all
+        default: throw UsageError("give exactly one of --id, --domain or --all")
+        }
+    }
+
+    func run() throws {
+        let index = try SearchIndex(path: data.indexPath, mode: .existing)
+        let deleted: Int
+        switch target {
+        case .identifiers(let ids): deleted = try index.delete(identifiers: ids)
+        case .domains(let domains): deleted = try index.delete(domainIdentifiers: domains)
+        case .all: deleted = try index.deleteAll()
+        }
+        Console.writeLine("deleted \(deleted) item\(deleted == 1 ? "" : "s")")
+    }
+}

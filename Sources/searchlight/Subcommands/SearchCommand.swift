@@ -1,0 +1,63 @@
+import Foundation
+import JSON
+import SearchIndex
+
+/// `searchlight search QUERY [--data DIR] [--limit N] [--installed APP_ID]... [--platform ios|android] [--json]`
+struct SearchCommand: Command {
+    static let spec = CommandSpec(
+        name: "search",
+        abstract: "Search the index and show what a tap on each result does.",
+        discussion: """
+            Every word must match (the last one as a prefix, as you type); when nothing has
+            them all, any word will do. Words the index does not know are also tried with
+            their likely spellings. Each result says what a tap does for you: open-app (an
+            installed app at its deep link), open-web, or install-app (the store page).
+            """,
+        arguments: [ArgumentSpec(name: "query", help: "The words to search for.")],
+        options: [
+            DataDirectory.option,
+            .value("--limit", "n", help: "Show at most this many results (default 10, at most 1000)."),
+            .value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true),
+            .value("--platform", "ios|android", help: "The platform the taps happen on (default ios)."),
+            .flag("--json", help: "Print the results as JSON."),
+        ],
+        examples: [
+            "searchlight search \"lemon tart\"",
+            "searchlight search 直播 --platform android --installed com.xinghuo.live --json",
+        ])
+
+    var query: String
+    var data: DataDirectory
+    var limit: Int
+    var installed: Set<String>
+    var platform: AppTarget.Platform
+    var json: Bool
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        query = arguments.positionals[0]
+        data = DataDirectory(arguments)
+        limit = try arguments.int("--limit", in: 1...1000) ?? 10
+        installed = Set(arguments.values("--installed"))
+        let platformName = arguments.value("--platform") ?? "ios"
+        guard let platform = AppTarget.Platform(rawValue: platformName) else {
+            throw UsageError("--platform must be ios or android, not '\(platformName)'")
+        }
+        self.platform = platform
+        json = arguments.flag("--json")
+    }
+
+    func run() throws {
+        let index = try SearchIndex(path: data.indexPath, mode: .existing)
+        let response: SearchResponse
+        do {
+            response = try index.search(SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json))
+        } catch let error where error.isClientError {
+            throw UsageError(error.message)
+        }
+        if json {
+            Console.writeLine(JSONWriter.string(response.json, style: .pretty))
+        } else {
+            Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import JSON
+import Markup
+import SearchIndex
+import Testing
+import WebURL
+
+@Suite struct ItemBuilderTests {
+    @Test func aRecipePage() throws {
+        let markup = Pages.markup("recipe.html", url: "https://recipes.example/recipes/lemon-tart?utm=x#top")
+        let now = Date()
+        let item = ItemBuilder().item(for: markup, url: WebURL("https://recipes.example/recipes/lemon-tart?utm=x#top")!, now: now)
+        #expect(item.uniqueIdentifier == "https://recipes.example/recipes/lemon-tart", "the canonical URL")
+        #expect(item.webURL == item.uniqueIdentifier)
+        #expect(item.domainIdentifier == "example.recipes")
+        #expect(item.title == "Lemon tart", "schema.org name first")
+        #expect(item.contentDescription == "A sharp, silky lemon tart.")
+        #expect(item.thumbnailURL == "https://recipes.example/img/lemon.jpg")
+        #expect(item.contentType == "Recipe")
+        #expect(item.rating == 4.8)
+        #expect(item.ratingCount == 1287)
+        #expect(item.telephone == "+44 20 7946 0000")
+        #expect(item.keywords == ["lemon tart", "dessert", "baking", "pastry"])
+        #expect(item.source == .crawled)
+        #expect(item.expirationDate == now.addingTimeInterval(30 * 86_400))
+        let ios = try #require(item.apps.first { $0.platform == .ios })
+        #expect(ios.appStoreID == "1234567890")
+        #expect(ios.deepLink == "recipebox://recipe/lemon-tart?tags=citrus,dessert,tart&ref=web", "the banner's app-argument wins")
+        #expect(ios.name == "RecipeBox", "filled in from App Links")
+        #expect(ios.evidence == .smartAppBanner)
+        let android = try #require(item.apps.first { $0.platform == .android })
+        #expect(android.package == "com.recipebox.android")
+        #expect(item.apps.count == 2, "one app per platform, merged from five families")
+        #expect(item.allowsWebFallback)
+    }
+
+    @Test func aProfileWithTwoIOSAppsAndNoWebFallback() throws {
+        let markup = Pages.markup("friend-profile.html", url: "https://friends.example/people/42")
+        let item = ItemBuilder().item(for: markup, url: WebURL("https://friends.example/people/42")!)
+        #expect(item.title == "Becky Lin")
+        #expect(!item.allowsWebFallback)
+        let ios = item.apps.filter { $0.platform == .ios }
+        #expect(ios.map(\.appStoreID) == ["987654321", "987654322"])
+        #expect(ios.first?.deepLink == "friends-iphone://person/42", "iPhone targets come before iOS ones")
+        #expect(item.apps.first { $0.platform == .android }?.deepLink == "friends://person/42?src=web")
+        #expect(item.thumbnailURL == "https://friends.example/people/portraits/42.jpg")
+    }
+
+    @Test func universalLinksMarkTheIOSApp() throws {
+        let markup = Pages.markup("recipe.html", url: "https://recipes.example/recipes/lemon-tart")
+        let url = WebURL("https://recipes.example/recipes/lemon-tart")!
+        let item = ItemBuilder().item(for: markup, url: url, universalLinkAppIDs: ["ABCDE12345.com.recipebox.ios"])
+        let ios = try #require(item.apps.first { $0.platform == .ios })
+        #expect(ios.isUniversalLink)
+        #expect(ios.bundleID == "com.recipebox.ios")
+        #expect(ios.evidence == .universalLink)
+        let bare = ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>x</title>".utf8), url: url), url: url,
+                                      universalLinkAppIDs: ["ABCDE12345.com.other"])
+        #expect(bare.apps == [AppTarget(platform: .ios, bundleID: "com.other", isUniversalLink: true, evidence: .universalLink)])
+    }
+
+    @Test func aCanonicalOnAnotherSiteIsIgnored() {
+        let url = WebURL("https://mirror.example/copy")!
+        let markup = MarkupExtractor().extract(Array("<link rel=canonical href='https://origin.example/page'><title>t</title>".utf8), url: url)
+        #expect(ItemBuilder().item(for: markup, url: url).uniqueIdentifier == "https://mirror.example/copy")
+        let www = MarkupExtractor().extract(Array("<link rel=canonical href='https://www.mirror.example/copy'>".utf8), url: url)
+        #expect(ItemBuilder().item(for: www, url: url).uniqueIdentifier == "https://www.mirror.example/copy")
+    }
+
+    @Test func titleAndThumbnailFallBackThroughTheFamilies() {
+        let url = WebURL("https://x.example/a")!
+        func build(_ html: String) -> SearchableItem {
+            ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+        }
+        #expect(build("<title>T</title><meta name=twitter:title content=Tw><meta property=og:title content=Og>").title == "Og")
+        #expect(build("<title>T</title><meta name=twitter:title content=Tw>").title == "Tw")
+        #expect(build("<h1>Heading</h1>").title == "Heading")
+        #expect(build("<p>no title at all</p>").title == "https://x.example/a")
+        #expect(build("<link rel=apple-touch-icon href=/a.png sizes=57x57><link rel=apple-touch-icon href=/b.png sizes=180x180>").thumbnailURL
+                == "https://x.example/b.png")
+        #expect(build("<meta property=og:image content=/og.png><link rel=apple-touch-icon href=/a.png>").thumbnailURL == "https://x.example/og.png")
+        #expect(build("<p>Only a paragraph of body text here.</p>").contentDescription == "Only a paragraph of body text here.")
+    }
+}
+
+@Suite struct PushedItemTests {
+    @Test func readsTheDesignFormat() throws {
+        let json = try JSONParser.parse("""
+            {"uniqueIdentifier": "person-42", "domainIdentifier": "com.example.staff.people", "title": "Becky",
+             "contentDescription": "…", "keywords": ["friend"], "thumbnailURL": "https://example.com/img/42.png",
+             "webURL": "https://example.com/people/42", "expirationDate": "2026-12-31T00:00:00Z",
+             "apps": [{"platform": "ios", "appStoreId": "1234567890", "deepLink": "friends://person/42"}]}
+            """)
+        let item = try SearchableItem(pushed: json)
+        #expect(item.uniqueIdentifier == "person-42")
+        #expect(item.expirationDate == ISO8601DateFormatter().date(from: "2026-12-31T00:00:00Z"))
+        #expect(item.apps.first?.appStoreID == "1234567890")
+        #expect(item.source == .pushed)
+        let now = Date()
+        let defaulted = try SearchableItem(pushed: ["uniqueIdentifier": "x", "title": "X"], now: now)
+        #expect(defaulted.expirationDate == now.addingTimeInterval(30 * 86_400), "a month by default")
+    }
+
+    @Test(arguments: [
+        (#"{"title": "no id"}"#, "uniqueIdentifier"),
+        (#"{"uniqueIdentifier": 42, "title": "x"}"#, "uniqueIdentifier"),
+        (#"{"uniqueIdentifier": "a", "title": ""}"#, "title"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "colour": "red"}"#, "colour: unknown field"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "webURL": "ftp://x"}"#, "webURL"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "keywords": "one"}"#, "keywords"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "keywords": [1]}"#, "keywords[0]"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "expirationDate": "tomorrow"}"#, "expirationDate"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "apps": [{"platform": "windows"}]}"#, "apps[0].platform"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "apps": [{"platform": "ios"}]}"#, "apps[0]"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "rating": "high"}"#, "rating"),
+        (#"["not", "an", "object"]"#, "expected an object"),
+    ])
+    func rejectsWithThePathOfTheProblem(_ text: String, _ mentioned: String) throws {
+        let error = #expect(throws: SearchIndexError.self) { try SearchableItem(pushed: try JSONParser.parse(text)) }
+        #expect(error?.message.contains(mentioned) == true, "\(error?.message ?? "")")
+        #expect(error?.isClientError == true)
+    }
+}
