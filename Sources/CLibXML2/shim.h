@@ -14,5 +14,6 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/encoding.h>
 #include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
 
 #endif

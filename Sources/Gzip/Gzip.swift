@@ -1,0 +1,80 @@
+import CZlib
+
+/// gzip with zlib: decompressing with a limit on the output (a sitemap.xml.gz, a body),
+/// and compressing one WARC record at a time as its own gzip member.
+/// <https://www.zlib.net/manual.html>
+public enum Gzip {
+    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// True when `bytes` start with the gzip magic number.
+    public static func isCompressed(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
+    }
+
+    /// Decompresses gzip (or zlib) data, refusing to produce more than `limit` bytes — a
+    /// gzip bomb stops here. Concatenated gzip members are read one after another.
+    public static func decompress(_ input: [UInt8], limit: Int) throws(Gzip.Error) -> [UInt8] {
+        var output: [UInt8] = []
+        var consumed = 0
+        while consumed < input.count {
+            let (produced, used) = try inflateMember(input, from: consumed, limit: limit - output.count)
+            output += produced
+            guard used > 0 else { break }
+            consumed += used
+            // Trailing zero padding after the last member is tolerated.
+            if input[consumed...].allSatisfy({ $0 == 0 }) { break }
+        }
+        return output
+    }
+
+    private static func inflateMember(_ input: [UInt8], from start: Int, limit: Int) throws(Gzip.Error) -> ([UInt8], Int) {
+        var stream = z_stream()
+        guard sl_inflate_init_gzip(&stream) == Z_OK else { throw Error(message: "zlib: cannot start inflating") }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var status = Z_OK
+        let used: Int = input.withUnsafeBufferPointer { source in
+            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress! + start)
+            stream.avail_in = UInt32(source.count - start)
+            repeat {
+                chunk.withUnsafeMutableBufferPointer { buffer in
+                    stream.next_out = buffer.baseAddress
+                    stream.avail_out = UInt32(buffer.count)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    output.append(contentsOf: buffer[0..<(buffer.count - Int(stream.avail_out))])
+                }
+            } while status == Z_OK && output.count <= limit && (stream.avail_in > 0 || stream.avail_out == 0)
+            return source.count - start - Int(stream.avail_in)
+        }
+        guard output.count <= limit else { throw Error(message: "decompressed data is larger than \(limit) bytes") }
+        guard status == Z_STREAM_END else {
+            throw Error(message: "corrupt or truncated gzip data (zlib \(status): \(stream.msg.map { String(cString: $0) } ?? "no message"))")
+        }
+        return (output, used)
+    }
+
+    /// One gzip member holding `input`.
+    public static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8] {
+        var stream = z_stream()
+        guard sl_deflate_init_gzip(&stream, level) == Z_OK else { fatalError("zlib: deflateInit2 failed (out of memory)") }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))) + 32)
+        let produced: Int = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = destination.baseAddress
+                stream.avail_out = UInt32(destination.count)
+                let status = deflate(&stream, Z_FINISH)
+                precondition(status == Z_STREAM_END, "zlib: deflate did not finish within deflateBound")
+                return destination.count - Int(stream.avail_out)
+            }
+        }
+        output.removeSubrange(produced...)
+        return output
+    }
+}

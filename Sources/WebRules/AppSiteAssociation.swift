@@ -1,0 +1,286 @@
+import Foundation
+import JSON
+import WebURL
+
+/// An `apple-app-site-association` file's `applinks` section: which apps claim which
+/// https URLs of the host as universal links.
+///
+/// Both formats Apple has used:
+/// - legacy (iOS 9–12): `details: [{appID, paths: ["/a/*", "NOT /a/b"]}]`, patterns on the
+///   path only, case-sensitive, first match wins, `NOT ` excludes;
+/// - current (iOS 13+): `details: [{appIDs, components: [{"/", "?", "#", exclude,
+///   caseSensitive, percentEncoded}], defaults}]`, where a component matches when all of
+///   its keys match (a missing key is `*`, which also matches an absent part); the first
+///   matching component decides, and an `exclude` stops the search.
+///
+/// Details are scanned in order and the first that decides answers. Patterns must match
+/// the whole part: `*` is any run of characters, `?` exactly one character, there is no
+/// escape; a pattern's leading `/` is optional, trailing slashes are insignificant, and
+/// `/buy/*` also matches `/buy`. `?` as a dictionary constrains the named query items
+/// only: an absent item counts as empty, every occurrence of a repeated name must match,
+/// and a non-string value voids the dictionary. `caseSensitive` and `percentEncoded`
+/// default to true, overridden by `applinks.defaults`, then `details[].defaults`, then
+/// the component. `$(name)` substitutes a custom variable's values or a predefined class
+/// (`alpha`, `upper`, `lower`, `alnum`, `digit`, `xdigit`, `region`, `lang`).
+public struct AppSiteAssociation: Sendable {
+    struct Options: Sendable {
+        var caseSensitive = true
+        var percentEncoded = true
+
+        func overridden(by object: JSONObject?) -> Options {
+            var copy = self
+            if let value = object?["caseSensitive"]?.boolValue { copy.caseSensitive = value }
+            if let value = object?["percentEncoded"]?.boolValue { copy.percentEncoded = value }
+            return copy
+        }
+    }
+
+    struct Component: Sendable {
+        var path: String?
+        var query: Query?
+        var fragment: String?
+        var exclude: Bool
+        var options: Options
+
+        enum Query: Sendable {
+            case pattern(String)
+            case items([String: String])
+        }
+    }
+
+    struct Detail: Sendable {
+        var appIDs: [String]
+        var components: [Component]
+    }
+
+    var details: [Detail]
+    var variables: [String: [String]]
+
+    /// Every app id the file names under `applinks`.
+    public var appIDs: [String] { details.flatMap(\.appIDs) }
+
+    /// Reads the file; nil when it is not JSON or has no `applinks.details`.
+    public init?(parsing bytes: [UInt8]) {
+        let result = bytes.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
+        guard let root = result.values.first?.objectValue, let applinks = root["applinks"]?.objectValue else { return nil }
+        let rootOptions = Options().overridden(by: applinks["defaults"]?.objectValue)
+        var variables: [String: [String]] = [:]
+        for member in applinks["substitutionVariables"]?.objectValue?.members ?? [] {
+            variables[member.key] = member.value.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+        var details: [Detail] = []
+        let detailValues: [(String?, JSONValue)]
+        if let list = applinks["details"]?.arrayValue {
+            detailValues = list.map { (nil, $0) }
+        } else if let dictionary = applinks["details"]?.objectValue {
+            // The oldest form: {"TEAM.bundle": {"paths": [...]}}, read in sorted key order.
+            detailValues = dictionary.members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        } else {
+            return nil
+        }
+        for (key, value) in detailValues {
+            guard let object = value.objectValue else { continue }
+            var ids = object["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            if let single = object["appID"]?.stringValue { ids.append(single) }
+            if let key { ids.append(key) }
+            guard !ids.isEmpty else { continue }
+            let options = rootOptions.overridden(by: object["defaults"]?.objectValue)
+            var components: [Component] = []
+            if let list = object["components"]?.arrayValue {
+                for case .object(let c) in list {
+                    var query: Component.Query?
+                    switch c["?"] {
+                    case .string(let pattern): query = .pattern(pattern)
+                    case .object(let items):
+                        var map: [String: String] = [:]
+                        var valid = true
+                        for item in items.members {
+                            guard let pattern = item.value.stringValue else {
+                                valid = false
+                                break
+                            }
+                            map[item.key] = pattern
+                        }
+                        query = valid ? .items(map) : nil
+                    default: query = nil
+                    }
+                    components.append(Component(
+                        path: c["/"]?.stringValue, query: query, fragment: c["#"]?.stringValue,
+                        exclude: c["exclude"]?.boolValue ?? false, options: options.overridden(by: c)))
+                }
+            } else if let paths = object["paths"]?.arrayValue {
+                for case .string(let raw) in paths {
+                    let exclude = raw.hasPrefix("NOT ")
+                    components.append(Component(
+                        path: exclude ? String(raw.dropFirst(4)) : raw, query: nil, fragment: nil, exclude: exclude,
+                        options: Options(caseSensitive: true, percentEncoded: true)))
+                }
+            }
+            details.append(Detail(appIDs: ids, components: components))
+        }
+        self.details = details
+        self.variables = variables
+    }
+
+    /// The apps for which `url` is a universal link (empty for http URLs).
+    public func appIDs(claiming url: WebURL) -> [String] {
+        guard url.isHTTPS else { return [] }
+        for detail in details {
+            for component in detail.components where matches(component, url) {
+                return component.exclude ? [] : detail.appIDs
+            }
+        }
+        return []
+    }
+
+    private func matches(_ component: Component, _ url: WebURL) -> Bool {
+        let options = component.options
+        func prepare(_ text: String) -> String {
+            let decoded = options.percentEncoded ? text : PercentEncoding.decoded(text)
+            return options.caseSensitive ? decoded : decoded.lowercased()
+        }
+        if let pattern = component.path {
+            var path = prepare(url.path)
+            while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+            var normalized = pattern.hasPrefix("/") || pattern.hasPrefix("*") ? pattern : "/" + pattern
+            while normalized.count > 1, normalized.hasSuffix("/") { normalized.removeLast() }
+            guard patternMatches(normalized, path, options) || (normalized.hasSuffix("/*") && patternMatches(String(normalized.dropLast(2)), path, options))
+            else { return false }
+        }
+        if let fragment = component.fragment, !patternMatches(fragment, prepare(url.fragment ?? ""), options) { return false }
+        switch component.query {
+        case .pattern(let pattern)?:
+            if !patternMatches(pattern, prepare(url.query ?? ""), options) { return false }
+        case .items(let items)?:
+            let pairs = (url.query ?? "").split(separator: "&").map { pair -> (String, String) in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (prepare(String(parts[0])), prepare(parts.count > 1 ? String(parts[1]) : ""))
+            }
+            for (name, pattern) in items {
+                let key = prepare(name)
+                let values = pairs.filter { $0.0 == key }.map(\.1)
+                for value in values.isEmpty ? [""] : values where !patternMatches(pattern, value, options) { return false }
+            }
+        case nil:
+            break
+        }
+        return true
+    }
+
+    // MARK: patterns
+
+    private enum Token {
+        case literal(Character)
+        case any  // *
+        case one  // ?
+        case oneOf((Character) -> Bool)
+        case alternatives([[Token]])
+    }
+
+    private func patternMatches(_ pattern: String, _ text: String, _ options: Options) -> Bool {
+        let tokens = tokenize(options.caseSensitive ? pattern : pattern.lowercased(), options: options, depth: 0)
+        return match(tokens[...], Array(text)[...])
+    }
+
+    private func tokenize(_ pattern: String, options: Options, depth: Int) -> [Token] {
+        var tokens: [Token] = []
+        var rest = Substring(pattern)
+        while let c = rest.first {
+            if c == "$", rest.dropFirst().first == "(", let close = rest.firstIndex(of: ")"), depth == 0 {
+                let name = String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close])
+                rest = rest[rest.index(after: close)...]
+                tokens.append(variable(name, options: options))
+                continue
+            }
+            rest = rest.dropFirst()
+            switch c {
+            case "*": tokens.append(.any)
+            case "?": tokens.append(.one)
+            default: tokens.append(.literal(c))
+            }
+        }
+        return tokens
+    }
+
+    private func variable(_ name: String, options: Options) -> Token {
+        func isASCII(_ c: Character, _ test: (Character) -> Bool) -> Bool { c.isASCII && test(c) }
+        switch name {
+        case "alpha": return .oneOf { isASCII($0, \.isLetter) }
+        case "upper": return .oneOf { isASCII($0, \.isUppercase) || (!options.caseSensitive && isASCII($0, \.isLetter)) }
+        case "lower": return .oneOf { isASCII($0, \.isLowercase) || (!options.caseSensitive && isASCII($0, \.isLetter)) }
+        case "alnum": return .oneOf { isASCII($0, \.isLetter) || isASCII($0, \.isNumber) }
+        case "digit": return .oneOf { isASCII($0, \.isNumber) }
+        case "xdigit": return .oneOf { isASCII($0, \.isHexDigit) }
+        case "region": return alternatives(ISOCodes.regions, options: options)
+        case "lang": return alternatives(ISOCodes.languages, options: options)
+        default: return alternatives(variables[name] ?? [], options: options)
+        }
+    }
+
+    private func alternatives(_ values: [String], options: Options) -> Token {
+        .alternatives(values.map { tokenize(options.caseSensitive ? $0 : $0.lowercased(), options: options, depth: 1) })
+    }
+
+    private func match(_ tokens: ArraySlice<Token>, _ text: ArraySlice<Character>) -> Bool {
+        guard let token = tokens.first else { return text.isEmpty }
+        let rest = tokens.dropFirst()
+        switch token {
+        case .literal(let c):
+            return text.first == c && match(rest, text.dropFirst())
+        case .one:
+            return !text.isEmpty && match(rest, text.dropFirst())
+        case .oneOf(let test):
+            return text.first.map(test) == true && match(rest, text.dropFirst())
+        case .any:
+            var remaining = text
+            while true {
+                if match(rest, remaining) { return true }
+                guard !remaining.isEmpty else { return false }
+                remaining = remaining.dropFirst()
+            }
+        case .alternatives(let options):
+            return options.contains { match($0[...] + rest, text) }
+        }
+    }
+}
+
+/// ISO 3166-1 alpha-2 region codes and ISO 639-1 language codes, for `$(region)` and
+/// `$(lang)` (Apple uses `Locale.isoRegionCodes` / `isoLanguageCodes`; `UK` is not a region).
+enum ISOCodes {
+    static let regions = """
+        AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF \
+        CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH \
+        GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW \
+        KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG \
+        NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN \
+        SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT \
+        ZA ZM ZW
+        """.split(separator: " ").map(String.init)
+    static let languages = """
+        aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz ee el en eo es et eu \
+        fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn \
+        ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os \
+        pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw \
+        ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
+        """.split(separator: " ").map(String.init)
+}
+
+/// An Android `assetlinks.json` file: the packages that may handle the site's https links.
+public struct AssetLinks: Sendable, Hashable {
+    public var packages: [String]
+
+    public init?(parsing bytes: [UInt8]) {
+        let result = bytes.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
+        guard let statements = result.values.first?.arrayValue else { return nil }
+        var packages: [String] = []
+        for case .object(let statement) in statements {
+            let relations = statement["relation"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            guard relations.contains("delegate_permission/common.handle_all_urls"),
+                let target = statement["target"]?.objectValue, target["namespace"]?.stringValue == "android_app",
+                let package = target["package_name"]?.stringValue, !packages.contains(package)
+            else { continue }
+            packages.append(package)
+        }
+        self.packages = packages
+    }
+}

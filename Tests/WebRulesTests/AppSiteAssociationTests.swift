@@ -1,0 +1,126 @@
+import Testing
+import WebRules
+import WebURL
+
+@Suite struct AppSiteAssociationTests {
+    func association(_ json: String) -> AppSiteAssociation {
+        AppSiteAssociation(parsing: Array(json.utf8))!
+    }
+
+    func claims(_ a: AppSiteAssociation, _ url: String) -> [String] {
+        a.appIDs(claiming: WebURL(url)!)
+    }
+
+    @Test func theFirstMatchingComponentWinsAndExcludeStops() {
+        let a = association("""
+            {"applinks": {"details": [{"appIDs": ["T.app"], "components": [
+              {"/": "/buy/secret", "exclude": true},
+              {"/": "/buy/*"},
+              {"/": "/help/*", "?": {"lang": "en"}, "#": "top*"}
+            ]}]}}
+            """)
+        #expect(claims(a, "https://s.example/buy/shoes") == ["T.app"])
+        #expect(claims(a, "https://s.example/buy") == ["T.app"], "/buy/* also matches /buy")
+        #expect(claims(a, "https://s.example/buy/secret").isEmpty, "excluded, and the later include is not consulted")
+        #expect(claims(a, "http://s.example/buy/shoes").isEmpty, "universal links are https only")
+        #expect(claims(a, "https://s.example/help/a?lang=en#top-1") == ["T.app"])
+        #expect(claims(a, "https://s.example/help/a?lang=fr#top").isEmpty)
+        #expect(claims(a, "https://s.example/help/a#top").isEmpty, "an absent query item counts as empty, which 'en' does not match")
+    }
+
+    @Test func queryDictionaryRules() {
+        let a = association("""
+            {"applinks": {"details": [
+              {"appIDs": ["T.one"], "components": [{"/": "/q", "?": {"id": "??", "b": "*"}}]},
+              {"appIDs": ["T.void"], "components": [{"/": "/v", "?": {"id": 5}}]}
+            ]}}
+            """)
+        #expect(claims(a, "https://s.example/q?id=42") == ["T.one"], "b absent: * matches")
+        #expect(claims(a, "https://s.example/q?id=42&id=7").isEmpty, "every occurrence must match")
+        #expect(claims(a, "https://s.example/v?anything=1") == ["T.void"], "a non-string value voids the dictionary")
+    }
+
+    @Test func caseAndPercentEncodingDefaultsAndOverrides() {
+        let a = association("""
+            {"applinks": {"defaults": {"caseSensitive": false},
+             "details": [{"appIDs": ["T.a"], "defaults": {"percentEncoded": false}, "components": [
+               {"/": "/Café/*"}, {"/": "/Strict/*", "caseSensitive": true}]}]}}
+            """)
+        #expect(claims(a, "https://s.example/caf%C3%A9/menu") == ["T.a"], "decoded and case-folded")
+        #expect(claims(a, "https://s.example/strict/x").isEmpty)
+        #expect(claims(a, "https://s.example/Strict/x") == ["T.a"])
+        let strict = association(#"{"applinks": {"details": [{"appIDs": ["T.b"], "components": [{"/": "/a%2Fb"}]}]}}"#)
+        #expect(claims(strict, "https://s.example/a%2Fb") == ["T.b"], "percentEncoded defaults to true: compared encoded")
+    }
+
+    @Test func substitutionVariables() {
+        let a = association("""
+            {"applinks": {"substitutionVariables": {"food": ["burrito", "pizza"]},
+             "details": [{"appIDs": ["T.a"], "components": [{"/": "/$(lang)_$(region)/$(food)/*"}, {"/": "/id/$(digit)$(digit)"}]}]}}
+            """)
+        #expect(claims(a, "https://s.example/en_GB/pizza/x") == ["T.a"])
+        #expect(claims(a, "https://s.example/en_UK/pizza/x").isEmpty, "UK is not a region code")
+        #expect(claims(a, "https://s.example/fr_FR/sushi/x").isEmpty)
+        #expect(claims(a, "https://s.example/id/42") == ["T.a"])
+        #expect(claims(a, "https://s.example/id/4x").isEmpty)
+    }
+
+    @Test func theLegacyPathsFormat() {
+        let a = association(#"{"applinks": {"apps": [], "details": [{"appID": "T.old", "paths": ["NOT /videos/private/*", "/videos/*", "/?"]}]}}"#)
+        #expect(claims(a, "https://s.example/videos/1") == ["T.old"])
+        #expect(claims(a, "https://s.example/videos/private/1").isEmpty)
+        #expect(claims(a, "https://s.example/a") == ["T.old"], "? is one character")
+        #expect(claims(a, "https://s.example/ab").isEmpty)
+        #expect(a.appIDs == ["T.old"])
+    }
+
+    @Test func brokenFilesAreNil() {
+        #expect(AppSiteAssociation(parsing: Array("not json".utf8)) == nil)
+        #expect(AppSiteAssociation(parsing: Array(#"{"webcredentials": {}}"#.utf8)) == nil)
+    }
+
+    @Test func assetLinksListHandlingPackages() {
+        let links = AssetLinks(parsing: Array("""
+            [{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "com.a"}},
+             {"relation": ["delegate_permission/common.get_login_creds"], "target": {"namespace": "android_app", "package_name": "com.b"}},
+             {"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "web", "site": "https://x"}}]
+            """.utf8))
+        #expect(links?.packages == ["com.a"])
+    }
+}
+
+@Suite struct URLRulesTests {
+    @Test func frontierKeysDropTrackingAndSessionParameters() {
+        let keys = FrontierKey()
+        func key(_ s: String) -> String { keys.key(for: WebURL(s)!).string }
+        #expect(key("https://a.example/p?utm_source=x&id=1&fbclid=2#frag") == "https://a.example/p?id=1")
+        #expect(key("https://a.example/p?utm_medium=x") == "https://a.example/p")
+        #expect(key("https://a.example/p;jsessionid=ABC123?x=1") == "https://a.example/p?x=1")
+        #expect(key("https://a.example/p?PHPSESSID=abc&page=2") == "https://a.example/p?page=2")
+        #expect(FrontierKey(keepsTrackingParameters: true).key(for: WebURL("https://a.example/p?utm_source=x")!).string
+                == "https://a.example/p?utm_source=x")
+    }
+
+    @Test func trapsAreRecognised() {
+        #expect(URLTrap.reason(WebURL("https://a.example/a/b/a/b/a/b/")!) == "repeated-path-segment")
+        #expect(URLTrap.reason(WebURL("https://a.example/" + (1...25).map(String.init).joined(separator: "/"))!) == "too-deep-path")
+        #expect(URLTrap.reason(WebURL("https://a.example/?" + String(repeating: "x", count: 3000))!) == "url-too-long")
+        #expect(URLTrap.reason(WebURL("https://a.example/calendar?month=2026-11")!) == nil)
+    }
+
+    @Test func scopes() throws {
+        let seeds = [WebURL("https://shop.example.co.uk/")!]
+        let hosts = try CrawlScope(seeds: seeds)
+        #expect(hosts.contains(WebURL("http://shop.example.co.uk:8080/x")!))
+        #expect(!hosts.contains(WebURL("https://www.example.co.uk/")!))
+        let domain = try CrawlScope(seeds: seeds, mode: .domain)
+        #expect(domain.contains(WebURL("https://www.example.co.uk/")!), "same registrable domain, per the public suffix list")
+        #expect(!domain.contains(WebURL("https://other.co.uk/")!))
+        #expect(CrawlScope.registrableDomain("a.b.example.co.uk") == "example.co.uk")
+        let filtered = try CrawlScope(seeds: seeds, include: ["/p/"], exclude: ["\\?sort="])
+        #expect(filtered.contains(WebURL("https://shop.example.co.uk/p/1")!))
+        #expect(!filtered.contains(WebURL("https://shop.example.co.uk/about")!))
+        #expect(!filtered.contains(WebURL("https://shop.example.co.uk/p/1?sort=price")!))
+        #expect(throws: CrawlScopeError.self) { try CrawlScope(seeds: seeds, include: ["(unclosed"]) }
+    }
+}

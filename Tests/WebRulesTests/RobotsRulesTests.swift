@@ -1,0 +1,106 @@
+import Testing
+import WebRules
+import WebURL
+
+@Suite struct RobotsRulesTests {
+    func rules(_ text: String) -> RobotsRules {
+        RobotsRules(parsing: Array(text.utf8), productToken: "searchlightbot", robotsURL: WebURL("https://site.example/robots.txt"))
+    }
+
+    @Test func ourGroupsAreMergedAndDoNotInheritTheStarGroup() {
+        let r = rules("""
+            User-agent: *
+            Disallow: /
+
+            User-agent: SearchlightBot/2.1
+            Disallow: /private
+
+            User-agent: otherbot
+            User-agent: searchlightbot
+            Disallow: /tmp/
+            """)
+        #expect(r.allows(pathAndQuery: "/public"), "the * group's Disallow: / does not apply to us")
+        #expect(!r.allows(pathAndQuery: "/private/x"))
+        #expect(!r.allows(pathAndQuery: "/tmp/file"), "both groups naming us are merged")
+    }
+
+    @Test func theStarGroupAppliesWhenNoGroupNamesUs() {
+        let r = rules("User-agent: googlebot\nDisallow: /\n\nUser-agent: *\nDisallow: /admin\n")
+        #expect(r.allows(pathAndQuery: "/"))
+        #expect(!r.allows(pathAndQuery: "/admin/users"))
+        #expect(rules("User-agent: googlebot\nDisallow: /\n").allows(pathAndQuery: "/anything"), "no matching group: unrestricted")
+    }
+
+    @Test func theLongestMatchWinsAndAllowWinsATie() {
+        let r = rules("""
+            User-agent: *
+            Disallow: /shop
+            Allow: /shop/products
+            Disallow: /shop/products/secret
+            Allow: /page
+            Disallow: /page
+            """)
+        #expect(!r.allows(pathAndQuery: "/shop/cart"))
+        #expect(r.allows(pathAndQuery: "/shop/products/1"))
+        #expect(!r.allows(pathAndQuery: "/shop/products/secret-sale"))
+        #expect(r.allows(pathAndQuery: "/page"), "equal length: allow")
+    }
+
+    @Test func wildcardsAnchorsAndLiteralEscapes() {
+        let r = rules("""
+            User-agent: *
+            Disallow: /*.pdf$
+            Disallow: /*/filter/page=*/$
+            Disallow: /search?*q=
+            Disallow: /star%2Ahere
+            Disallow: /fish
+            """)
+        #expect(!r.allows(pathAndQuery: "/docs/manual.pdf"))
+        #expect(r.allows(pathAndQuery: "/docs/manual.pdf?download=1"), "$ anchors the end")
+        #expect(!r.allows(pathAndQuery: "/shoes/filter/page=2/"))
+        #expect(r.allows(pathAndQuery: "/shoes/filter/page=2/more"))
+        #expect(!r.allows(pathAndQuery: "/search?lang=en&q=tart"))
+        #expect(!r.allows(pathAndQuery: "/star*here"), "%2A is a literal *")
+        #expect(r.allows(pathAndQuery: "/starXhere"))
+        #expect(!r.allows(pathAndQuery: "/fish.html"), "a rule is a prefix")
+        #expect(!r.allows(pathAndQuery: "/fishheads/yummy"))
+        #expect(r.allows(pathAndQuery: "/Fish"), "paths are case-sensitive")
+    }
+
+    @Test func percentEncodingIsCompared() {
+        let r = rules("User-agent: *\nDisallow: /%7Ejoe/\nDisallow: /café\n")
+        #expect(!r.allows(pathAndQuery: "/~joe/index.html"), "%7E is ~, an unreserved character")
+        #expect(!r.allows(WebURL("https://site.example/caf%C3%A9/menu")!))
+    }
+
+    @Test func robotsTxtItselfIsAlwaysAllowed() {
+        #expect(rules("User-agent: *\nDisallow: /\n").allows(pathAndQuery: "/robots.txt"))
+        #expect(RobotsRules.unreachable.allows(pathAndQuery: "/robots.txt"))
+    }
+
+    @Test func statusCodesDecideWhenThereAreNoRules() {
+        #expect(RobotsRules.forStatus(404).allows(pathAndQuery: "/x"))
+        #expect(RobotsRules.forStatus(403).allows(pathAndQuery: "/x"), "4xx: allow all")
+        #expect(!RobotsRules.forStatus(500).allows(pathAndQuery: "/x"), "5xx: disallow all")
+        #expect(!RobotsRules.forStatus(503).allows(pathAndQuery: "/"))
+    }
+
+    @Test func sitemapsCrawlDelayBOMCommentsAndOddLines() {
+        let text = "\u{FEFF}Sitemap: /sitemap-top.xml\nuser-AGENT: *   # comment\nCrawl-delay: 2.5\nDISALLOW: /a # trailing\n"
+            + "Sitemap: https://cdn.example/maps/site.xml\nnonsense line\nDisallow:\nUser-agent: b\nCrawl-delay: 500\n"
+        let r = rules(text)
+        #expect(r.sitemaps == ["https://site.example/sitemap-top.xml", "https://cdn.example/maps/site.xml"])
+        #expect(r.crawlDelay == 2.5)
+        #expect(!r.allows(pathAndQuery: "/a/b"))
+        #expect(r.allows(pathAndQuery: "/b"), "an empty Disallow allows everything")
+        let slow = rules("User-agent: searchlightbot\nCrawl-delay: 500\n")
+        #expect(slow.crawlDelay == RobotsRules.maximumCrawlDelay, "capped")
+    }
+
+    @Test func rulesBeforeAnyUserAgentAreIgnoredAndOnly500KiBIsRead() {
+        #expect(rules("Disallow: /\nUser-agent: *\nDisallow: /x\n").allows(pathAndQuery: "/y"))
+        let padding = String(repeating: "# padding\n", count: 60_000)
+        let late = rules("User-agent: *\n" + padding + "Disallow: /late\n")
+        #expect(late.allows(pathAndQuery: "/late"), "rules past 500 KiB are not read")
+    }
+}
