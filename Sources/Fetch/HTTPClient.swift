@@ -154,8 +154,8 @@ public final class HTTPClient: Sendable {
     }
 
     private func finish(_ completion: @Sendable (FetchResponse) -> Void, _ response: FetchResponse) {
-        completion(response)
         state.withLock { $0.inFlight -= 1 }
+        completion(response)
     }
 }
 

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import TextUtilities
 
 /// One request in flight: owns its libcurl easy handle, receives libcurl's callbacks, and
 /// turns the result into a ``FetchResponse``.
@@ -101,8 +102,7 @@ final class Transfer {
 
     private func receiveHeader(_ data: UnsafeMutablePointer<CChar>?, _ length: Int) -> Int {
         guard let data else { return 0 }
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-            .trimmingCharacters(in: ["\r", "\n"])
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self).trimmingASCIIWhitespace()
         if line.hasPrefix("HTTP/") {
             // A new response (after 100 Continue, or a proxy's): start over.
             statusLine = line
@@ -140,7 +140,7 @@ final class Transfer {
         sl_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes)
         let headers = headerLines.compactMap { line -> HTTPHeader? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"]))
+            return HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingASCIIWhitespace())
         }
         return FetchResponse(
             request: request, status: status, headers: headers, statusLine: statusLine, body: body,

@@ -293,3 +293,26 @@ private struct SocketAddress {
         return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
     }
 }
+
+extension HTTPServer {
+    /// A TCP port on 127.0.0.1 that is free right now (for a server that must know its
+    /// port before it starts, to put it in what it serves).
+    public static func freePort() throws(HTTPServerError) -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HTTPServerError("cannot open a socket") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0 else { throw HTTPServerError("cannot bind a socket on 127.0.0.1") }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else { throw HTTPServerError("cannot read the socket's port") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}

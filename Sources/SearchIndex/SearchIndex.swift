@@ -63,6 +63,8 @@ public final class SearchIndex: Sendable {
         public var upserts: [SearchableItem] = []
         public var deleteIdentifiers: [String] = []
         public var deleteDomains: [String] = []
+        /// Items confirmed unchanged (a 304): their expiration moves to the given date.
+        public var confirmations: [String: Date] = [:]
         /// Store this state (at most 250 bytes) with the batch under ``clientStateName``.
         public var clientState: [UInt8]?
         public var clientStateName = "default"
@@ -108,6 +110,10 @@ public final class SearchIndex: Sendable {
                                                    [.text(domain)], connection)
                 }
                 var written = try batch.upserts.map { try (Self.upsertMetadata($0, connection), $0) }
+                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE uid = ?")
+                for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
+                    try confirm.run([.real(expiration.timeIntervalSince1970), .text(id)])
+                }
                 let expired = try Self.deleteRows("expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)], connection)
                 removed += expired
                 // An item that arrives already expired is purged at once, text and all.

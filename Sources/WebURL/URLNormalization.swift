@@ -242,3 +242,33 @@ enum URLNormalization {
         var needsRootPath: Bool
     }
 }
+
+/// The percent-encoding normal form ``WebURL`` uses, for text compared with URL paths
+/// (robots.txt patterns, association-file patterns): escapes in upper case, escapes of
+/// unreserved characters decoded, characters a URL may not hold encoded. `/` and `?`
+/// stay as they are.
+public enum PercentEncoding {
+    public static func normalized(_ text: String) -> String {
+        URLNormalization.normalizeComponent(text, kind: .query)
+    }
+
+    /// Decodes every escape (`%2F` becomes `/`); invalid escapes stay as they are.
+    public static func decoded(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = URLNormalization.hexValue(bytes[i + 1]),
+                let lo = URLNormalization.hexValue(bytes[i + 2])
+            {
+                out.append(hi << 4 | lo)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

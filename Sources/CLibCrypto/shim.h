@@ -1,0 +1,6 @@
+#ifndef SEARCHLIGHT_CLIBCRYPTO_SHIM_H
+#define SEARCHLIGHT_CLIBCRYPTO_SHIM_H
+
+#include <openssl/sha.h>
+
+#endif

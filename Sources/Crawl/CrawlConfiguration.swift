@@ -1,0 +1,55 @@
+import Fetch
+import Foundation
+import WebRules
+import WebURL
+
+/// Everything a crawl run is told.
+public struct CrawlConfiguration: Sendable {
+    /// The data folder: `index.sqlite`, `frontier.sqlite`, `warc/`, `runs/`.
+    public var dataDirectory: String
+    public var seeds: [WebURL] = []
+    /// Stop after fetching this many pages (robots.txt, sitemaps and association files
+    /// are not counted).
+    public var maximumPages = Int.max
+    /// Links are followed this many steps from a seed; sitemap URLs count as depth 1.
+    public var maximumDepth = 20
+    /// Stop after this long, in seconds (for scheduled runs).
+    public var maximumTime: TimeInterval = .infinity
+    /// Requests in flight at once.
+    public var concurrency = 32
+    /// Connections to one host at once.
+    public var perHostConnections = 2
+    /// Seconds between two requests to one host; robots.txt Crawl-delay can only lengthen it.
+    public var delay: TimeInterval = 1
+    /// Pages fetched from one host in one run: the cap that stops endless URL spaces
+    /// (calendars, session ids) that slip past the URL rules.
+    public var maximumPagesPerHost = 10_000
+    public var scope = CrawlScope.Mode.hosts
+    public var include: [String] = []
+    public var exclude: [String] = []
+    public var keepsTrackingParameters = false
+    /// Fetch robots.txt and obey it. Off only for the benchmark's own web and tests.
+    public var obeysRobots = true
+    public var readsSitemaps = true
+    public var fetch: FetchConfiguration
+    public var writesWARC = true
+    public var warcFileBytes = 1 << 30
+    /// Time between robots.txt fetches of one host (RFC 9309: at most a day).
+    public var robotsLifetime: TimeInterval = 24 * 3600
+    /// Items a crawled page produces live this long unless the page is confirmed again.
+    public var itemLifetime: TimeInterval = 30 * 24 * 3600
+    /// The product token robots.txt groups are matched against.
+    public var productToken = "searchlightbot"
+    public var software = "Searchlight"
+
+    public init(dataDirectory: String, fetch: FetchConfiguration) {
+        self.dataDirectory = dataDirectory
+        self.fetch = fetch
+    }
+
+    var indexPath: String { (dataDirectory as NSString).appendingPathComponent("index.sqlite") }
+    var frontierPath: String { (dataDirectory as NSString).appendingPathComponent("frontier.sqlite") }
+    var warcDirectory: String { (dataDirectory as NSString).appendingPathComponent("warc") }
+    var runsDirectory: String { (dataDirectory as NSString).appendingPathComponent("runs") }
+    var lockPath: String { (dataDirectory as NSString).appendingPathComponent("crawl.lock") }
+}

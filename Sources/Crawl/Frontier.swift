@@ -1,0 +1,297 @@
+import Foundation
+import SQLite
+import WebURL
+
+/// The crawl frontier in `frontier.sqlite`: every URL the crawl knows, with its state,
+/// depth, where it was found, when it is due, and its fetch history; per-host state
+/// (robots.txt, association files, back-off); and the digests of bodies already seen.
+///
+/// Memory stays bounded however many URLs are known: the crawl reads due URLs a host at
+/// a time in small batches, and marks them claimed so a run never reads one twice; a new
+/// run first releases the claims a killed run left behind. Writes are batched by the
+/// crawl into one transaction per flush.
+///
+/// Not thread-safe: the crawl coordinator owns it.
+final class Frontier {
+    struct Entry: Sendable {
+        var id: Int64
+        var url: WebURL
+        var origin: String
+        var depth: Int
+        var fromSitemap: Bool
+        var fetched: Bool
+        var etag: String?
+        var lastModified: String?
+        var contentHash: String?
+        var itemID: String?
+        var failures: Int
+        var firstFailure: Date?
+        var redirects: Int
+        var interval: TimeInterval?
+        var sitemapLastModified: Date?
+        var fetchedAt: Date?
+    }
+
+    /// A URL to add.
+    struct NewURL: Sendable {
+        var url: WebURL
+        var depth: Int
+        var foundOn: String?
+        var fromSitemap = false
+        var priority = 0.5
+        var redirects = 0
+        var changeFrequency: String?
+        var sitemapLastModified: Date?
+    }
+
+    /// What became of a fetched URL.
+    struct Outcome: Sendable {
+        enum State: String, Sendable {
+            /// Fetched and handled (indexed or not).
+            case done
+            /// A transient failure (timeout, 5xx, connection refused): tried again later.
+            case failing
+            /// 404/410: gone.
+            case gone
+            /// Not fetched on purpose (robots.txt, out of scope, a trap).
+            case excluded
+        }
+
+        var id: Int64
+        var state: State
+        var due: Date
+        var status: Int?
+        var etag: String?
+        var lastModified: String?
+        var contentHash: String?
+        var itemID: String?
+        var failures: Int
+        var firstFailure: Date?
+        var interval: TimeInterval?
+        var redirectedTo: String?
+        var changed: Bool
+    }
+
+    struct HostRecord: Sendable {
+        var origin: String
+        var robotsStatus: Int?
+        var robotsBody: [UInt8]?
+        var robotsFetched: Date?
+        var associationFetched: Date?
+        var aasaBody: [UInt8]?
+        var assetLinksBody: [UInt8]?
+        var backoffUntil: Date?
+        var sitemapsFetched: Date?
+    }
+
+    let connection: SQLiteConnection
+
+    init(path: String) throws {
+        connection = try SQLiteConnection(path: path)
+        try connection.execute("""
+            PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+            CREATE TABLE IF NOT EXISTS urls(
+                id INTEGER PRIMARY KEY,
+                url TEXT NOT NULL UNIQUE,
+                origin TEXT NOT NULL,
+                depth INTEGER NOT NULL,
+                found_on TEXT,
+                from_sitemap INTEGER NOT NULL DEFAULT 0,
+                priority REAL NOT NULL DEFAULT 0.5,
+                redirects INTEGER NOT NULL DEFAULT 0,
+                fetched INTEGER NOT NULL DEFAULT 0,
+                claimed INTEGER NOT NULL DEFAULT 0,
+                state TEXT NOT NULL DEFAULT 'new',
+                due REAL NOT NULL,
+                fetched_at REAL,
+                status INTEGER,
+                etag TEXT,
+                last_modified TEXT,
+                content_hash TEXT,
+                item_id TEXT,
+                failures INTEGER NOT NULL DEFAULT 0,
+                first_failure REAL,
+                interval REAL,
+                changefreq TEXT,
+                sitemap_lastmod REAL,
+                changes INTEGER NOT NULL DEFAULT 0,
+                redirected_to TEXT
+            );
+            CREATE INDEX IF NOT EXISTS urls_new ON urls(origin, claimed, fetched, from_sitemap DESC, depth, id);
+            CREATE INDEX IF NOT EXISTS urls_revisit ON urls(origin, claimed, fetched, due);
+            CREATE TABLE IF NOT EXISTS hosts(
+                origin TEXT PRIMARY KEY,
+                robots_status INTEGER, robots_body BLOB, robots_fetched REAL,
+                association_fetched REAL, aasa BLOB, assetlinks BLOB,
+                backoff_until REAL, sitemaps_fetched REAL
+            );
+            CREATE TABLE IF NOT EXISTS contents(hash TEXT PRIMARY KEY, url TEXT NOT NULL);
+            """)
+    }
+
+    /// Releases claims left by a run that was killed.
+    func releaseClaims() throws {
+        try connection.execute("UPDATE urls SET claimed = 0 WHERE claimed = 1")
+    }
+
+    // MARK: adding
+
+    /// Adds URLs not yet known (known ones are left as they are); returns how many were new.
+    @discardableResult
+    func add(_ urls: [NewURL], now: Date) throws -> Int {
+        guard !urls.isEmpty else { return 0 }
+        let statement = try connection.statement("""
+            INSERT OR IGNORE INTO urls(url, origin, depth, found_on, from_sitemap, priority, redirects, due, changefreq, sitemap_lastmod)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var added = 0
+        for new in urls {
+            try statement.run([
+                .text(new.url.string), .text(new.url.origin), .integer(Int64(new.depth)), SQLiteValue(new.foundOn),
+                SQLiteValue(new.fromSitemap), .real(new.priority), .integer(Int64(new.redirects)), .real(now.timeIntervalSince1970),
+                SQLiteValue(new.changeFrequency), SQLiteValue(new.sitemapLastModified?.timeIntervalSince1970),
+            ])
+            added += connection.changes
+        }
+        return added
+    }
+
+    /// A sitemap's `lastmod` newer than the last fetch makes a known URL due at once.
+    func noteSitemapEntry(_ url: WebURL, lastModified: Date?, changeFrequency: String?) throws {
+        try connection.statement("""
+            UPDATE urls SET changefreq = coalesce(?2, changefreq), sitemap_lastmod = coalesce(?3, sitemap_lastmod),
+                due = CASE WHEN ?3 IS NOT NULL AND fetched_at IS NOT NULL AND ?3 > fetched_at AND due > ?4 THEN ?4 ELSE due END
+            WHERE url = ?1
+            """).run([.text(url.string), SQLiteValue(changeFrequency), SQLiteValue(lastModified?.timeIntervalSince1970),
+                      .real(Date().timeIntervalSince1970)])
+    }
+
+    // MARK: choosing
+
+    /// Origins with URLs due at `now` and not claimed.
+    func originsWithWork(now: Date) throws -> [String] {
+        let statement = try connection.statement(
+            "SELECT DISTINCT origin FROM urls WHERE claimed = 0 AND (fetched = 0 OR due <= ?)")
+        statement.bind(1, now.timeIntervalSince1970)
+        var origins: [String] = []
+        while try statement.step() { if let origin = statement.string(0) { origins.append(origin) } }
+        return origins
+    }
+
+    /// Claims up to `limit` URLs of one origin: those due again first (most overdue
+    /// first), then new ones (sitemap URLs first, then the shallowest).
+    func claim(origin: String, now: Date, limit: Int) throws -> [Entry] {
+        var entries: [Entry] = []
+        let revisit = try connection.statement("""
+            SELECT \(Self.columns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY due LIMIT ?
+            """)
+        revisit.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
+        while try revisit.step() { entries.append(Self.entry(revisit)) }
+        // The planner would pick urls_revisit for the due range and then sort every new URL
+        // of the origin; walking urls_new in order stops after `limit` rows.
+        if entries.count < limit {
+            let fresh = try connection.statement("""
+                SELECT \(Self.columns) FROM urls INDEXED BY urls_new WHERE origin = ? AND claimed = 0 AND fetched = 0 AND due <= ?
+                ORDER BY from_sitemap DESC, depth, id LIMIT ?
+                """)
+            fresh.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - entries.count))])
+            while try fresh.step() { entries.append(Self.entry(fresh)) }
+        }
+        guard !entries.isEmpty else { return [] }
+        let mark = try connection.statement("UPDATE urls SET claimed = 1 WHERE id = ?")
+        for entry in entries { try mark.run([.integer(entry.id)]) }
+        return entries
+    }
+
+    private static let columns = """
+        id, url, origin, depth, from_sitemap, fetched, etag, last_modified, content_hash, item_id, failures, first_failure,
+        redirects, interval, sitemap_lastmod, fetched_at
+        """
+
+    private static func entry(_ s: SQLiteStatement) -> Entry {
+        Entry(
+            id: Int64(s.int(0)), url: WebURL(s.string(1) ?? "")!, origin: s.string(2) ?? "", depth: s.int(3), fromSitemap: s.int(4) != 0,
+            fetched: s.int(5) != 0, etag: s.string(6), lastModified: s.string(7), contentHash: s.string(8), itemID: s.string(9),
+            failures: s.int(10), firstFailure: s.optionalDouble(11).map(Date.init(timeIntervalSince1970:)), redirects: s.int(12),
+            interval: s.optionalDouble(13), sitemapLastModified: s.optionalDouble(14).map(Date.init(timeIntervalSince1970:)),
+            fetchedAt: s.optionalDouble(15).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: recording
+
+    func record(_ outcomes: [Outcome], now: Date) throws {
+        let statement = try connection.statement("""
+            UPDATE urls SET state = ?2, due = ?3, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,
+                failures = ?9, first_failure = ?10, interval = ?11, redirected_to = ?12, fetched = 1, claimed = 0, fetched_at = ?13,
+                changes = changes + ?14
+            WHERE id = ?1
+            """)
+        for o in outcomes {
+            try statement.run([
+                .integer(o.id), .text(o.state.rawValue), .real(o.due.timeIntervalSince1970), SQLiteValue(o.status), SQLiteValue(o.etag),
+                SQLiteValue(o.lastModified), SQLiteValue(o.contentHash), SQLiteValue(o.itemID), .integer(Int64(o.failures)),
+                SQLiteValue(o.firstFailure?.timeIntervalSince1970), SQLiteValue(o.interval), SQLiteValue(o.redirectedTo),
+                .real(now.timeIntervalSince1970), .integer(o.changed ? 1 : 0),
+            ])
+        }
+    }
+
+    /// Returns a claimed URL to the queue untouched (the run stopped before fetching it).
+    func release(_ ids: [Int64]) throws {
+        let statement = try connection.statement("UPDATE urls SET claimed = 0 WHERE id = ?")
+        for id in ids { try statement.run([.integer(id)]) }
+    }
+
+    /// Makes a claimed URL due again at `due` without counting it as fetched (its host
+    /// asked to slow down). It stays claimed for the rest of this run, so a host that keeps
+    /// answering 429 is not asked again and again; the next run releases it.
+    func postpone(_ id: Int64, until due: Date) throws {
+        try connection.statement("UPDATE urls SET due = ? WHERE id = ?").run([.real(due.timeIntervalSince1970), .integer(id)])
+    }
+
+    // MARK: content digests
+
+    /// The first URL whose body had this digest, if another URL did.
+    func firstURL(withContent hash: String) throws -> String? {
+        let statement = try connection.statement("SELECT url FROM contents WHERE hash = ?")
+        statement.bind(1, hash)
+        return try statement.step() ? statement.string(0) : nil
+    }
+
+    func recordContent(_ hash: String, url: String) throws {
+        try connection.statement("INSERT OR IGNORE INTO contents(hash, url) VALUES(?, ?)").run([.text(hash), .text(url)])
+    }
+
+    // MARK: hosts
+
+    func host(_ origin: String) throws -> HostRecord? {
+        let statement = try connection.statement("""
+            SELECT robots_status, robots_body, robots_fetched, association_fetched, aasa, assetlinks, backoff_until, sitemaps_fetched
+            FROM hosts WHERE origin = ?
+            """)
+        statement.bind(1, origin)
+        guard try statement.step() else { return nil }
+        func date(_ column: Int32) -> Date? { statement.optionalDouble(column).map(Date.init(timeIntervalSince1970:)) }
+        return HostRecord(
+            origin: origin, robotsStatus: statement.optionalInt(0), robotsBody: statement.blob(1), robotsFetched: date(2),
+            associationFetched: date(3), aasaBody: statement.blob(4), assetLinksBody: statement.blob(5), backoffUntil: date(6),
+            sitemapsFetched: date(7))
+    }
+
+    func save(_ host: HostRecord) throws {
+        try connection.statement("""
+            INSERT INTO hosts(origin, robots_status, robots_body, robots_fetched, association_fetched, aasa, assetlinks, backoff_until, sitemaps_fetched)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            ON CONFLICT(origin) DO UPDATE SET robots_status = ?2, robots_body = ?3, robots_fetched = ?4, association_fetched = ?5,
+                aasa = ?6, assetlinks = ?7, backoff_until = ?8, sitemaps_fetched = ?9
+            """).run([
+            .text(host.origin), SQLiteValue(host.robotsStatus), host.robotsBody.map(SQLiteValue.blob) ?? .null,
+            SQLiteValue(host.robotsFetched?.timeIntervalSince1970), SQLiteValue(host.associationFetched?.timeIntervalSince1970),
+            host.aasaBody.map(SQLiteValue.blob) ?? .null, host.assetLinksBody.map(SQLiteValue.blob) ?? .null,
+            SQLiteValue(host.backoffUntil?.timeIntervalSince1970), SQLiteValue(host.sitemapsFetched?.timeIntervalSince1970),
+        ])
+    }
+}
+
+@available(*, unavailable)
+extension Frontier: Sendable {}

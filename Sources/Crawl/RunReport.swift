@@ -1,0 +1,91 @@
+import Foundation
+import JSON
+
+/// What one crawl run did, written to `crawl-data/runs/<id>.json` and printed.
+public struct RunReport: Sendable {
+    public struct Host: Sendable {
+        public var fetched = 0
+        public var indexed = 0
+        public var errors = 0
+        public var bytes = 0
+        /// The host had more URLs than `--max-pages-per-host` allowed this run.
+        public var capped = false
+    }
+
+    public var id: String
+    public var started: Date
+    public var finished: Date?
+    public var fetched = 0
+    public var indexed = 0
+    /// Items removed: pages now gone, noindex, disallowed, or moved to another canonical.
+    public var deleted = 0
+    public var notModified = 0
+    public var redirects = 0
+    /// URLs not indexed, by reason: `robots`, `noindex`, `duplicate`, `too-large`, `timeout`,
+    /// `http-500`, `refused-address`, `out-of-scope`, `not-html`…
+    public var skipped: [String: Int] = [:]
+    public var bytes = 0
+    public var sitemaps = 0
+    public var sitemapURLs = 0
+    public var discovered = 0
+    public var hosts: [String: Host] = [:]
+    /// `finished`, `max-pages`, `max-time` or `signal`.
+    public var stoppedBy = "finished"
+    public var warcFiles: [String] = []
+
+    public init(id: String, started: Date) {
+        self.id = id
+        self.started = started
+    }
+
+    public var seconds: Double { (finished ?? Date()).timeIntervalSince(started) }
+
+    mutating func skip(_ reason: String, count: Int = 1) {
+        skipped[reason, default: 0] += count
+    }
+
+    public var json: JSONValue {
+        let formatter = ISO8601DateFormatter()
+        return .object(JSONObject([
+            ("id", .string(id)),
+            ("started", .string(formatter.string(from: started))),
+            ("finished", finished.map { .string(formatter.string(from: $0)) } ?? .null),
+            ("seconds", JSONValue((seconds * 1000).rounded() / 1000)),
+            ("stoppedBy", .string(stoppedBy)),
+            ("fetched", JSONValue(fetched)),
+            ("indexed", JSONValue(indexed)),
+            ("deleted", JSONValue(deleted)),
+            ("notModified", JSONValue(notModified)),
+            ("redirects", JSONValue(redirects)),
+            ("skipped", .object(JSONObject(skipped.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))),
+            ("bytes", JSONValue(bytes)),
+            ("pagesPerSecond", JSONValue(seconds > 0 ? (Double(fetched) / seconds * 10).rounded() / 10 : 0)),
+            ("sitemaps", JSONValue(sitemaps)),
+            ("sitemapURLs", JSONValue(sitemapURLs)),
+            ("discovered", JSONValue(discovered)),
+            ("hosts", .object(JSONObject(hosts.sorted { $0.key < $1.key }.map { origin, host in
+                (origin, ["fetched": JSONValue(host.fetched), "indexed": JSONValue(host.indexed), "errors": JSONValue(host.errors),
+                          "bytes": JSONValue(host.bytes), "capped": .bool(host.capped)])
+            }))),
+            ("warcFiles", .array(warcFiles.map(JSONValue.string))),
+        ]))
+    }
+
+    /// The report for people.
+    public var summary: String {
+        var lines = [
+            "Crawl \(id): \(stoppedBy) after \(String(format: "%.1f", seconds)) s",
+            "  fetched \(fetched) pages (\(ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), unchanged \(notModified), redirects \(redirects)",
+            "  discovered \(discovered) new URLs; read \(sitemaps) sitemaps listing \(sitemapURLs) URLs",
+        ]
+        if !skipped.isEmpty {
+            lines.append("  skipped: " + skipped.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        for (origin, host) in hosts.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(origin): fetched \(host.fetched), indexed \(host.indexed)" + (host.errors > 0 ? ", errors \(host.errors)" : "")
+                + (host.capped ? ", stopped at the per-host page cap" : ""))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
