@@ -11,6 +11,10 @@ struct DataDirectory {
         path = arguments.value("--data") ?? Self.defaultPath
     }
 
+    init(path: String) {
+        self.path = path
+    }
+
     var indexPath: String { (path as NSString).appendingPathComponent("index.sqlite") }
 
     /// Creates the folder when it is missing.

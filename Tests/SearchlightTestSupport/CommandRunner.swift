@@ -9,9 +9,17 @@ public struct CommandResult: Sendable {
 }
 
 public enum CommandRunner {
-    /// The folder with the built products (`.build/debug`), found next to this module's bundle.
+    /// The folder with the built products (`.build/debug`), where the test runner is.
     public static var productsDirectory: URL {
-        Bundle.module.bundleURL.deletingLastPathComponent()
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = runner.deletingLastPathComponent()
+        // The runner may sit inside an .xctest bundle folder.
+        while folder.pathExtension == "xctest" || !FileManager.default.fileExists(atPath: folder.appendingPathComponent("searchlight").path),
+            folder.path != "/"
+        {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
     }
 
     public static var executable: URL { productsDirectory.appendingPathComponent("searchlight") }

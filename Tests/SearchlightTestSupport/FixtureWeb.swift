@@ -14,7 +14,7 @@ public final class FixtureWeb: Sendable {
 
     private final class State: Sendable {
         let sites = Mutex<[String: [String: Route]]>([:])
-        let log = Mutex<[String]>([])
+        let log = Mutex<[(target: String, time: Date)]>([])
     }
 
     /// Starts serving on 127.0.0.1 at a free port, over HTTPS when `tls` is true.
@@ -25,7 +25,7 @@ public final class FixtureWeb: Sendable {
         self.state = state
         self.server = try HTTPServer(configuration: configuration) { request in
             let host = request.host ?? ""
-            state.log.withLock { $0.append("\(host)\(request.target)") }
+            state.log.withLock { $0.append(("\(host)\(request.target)", Date())) }
             guard let route = state.sites.withLock({ $0[host]?[request.target] ?? $0[host]?[request.path] ?? $0["*"]?[request.path] }) else {
                 return .notFound
             }
@@ -59,7 +59,10 @@ public final class FixtureWeb: Sendable {
     }
 
     /// Every request so far, as `host/path?query`.
-    public var requests: [String] { state.log.withLock { $0 } }
+    public var requests: [String] { state.log.withLock { $0.map(\.target) } }
+
+    /// Every request so far with the time it arrived.
+    public var timedRequests: [(target: String, time: Date)] { state.log.withLock { $0 } }
 
     public func stop() { server.stop(gracePeriod: 0) }
 }

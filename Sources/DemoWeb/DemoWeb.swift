@@ -1,0 +1,36 @@
+import Foundation
+import HTTPServer
+
+/// The bundled demo web: three app sites written for this project, served over HTTPS on
+/// 127.0.0.1 with a private CA — Friends (profiles with portraits, a universal-link
+/// association file), 星火直播 (a live-streaming app with Chinese pages and no web
+/// fallback) and Peak Shop (products with ratings and prices, a noindex page, robots rules).
+public enum DemoWeb {
+    public static let sites = Bundle.module.url(forResource: "Sites", withExtension: nil)!
+
+    /// The host names of the demo sites.
+    public static var hosts: [String] { StaticWeb(root: sites).hosts }
+
+    /// The CA certificate that signed the demo's server certificate (for `--cacert`).
+    public static var caFile: String { certificate("ca.pem") }
+
+    public static var tls: HTTPServer.TLS {
+        HTTPServer.TLS(certificatePEM: try! String(contentsOfFile: certificate("server.pem"), encoding: .utf8),
+                       privateKeyPEM: try! String(contentsOfFile: certificate("server-key.pem"), encoding: .utf8))
+    }
+
+    private static func certificate(_ name: String) -> String {
+        Bundle.module.url(forResource: "Certificates/\(name)", withExtension: nil)!.path
+    }
+
+    /// Starts serving the demo web on 127.0.0.1 at a free port; returns the server (stop
+    /// it when done).
+    public static func serve() throws -> HTTPServer {
+        var configuration = HTTPServer.Configuration()
+        configuration.tls = tls
+        let port = try HTTPServer.freePort()
+        configuration.port = port
+        let web = StaticWeb(root: sites, port: port)
+        return try HTTPServer(configuration: configuration) { web.respond(to: $0) }
+    }
+}

@@ -1,0 +1,74 @@
+import Crawl
+import Foundation
+import Glibc
+import JSON
+import Synchronization
+
+/// One crawl run as the CLI runs it: the data-folder lock, signal handling, progress on
+/// a terminal, and the report written to `runs/`. Shared by `crawl` and `demo`.
+struct CrawlRun {
+    let configuration: CrawlConfiguration
+
+    /// Runs, or returns nil (after saying why) when another run holds the data folder.
+    func run(showProgress: Bool) throws -> RunReport? {
+        let runID = Self.newRunID()
+        let lockPath = (configuration.dataDirectory as NSString).appendingPathComponent("crawl.lock")
+        let lock: CrawlLock
+        switch try CrawlLock.acquire(path: lockPath, runID: runID) {
+        case .success(let acquired):
+            lock = acquired
+        case .failure(let busy):
+            let who = busy.holder.map { "run \($0.runID) (pid \($0.pid)) since \(ISO8601DateFormatter().string(from: $0.since))" } ?? "another run"
+            Console.writeLine("Not crawling: \(who) is crawling \(configuration.dataDirectory).")
+            return nil
+        }
+        if let previous = lock.tookOverFrom {
+            Console.error("note: took over the lock left by run \(previous.runID) (pid \(previous.pid)), which is no longer running")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        StopSignal.install()
+        let crawler = try Crawler(configuration: configuration, runID: runID)
+        let progress: ((Crawler.Progress) -> Void)? = showProgress ? { Self.showProgress($0) } : nil
+        let report = try crawler.run(progress: progress, shouldStop: { StopSignal.requested })
+        if showProgress { Console.write("\r\u{1B}[K") }
+        try save(report)
+        return report
+    }
+
+    private func save(_ report: RunReport) throws {
+        let folder = (configuration.dataDirectory as NSString).appendingPathComponent("runs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = (folder as NSString).appendingPathComponent("\(report.id).json")
+        try Data(JSONWriter.bytes(report.json, style: .pretty) + [0x0A]).write(to: URL(fileURLWithPath: path))
+    }
+
+    private static func showProgress(_ progress: Crawler.Progress) {
+        let rate = progress.seconds > 0 ? Double(progress.fetched) / progress.seconds : 0
+        Console.write(String(format: "\r\u{1B}[K%d fetched · %d indexed · %.1f pages/s · %d queued · %d in flight · %d skipped",
+                             progress.fetched, progress.indexed, rate, progress.queued, progress.inFlight, progress.errors))
+    }
+
+    static func newRunID() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: Date()) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    }
+}
+
+/// SIGINT and SIGTERM ask the crawl to finish its pages in flight and stop; a second
+/// signal ends the process at once.
+enum StopSignal {
+    private static let flag = Atomic<Bool>(false)
+
+    static var requested: Bool { flag.load(ordering: .relaxed) }
+
+    static func install() {
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            if StopSignal.flag.exchange(true, ordering: .relaxed) { _exit(128 + signal) }
+        }
+        Glibc.signal(SIGINT, handler)
+        Glibc.signal(SIGTERM, handler)
+    }
+}

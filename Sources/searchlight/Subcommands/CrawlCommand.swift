@@ -1,0 +1,117 @@
+import Crawl
+import Fetch
+import Foundation
+import Glibc
+import JSON
+import Synchronization
+import WebRules
+import WebURL
+
+/// `searchlight crawl [SEED_URL ...] [--seeds FILE] [--data DIR] …`
+struct CrawlCommand: Command {
+    static let spec = CommandSpec(
+        name: "crawl",
+        abstract: "Crawl seed URLs and due pages into the index.",
+        discussion: """
+            Fetches robots.txt first (searchlightbot's group, else *), reads sitemaps, fetches the
+            association files of https hosts, then pages: due revisits first, then new URLs, sitemap
+            URLs and shallow pages before deep ones, at most --per-host connections and one request
+            per --delay seconds to each host. Pages are extracted, indexed (or removed when they are
+            gone or noindex), archived as WARC in DIR/warc, and the run report goes to DIR/runs.
+            Without seeds, the run takes what the frontier has due. A second run on the same data
+            folder exits at once while one is running. Ctrl-C finishes the pages in flight and stops.
+            """,
+        arguments: [ArgumentSpec(name: "seed-url", help: "Where to start (added to --seeds).", isOptional: true, isRepeating: true)],
+        options: [
+            .value("--seeds", "file", help: "A file of seed URLs, one per line, # comments (default: seeds/default.txt when no seed URL is given and it exists)."),
+            DataDirectory.option,
+            .value("--max-pages", "n", help: "Fetch at most this many pages in this run."),
+            .value("--max-depth", "n", help: "Follow links at most this many steps from a seed (default 20)."),
+            .value("--max-time", "seconds", help: "Stop after this long, finishing pages in flight."),
+            .value("--max-pages-per-host", "n", help: "Fetch at most this many pages of one host per run (default 10000)."),
+            .value("--concurrency", "n", help: "Requests in flight at once (default 32)."),
+            .value("--per-host", "n", help: "Connections to one host at once (default 2)."),
+            .value("--delay", "seconds", help: "Time between two requests to one host (default 1; robots.txt can lengthen it)."),
+            .value("--timeout", "seconds", help: "Give up on a request after this long (default 30)."),
+            .value("--max-body", "bytes", help: "Largest body accepted, after decompression (default 10 MB)."),
+            .value("--scope", "hosts|domain|any", help: "Stay on the seeds' hosts (default), their registrable domains, or go anywhere."),
+            .value("--include", "regex", help: "Only crawl URLs matching this regular expression.", repeatable: true),
+            .value("--exclude", "regex", help: "Never crawl URLs matching this regular expression.", repeatable: true),
+            .flag("--keep-tracking-parameters", help: "Keep utm_*, fbclid, gclid… in URLs."),
+            .flag("--no-sitemaps", help: "Do not read sitemaps."),
+            .flag("--no-warc", help: "Do not write WARC files."),
+            .value("--resolve", "host:port:addr", help: "Resolve HOST:PORT to ADDR, as curl's --resolve.", repeatable: true),
+            .value("--cacert", "file", help: "Trust the CA certificates in this PEM file."),
+            .flag("--allow-private", help: "Allow private, loopback and link-local addresses."),
+            .flag("--json", help: "Print the run report as JSON."),
+        ],
+        examples: [
+            "searchlight crawl https://recipes.example/ --max-pages 500",
+            "searchlight crawl --seeds seeds/default.txt --delay 2 --json",
+        ])
+
+    var configuration: CrawlConfiguration
+    var json: Bool
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        let data = DataDirectory(arguments)
+        var fetch = FetchConfiguration(userAgent: UserAgent.string)
+        fetch.timeout = try arguments.double("--timeout", in: 0.1...3600) ?? 30
+        fetch.maximumBodyBytes = try arguments.int("--max-body", in: 1024...(1 << 30)) ?? 10 * 1024 * 1024
+        fetch.addressPolicy = arguments.flag("--allow-private") ? .any : .publicOnly
+        fetch.caCertificatesFile = arguments.value("--cacert")
+        fetch.resolve = arguments.values("--resolve")
+        for entry in fetch.resolve where entry.split(separator: ":").count < 3 {
+            throw UsageError("--resolve needs HOST:PORT:ADDRESS, not '\(entry)'")
+        }
+        var configuration = CrawlConfiguration(dataDirectory: data.path, fetch: fetch)
+        configuration.software = "Searchlight/\(Searchlight.version)"
+        var seeds = arguments.positionals
+        let defaultFile = seeds.isEmpty && FileManager.default.fileExists(atPath: Self.defaultSeeds) ? Self.defaultSeeds : nil
+        if let file = arguments.value("--seeds") ?? defaultFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw UsageError("cannot read the seeds file '\(file)'")
+            }
+            seeds += Self.seeds(in: text)
+        }
+        configuration.seeds = try seeds.map { seed throws(UsageError) -> WebURL in
+            guard let url = WebURL(seed) else { throw UsageError("'\(seed)' is not an absolute http(s) URL") }
+            return url
+        }
+        configuration.maximumPages = try arguments.int("--max-pages", in: 1...Int.max) ?? Int.max
+        configuration.maximumDepth = try arguments.int("--max-depth", in: 0...1000) ?? 20
+        configuration.maximumTime = try arguments.double("--max-time", in: 1...(365 * 86_400)) ?? .infinity
+        configuration.maximumPagesPerHost = try arguments.int("--max-pages-per-host", in: 1...Int.max) ?? 10_000
+        configuration.concurrency = try arguments.int("--concurrency", in: 1...1024) ?? 32
+        configuration.perHostConnections = try arguments.int("--per-host", in: 1...64) ?? 2
+        configuration.delay = try arguments.double("--delay", in: 0...3600) ?? 1
+        if let scope = arguments.value("--scope") {
+            guard let mode = CrawlScope.Mode(rawValue: scope) else { throw UsageError("--scope must be hosts, domain or any") }
+            configuration.scope = mode
+        }
+        configuration.include = arguments.values("--include")
+        configuration.exclude = arguments.values("--exclude")
+        configuration.keepsTrackingParameters = arguments.flag("--keep-tracking-parameters")
+        configuration.readsSitemaps = !arguments.flag("--no-sitemaps")
+        configuration.writesWARC = !arguments.flag("--no-warc")
+        self.configuration = configuration
+        json = arguments.flag("--json")
+    }
+
+    static let defaultSeeds = "seeds/default.txt"
+
+    /// The URLs of a seeds file: one per line, blank lines and `#` comments ignored.
+    static func seeds(in text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).compactMap { line in
+            let value = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            return value.isEmpty ? nil : value
+        }
+    }
+
+    func run() throws {
+        try DataDirectory(path: configuration.dataDirectory).create()
+        guard let report = try CrawlRun(configuration: configuration).run(showProgress: !json && Console.isTerminal) else { return }
+        Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
+    }
+}

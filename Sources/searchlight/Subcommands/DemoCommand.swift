@@ -1,0 +1,90 @@
+import Crawl
+import DemoWeb
+import Fetch
+import Foundation
+import SearchIndex
+import WebURL
+
+/// `searchlight demo`: the whole product on a machine with no network.
+struct DemoCommand: Command {
+    static let spec = CommandSpec(
+        name: "demo",
+        abstract: "Serve the bundled demo web, crawl it, and search it.",
+        discussion: """
+            Serves three demo app sites over HTTPS on 127.0.0.1 (Friends, 星火直播 and Peak Shop),
+            crawls them with robots.txt, sitemaps and association files as for any site, then runs
+            searches with and without apps installed, so each action shows: open-web, open-app
+            (including a verified universal link) and install-app.
+            """,
+        options: [
+            .value("--data", "dir", help: "Keep the demo's data folder here (default: a temporary folder, removed after)."),
+        ],
+        examples: ["searchlight demo", "searchlight demo --data /tmp/demo-data && searchlight search lemon --data /tmp/demo-data"])
+
+    var data: String?
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        data = arguments.value("--data")
+    }
+
+    struct Search {
+        var query: String
+        var platform: AppTarget.Platform = .ios
+        var installed: [String] = []
+        var why: String
+
+        var commandLine: String {
+            var line = "searchlight search \"\(query)\""
+            if platform != .ios { line += " --platform \(platform.rawValue)" }
+            for app in installed { line += " --installed \(app)" }
+            return line
+        }
+    }
+
+    static let searches = [
+        Search(query: "becky portrait", why: "Nothing installed: the web page."),
+        Search(query: "becky portrait", installed: ["987654321"],
+               why: "Friends installed; its apple-app-site-association claims /people/*, so the https URL opens the app."),
+        Search(query: "直播", why: "The streaming app forbids the web fallback (al:web:should_fallback=false): the App Store."),
+        Search(query: "篮球", platform: .android, installed: ["com.xinghuo.live"], why: "On Android with the app installed: its deep link."),
+        Search(query: "trail shoes", why: "A shop page with a rating and a price, no app: the web page."),
+        Search(query: "headlmap", why: "A typo: no page has 'headlmap'; 'headlamp' is one transposition away."),
+    ]
+
+    func run() throws {
+        let server = try DemoWeb.serve()
+        defer { server.stop(gracePeriod: 1) }
+        let hosts = DemoWeb.hosts
+        let folder = data ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("searchlight-demo-\(UUID().uuidString)")
+        defer { if data == nil { try? FileManager.default.removeItem(atPath: folder) } }
+        Console.writeLine("Serving the demo web on 127.0.0.1:\(server.port) over HTTPS: \(hosts.joined(separator: ", "))")
+
+        var fetch = FetchConfiguration(userAgent: UserAgent.string)
+        fetch.addressPolicy = .any
+        fetch.caCertificatesFile = DemoWeb.caFile
+        fetch.resolve = hosts.map { "\($0):\(server.port):127.0.0.1" }
+        var configuration = CrawlConfiguration(dataDirectory: folder, fetch: fetch)
+        configuration.software = "Searchlight/\(Searchlight.version)"
+        configuration.seeds = hosts.compactMap { WebURL("https://\($0):\(server.port)/") }
+        configuration.delay = 0
+        configuration.perHostConnections = 4
+        let commandLine = "searchlight crawl " + configuration.seeds.map(\.string).joined(separator: " ")
+            + " --delay 0 --per-host 4 --cacert <demo CA> --allow-private " + fetch.resolve.map { "--resolve \($0)" }.joined(separator: " ")
+        Console.writeLine("\n$ \(commandLine)")
+        try DataDirectory(path: folder).create()
+        guard let report = try CrawlRun(configuration: configuration).run(showProgress: false) else { return }
+        Console.write(report.summary)
+
+        let index = try SearchIndex(path: DataDirectory(path: folder).indexPath, mode: .existing)
+        for search in Self.searches {
+            Console.writeLine("\n$ \(search.commandLine)")
+            Console.writeLine("# \(search.why)")
+            let response = try index.search(SearchRequest(search.query, limit: 3, platform: search.platform,
+                                                          installed: Set(search.installed), snippets: true))
+            Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
+        }
+        if data == nil {
+            Console.writeLine("(The demo's index was in a temporary folder; run `searchlight demo --data DIR` to keep it.)")
+        }
+    }
+}
