@@ -11,28 +11,39 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "TextUtilities"),
         .target(name: "JSON", dependencies: ["TextUtilities"]),
         .target(name: "WebURL", dependencies: ["CCurl", "TextUtilities"]),
         .target(name: "Markup", dependencies: ["CLibXML2", "JSON", "WebURL", "TextUtilities"]),
-        .target(name: "Fetch", dependencies: ["CCurl", "WebURL"]),
+        .target(name: "Fetch", dependencies: ["CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "Markup", "JSON", "WebURL"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Gzip", dependencies: ["CZlib"]),
+        .target(name: "DemoWeb", dependencies: ["HTTPServer"], resources: [.copy("Sites"), .copy("Certificates")]),
+        .target(name: "WebRules", dependencies: ["CLibXML2", "CPSL", "Gzip", "JSON", "WebURL", "TextUtilities"]),
+        .target(
+            name: "Crawl",
+            dependencies: ["CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "SearchIndex", "SQLite", "TextUtilities", "WebRules", "WebURL"]),
 
-        .executableTarget(name: "searchlight", dependencies: ["Markup", "Fetch", "JSON", "WebURL", "SearchIndex"]),
+        .executableTarget(
+            name: "searchlight", dependencies: ["Crawl", "DemoWeb", "Fetch", "JSON", "Markup", "SearchIndex", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
-            name: "SearchlightTestSupport", dependencies: ["HTTPServer"], path: "Tests/SearchlightTestSupport",
-            resources: [.copy("Certificates")]),
+            name: "SearchlightTestSupport", dependencies: ["HTTPServer", "DemoWeb"], path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL"]),
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markup", "JSON", "WebURL"]),
+        .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip"]),
+        .testTarget(name: "CrawlTests", dependencies: ["searchlight", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(name: "SearchlightCLITests", dependencies: ["searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Searchlight builds and runs with. Idempotent; uses sudo
-# only when not already root.
+# Installs the Debian packages Searchlight builds and runs with; with --tests, also what
+# the tests use (python3 with warcio, a real WARC reader, from PyPI). Idempotent; uses
+# sudo only when not already root.
 set -euo pipefail
-packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev zlib1g-dev)
+packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev zlib1g-dev libssl-dev)
+tests=false
+if [ "${1:-}" = "--tests" ]; then tests=true; fi
+if $tests && ! python3 -m pip --version >/dev/null 2>&1; then packages+=(python3 python3-pip); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+if $tests && ! python3 -c "import warcio" 2>/dev/null; then
+  # Debian's own python3 refuses user installs into it (PEP 668) unless told.
+  python3 -m pip install --quiet warcio 2>/dev/null || python3 -m pip install --quiet --break-system-packages warcio
+fi
