@@ -36,8 +36,18 @@ public struct CrawlConfiguration: Sendable {
     public var warcFileBytes = 1 << 30
     /// Time between robots.txt fetches of one host (RFC 9309: at most a day).
     public var robotsLifetime: TimeInterval = 24 * 3600
-    /// Items a crawled page produces live this long unless the page is confirmed again.
+    /// Items a crawled page produces live this long unless the page is confirmed again
+    /// (CoreSpotlight's default expiration).
     public var itemLifetime: TimeInterval = 30 * 24 * 3600
+    /// A page that keeps failing transiently (timeouts, 5xx, refused connections) keeps
+    /// its item this long after its first failure, then loses it.
+    public var failureGracePeriod: TimeInterval = 7 * 24 * 3600
+    /// When each fetched URL is due again.
+    public var revisit = RevisitSchedule()
+    /// A host's sitemaps are read again after this long, so that a newer `lastmod` is seen.
+    public var sitemapInterval: TimeInterval = 3600
+    /// The time every scheduling decision is made by.
+    public var clock = CrawlClock.system
     /// The product token robots.txt groups are matched against.
     public var productToken = "searchlightbot"
     public var software = "Searchlight"

@@ -5,7 +5,7 @@ import Glibc
 /// `flock` on `crawl.lock`, which the kernel releases when the holder exits however it
 /// exits, so a lock left by a killed run is simply taken over. The file says who holds it.
 public final class CrawlLock {
-    public struct Holder: Sendable {
+    public struct Holder: Sendable, Equatable {
         public var pid: Int32
         public var runID: String
         public var since: Date
@@ -28,6 +28,18 @@ public final class CrawlLock {
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, record, record.utf8.count, 0)
         return .success(CrawlLock(descriptor: descriptor, tookOverFrom: previous))
+    }
+
+    /// The run holding the lock at `path` now, or nil when none does.
+    public static func holder(path: String) -> Holder? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
+            flock(descriptor, LOCK_UN)
+            return nil
+        }
+        return readHolder(descriptor) ?? Holder(pid: 0, runID: "unknown", since: Date(timeIntervalSince1970: 0))
     }
 
     private init(descriptor: Int32, tookOverFrom: Holder?) {

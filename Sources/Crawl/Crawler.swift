@@ -40,6 +40,7 @@ public final class Crawler {
     private let extraction = DispatchQueue(label: "searchlight.extract", attributes: .concurrent)
     private let extractionSlots: DispatchSemaphore
     private let inbox = Inbox()
+    private let clock: CrawlClock
 
     private var hosts: [String: HostState] = [:]
     private var order: [String] = []
@@ -49,11 +50,12 @@ public final class Crawler {
     private var seen = SeenFilter()
     private var pending = PendingWrites()
     private var report: RunReport
-    private var lastFlush = Date()
+    private var lastFlush = Date.distantPast
     private var contentsThisRun: [String: String] = [:]
 
     public init(configuration: CrawlConfiguration, runID: String) throws {
         self.configuration = configuration
+        clock = configuration.clock
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         frontier = try Frontier(path: configuration.frontierPath)
         index = try SearchIndex(path: configuration.indexPath)
@@ -66,7 +68,11 @@ public final class Crawler {
             : nil
         keys = FrontierKey(keepsTrackingParameters: configuration.keepsTrackingParameters)
         do {
-            scope = try CrawlScope(seeds: configuration.seeds.map(keys.key(for:)), mode: configuration.scope,
+            // The scope is drawn around every seed the data folder was ever given, so that a
+            // scheduled run without seed arguments keeps to the same sites.
+            let keys = self.keys
+            try frontier.remember(seeds: configuration.seeds.map { keys.key(for: $0) }, now: configuration.clock.now)
+            scope = try CrawlScope(seeds: try frontier.seeds(), mode: configuration.scope,
                                    include: configuration.include, exclude: configuration.exclude)
         } catch {
             client.shutdown()
@@ -76,7 +82,7 @@ public final class Crawler {
         builder.timeToLive = configuration.itemLifetime
         processor = PageProcessor(builder: builder, keys: keys, scope: scope)
         extractionSlots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount) * 2)
-        report = RunReport(id: runID, started: Date())
+        report = RunReport(id: runID, started: configuration.clock.now)
     }
 
     deinit {
@@ -86,8 +92,10 @@ public final class Crawler {
     /// Runs until there is nothing due, a limit is reached, or `shouldStop` says so; then
     /// lets in-flight pages finish, writes everything, and returns the report.
     public func run(progress: ((Progress) -> Void)? = nil, shouldStop: @escaping () -> Bool = { false }) throws -> RunReport {
-        let started = Date()
+        let started = clock.now
         try frontier.releaseClaims()
+        // Items not confirmed within their lifetime leave the index even when nothing else is written.
+        report.expired = try index.purgeExpired(now: started)
         var seeds: [Frontier.NewURL] = []
         for seed in configuration.seeds {
             let key = keys.key(for: seed)
@@ -96,12 +104,18 @@ public final class Crawler {
         }
         report.discovered += try frontier.add(seeds, now: started)
         for origin in try frontier.originsWithWork(now: started) { activate(origin) }
+        if configuration.readsSitemaps {
+            for origin in try frontier.originsWithSitemapsReadBefore(started.addingTimeInterval(-configuration.sitemapInterval))
+            where WebURL(origin + "/").map(scope.contains) ?? false {
+                activate(origin)
+            }
+        }
         for seed in seeds { activate(seed.url.origin) }
 
         var lastProgress = Date.distantPast
         var stopping: String?
         while true {
-            let now = Date()
+            let now = clock.now
             if stopping == nil {
                 if shouldStop() { stopping = "signal" }
                 else if now.timeIntervalSince(started) >= configuration.maximumTime { stopping = "max-time" }
@@ -124,14 +138,17 @@ public final class Crawler {
             }
             inbox.wait(timeout: nextWakeUp(now: now))
         }
-        for host in hosts.values where host.pagesThisRun >= configuration.maximumPagesPerHost && host.hasPagesLeft {
-            report.hosts[host.origin, default: RunReport.Host()].capped = true
+        let end = clock.now
+        for host in hosts.values where host.hasPagesLeft {
+            if host.pagesThisRun >= configuration.maximumPagesPerHost { report.hosts[host.origin, default: RunReport.Host()].capped = true }
+            if let until = host.backoffUntil, until > end { report.skip("host-backing-off") }
         }
         try releaseBuffers()
-        try flush(now: Date())
+        let finished = clock.now
+        try flush(now: finished)
         try warc?.close()
         report.stoppedBy = stopping ?? "finished"
-        report.finished = Date()
+        report.finished = finished
         report.warcFiles = warc?.files ?? []
         return report
     }
@@ -144,32 +161,45 @@ public final class Crawler {
             return
         }
         let host = HostState(origin: origin, delay: configuration.delay)
+        let now = clock.now
+        hosts[origin] = host
+        order.append(origin)
         if let record = try? frontier.host(origin) {
             host.record = record
-            if let fetched = record.robotsFetched, Date().timeIntervalSince(fetched) < configuration.robotsLifetime,
+            if let fetched = record.robotsFetched, now.timeIntervalSince(fetched) < configuration.robotsLifetime,
                 let status = record.robotsStatus
             {
-                host.robots = Self.rules(status: status, body: record.robotsBody ?? [], origin: origin, token: configuration.productToken)
-                host.delay = max(configuration.delay, host.robots?.crawlDelay ?? 0)
+                let rules = Self.rules(status: status, body: record.robotsBody ?? [], origin: origin, token: configuration.productToken)
+                host.robots = rules
+                host.delay = max(configuration.delay, rules.crawlDelay ?? 0)
                 host.phase = .association
+                queueSitemaps(of: host, listedIn: rules, now: now)
             }
-            if let until = record.backoffUntil, until > Date() { host.backoffUntil = until }
+            if let until = record.backoffUntil, until > now { host.backoffUntil = until }
         }
         if !configuration.obeysRobots, host.phase == .robots {
             host.robots = .allowAll
             host.phase = .association
         }
-        hosts[origin] = host
-        order.append(origin)
     }
 
     private var hasWork: Bool {
-        hosts.values.contains { $0.hasWork(pageCap: configuration.maximumPagesPerHost) }
+        let now = clock.now
+        return hosts.values.contains { hasWork($0, now: now) }
+    }
+
+    /// A host backed off for longer than this is left for a later run rather than waited for.
+    static let longestWait: TimeInterval = 30
+
+    private func hasWork(_ host: HostState, now: Date) -> Bool {
+        guard host.hasWork(pageCap: configuration.maximumPagesPerHost) else { return false }
+        guard host.inFlight == 0, let until = host.backoffUntil else { return true }
+        return until.timeIntervalSince(now) <= Self.longestWait
     }
 
     private func nextWakeUp(now: Date) -> TimeInterval {
         var wake = 0.2
-        for host in hosts.values where host.hasWork(pageCap: configuration.maximumPagesPerHost) && host.inFlight < configuration.perHostConnections {
+        for host in hosts.values where hasWork(host, now: now) && host.inFlight < configuration.perHostConnections {
             let ready = max(host.nextAllowed, host.backoffUntil ?? .distantPast)
             wake = min(wake, max(0.001, ready.timeIntervalSince(now)))
         }
@@ -210,7 +240,7 @@ public final class Crawler {
             host.associationPending = 2
             host.specials.append(Special(url: origin + "/.well-known/apple-app-site-association") { .association(origin, .aasaWellKnown, $0) })
             host.specials.append(Special(url: origin + "/.well-known/assetlinks.json") { .association(origin, .assetLinks, $0) })
-        case .waiting, .ready, .refused:
+        case .waiting, .ready, .refused, .unavailable:
             break
         }
         // Every request to the host, robots.txt and association files included, passes the
@@ -264,11 +294,12 @@ public final class Crawler {
             let inbox = self.inbox
             let slots = extractionSlots
             let extraction = self.extraction
+            let clock = self.clock
             client.start(FetchRequest(url: entry.url.string, headers: headers)) { response in
                 // On the fetch thread: hand the work to an extraction thread at once.
                 slots.wait()
                 extraction.async {
-                    let result = processor.process(response, entry: entry, host: context, writesWARC: writesWARC, now: Date())
+                    let result = processor.process(response, entry: entry, host: context, writesWARC: writesWARC, now: clock.now)
                     slots.signal()
                     inbox.post(.page(result))
                 }
@@ -325,30 +356,57 @@ public final class Crawler {
             return
         }
         let status = response.error == nil ? (response.isRedirect ? 404 : response.status) : 599
-        let rules = Self.rules(status: status, body: response.body, origin: origin, token: configuration.productToken)
+        let rules: RobotsRules
+        if status >= 500 || status == 429 {
+            // RFC 9309 §2.3.1.3-4: unreachable means disallow all, but a cached copy may stand
+            // in for up to 30 days; without one the host waits for the next run, its URLs and
+            // items untouched.
+            guard let record = host.record, let cached = record.robotsStatus, cached < 500,
+                let fetched = record.robotsFetched, now.timeIntervalSince(fetched) < 30 * 86_400
+            else {
+                report.skip("robots-unreachable")
+                host.phase = .unavailable
+                return
+            }
+            report.skip("robots-unreachable-cached-copy-used")
+            rules = Self.rules(status: cached, body: record.robotsBody ?? [], origin: origin, token: configuration.productToken)
+        } else {
+            rules = Self.rules(status: status, body: response.body, origin: origin, token: configuration.productToken)
+            var record = host.record ?? Frontier.HostRecord(origin: origin)
+            record.robotsStatus = status
+            record.robotsBody = Array(response.body.prefix(RobotsRules.maximumBytes))
+            record.robotsFetched = now
+            host.record = record
+            pending.hosts[origin] = record
+        }
         host.robots = rules
         host.delay = max(configuration.delay, rules.crawlDelay ?? 0)
         host.nextAllowed = max(host.nextAllowed, (host.lastRequest ?? now).addingTimeInterval(host.delay))
-        var record = host.record ?? Frontier.HostRecord(origin: origin)
-        record.robotsStatus = status
-        record.robotsBody = Array(response.body.prefix(RobotsRules.maximumBytes))
-        record.robotsFetched = now
+        queueSitemaps(of: host, listedIn: rules, now: now)
+        host.phase = .association
+    }
+
+    /// Queues the sitemaps robots.txt lists (else `/sitemap.xml`) unless they were read
+    /// less than `sitemapInterval` ago.
+    private func queueSitemaps(of host: HostState, listedIn rules: RobotsRules, now: Date) {
+        guard configuration.readsSitemaps else { return }
+        var record = host.record ?? Frontier.HostRecord(origin: host.origin)
+        if let read = record.sitemapsFetched, now.timeIntervalSince(read) < configuration.sitemapInterval { return }
+        record.sitemapsFetched = now
         host.record = record
-        pending.hosts[origin] = record
-        if configuration.readsSitemaps {
-            var sitemaps = rules.sitemaps.compactMap(WebURL.init)
-            if sitemaps.isEmpty, let fallback = WebURL(origin + "/sitemap.xml") { sitemaps = [fallback] }
-            for sitemap in sitemaps {
-                guard scope.contains(sitemap) || sitemap.origin == origin else { continue }
-                let target = sitemap.origin == origin ? host : hostForSitemap(sitemap.origin)
-                if sitemap.origin != origin { target.crossSubmit[sitemap.string, default: []].insert(origin) }
-                if !target.queuedSitemaps.contains(sitemap.string) {
-                    target.queuedSitemaps.insert(sitemap.string)
-                    target.sitemapQueue.append(sitemap)
-                }
+        pending.hosts[host.origin] = record
+        let origin = host.origin
+        var sitemaps = rules.sitemaps.compactMap(WebURL.init)
+        if sitemaps.isEmpty, let fallback = WebURL(origin + "/sitemap.xml") { sitemaps = [fallback] }
+        for sitemap in sitemaps {
+            guard scope.contains(sitemap) || sitemap.origin == origin else { continue }
+            let target = sitemap.origin == origin ? host : hostForSitemap(sitemap.origin)
+            if sitemap.origin != origin { target.crossSubmit[sitemap.string, default: []].insert(origin) }
+            if !target.queuedSitemaps.contains(sitemap.string) {
+                target.queuedSitemaps.insert(sitemap.string)
+                target.sitemapQueue.append(sitemap)
             }
         }
-        host.phase = .association
     }
 
     private func hostForSitemap(_ origin: String) -> HostState {
@@ -433,17 +491,26 @@ public final class Crawler {
         report.hosts[entry.origin, default: RunReport.Host()].fetched += 1
         report.hosts[entry.origin, default: RunReport.Host()].bytes += result.bytes
         var outcome = Frontier.Outcome(
-            id: entry.id, state: .done, due: now.addingTimeInterval(RevisitSchedule.defaultInterval), status: result.status,
+            id: entry.id, state: .done, due: now.addingTimeInterval(configuration.revisit.initial), status: result.status,
             etag: result.etag ?? entry.etag, lastModified: result.lastModified ?? entry.lastModified, contentHash: entry.contentHash,
             itemID: entry.itemID, failures: 0, firstFailure: nil, interval: entry.interval, redirectedTo: nil, changed: false)
         var warcRecords = result.warc
+        /// The next visit: sooner when the page changed, later when it did not.
+        func revisit(changed: Bool) {
+            let frequency = entry.changeFrequency.flatMap(Sitemap.ChangeFrequency.init(rawValue:))
+            let interval = configuration.revisit.interval(after: entry.interval, changed: changed, changeFrequency: frequency)
+            outcome.interval = interval
+            outcome.changed = changed && entry.fetched
+            // Come back before the item would expire unconfirmed.
+            let beforeExpiry = max(configuration.revisit.minimum, configuration.itemLifetime - 86_400)
+            outcome.due = now.addingTimeInterval(min(interval, beforeExpiry))
+        }
 
         switch result.kind {
         case .indexed(let item):
             let hash = result.digest?.description
-            let changed = hash != entry.contentHash
             outcome.contentHash = hash
-            outcome.changed = changed
+            revisit(changed: hash != entry.contentHash)
             if let hash, let original = try duplicateOf(hash, url: entry.url.string) {
                 report.skip("duplicate")
                 if let digest = result.digest, warc != nil, let head = result.head {
@@ -462,6 +529,12 @@ public final class Crawler {
             }
         case .notIndexed(let reason):
             report.skip(reason)
+            if let hash = result.digest?.description {
+                outcome.contentHash = hash
+                revisit(changed: hash != entry.contentHash)
+            } else {
+                revisit(changed: true)
+            }
             if let old = entry.itemID {
                 pending.delete(old)
                 outcome.itemID = nil
@@ -469,10 +542,12 @@ public final class Crawler {
         case .notModified:
             report.notModified += 1
             outcome.status = 304
+            revisit(changed: false)
             if let item = entry.itemID { pending.confirmations[item] = now.addingTimeInterval(configuration.itemLifetime) }
         case .redirect(let target):
             report.redirects += 1
             outcome.redirectedTo = target.string
+            revisit(changed: false)
             if let old = entry.itemID, old != target.string {
                 pending.delete(old)
                 outcome.itemID = nil
@@ -490,25 +565,29 @@ public final class Crawler {
         case .gone:
             report.skip("http-\(result.status)")
             outcome.state = .gone
-            outcome.due = now.addingTimeInterval(7 * 86_400)
+            outcome.due = now.addingTimeInterval(configuration.revisit.goneInterval)
             if let old = entry.itemID {
                 pending.delete(old)
                 outcome.itemID = nil
             }
-        case .failed(let reason):
+        case .failed(let reason, let backOff):
             report.skip(reason)
+            if let backOff { backOffHost(host, for: backOff, now: now) }
             report.hosts[entry.origin, default: RunReport.Host()].errors += 1
             outcome.state = .failing
             outcome.failures = entry.failures + 1
-            outcome.firstFailure = entry.firstFailure ?? now
-            outcome.due = now.addingTimeInterval(min(3600 * pow(2, Double(entry.failures)), 86_400))
+            let firstFailure = entry.firstFailure ?? now
+            outcome.firstFailure = firstFailure
+            outcome.due = now.addingTimeInterval(configuration.revisit.retryDelay(afterFailures: outcome.failures))
+            // The item stays through a transient failure, until the grace period is over.
+            if let old = entry.itemID, now.timeIntervalSince(firstFailure) >= configuration.failureGracePeriod {
+                report.skip("failing-beyond-grace-period")
+                pending.delete(old)
+                outcome.itemID = nil
+            }
         case .throttled(let retryAfter):
             report.skip("throttled")
-            host.backoffUntil = now.addingTimeInterval(retryAfter)
-            var record = host.record ?? Frontier.HostRecord(origin: entry.origin)
-            record.backoffUntil = host.backoffUntil
-            host.record = record
-            pending.hosts[entry.origin] = record
+            backOffHost(host, for: retryAfter, now: now)
             pending.postponed.append((entry.id, now.addingTimeInterval(retryAfter)))
             writeWARC(warcRecords)
             return
@@ -526,6 +605,15 @@ public final class Crawler {
         }
         pending.outcomes.append(outcome)
         writeWARC(warcRecords)
+    }
+
+    /// 429 and 503: no request to the host until `seconds` have passed, in this run or the next.
+    private func backOffHost(_ host: HostState, for seconds: TimeInterval, now: Date) {
+        host.backoffUntil = max(host.backoffUntil ?? now, now.addingTimeInterval(seconds))
+        var record = host.record ?? Frontier.HostRecord(origin: host.origin)
+        record.backoffUntil = host.backoffUntil
+        host.record = record
+        pending.hosts[host.origin] = record
     }
 
     private func duplicateOf(_ hash: String, url: String) throws -> String? {
@@ -571,7 +659,7 @@ public final class Crawler {
         try frontier.connection.transaction {
             report.discovered += try frontier.add(pending.newURLs, now: now)
             for (url, lastModified, frequency) in pending.sitemapNotes where lastModified != nil || frequency != nil {
-                try frontier.noteSitemapEntry(url, lastModified: lastModified, changeFrequency: frequency)
+                try frontier.noteSitemapEntry(url, lastModified: lastModified, changeFrequency: frequency, now: now)
             }
             try frontier.record(pending.outcomes, now: now)
             for (id, due) in pending.postponed { try frontier.postpone(id, until: due) }
@@ -639,6 +727,8 @@ final class HostState {
         case ready
         /// The host resolves to an address the crawl may not connect to.
         case refused
+        /// robots.txt could not be read and no cached copy stands in: nothing this run.
+        case unavailable
     }
 
     let origin: String
@@ -676,6 +766,7 @@ final class HostState {
         case .robots, .association, .waiting: return true
         case .ready: if !sitemapQueue.isEmpty { return true }
         case .refused: break
+        case .unavailable: return false
         }
         return hasPagesLeft && pagesThisRun < pageCap
     }
@@ -745,10 +836,4 @@ struct SeenFilter {
         slots[slot] = hash
         return true
     }
-}
-
-/// How soon a fetched URL is due again.
-enum RevisitSchedule {
-    /// A day, until the adaptive schedule learns better.
-    static let defaultInterval: TimeInterval = 86_400
 }

@@ -30,6 +30,8 @@ final class Frontier {
         var interval: TimeInterval?
         var sitemapLastModified: Date?
         var fetchedAt: Date?
+        /// The sitemap's `changefreq` for the URL, if one gave it.
+        var changeFrequency: String?
     }
 
     /// A URL to add.
@@ -126,7 +128,27 @@ final class Frontier {
                 backoff_until REAL, sitemaps_fetched REAL
             );
             CREATE TABLE IF NOT EXISTS contents(hash TEXT PRIMARY KEY, url TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS seeds(url TEXT PRIMARY KEY, added REAL NOT NULL);
             """)
+    }
+
+    // MARK: seeds
+
+    /// Keeps the seeds of this run with those of earlier ones.
+    func remember(seeds: [WebURL], now: Date) throws {
+        guard !seeds.isEmpty else { return }
+        try connection.transaction {
+            let insert = try connection.statement("INSERT OR IGNORE INTO seeds(url, added) VALUES(?, ?)")
+            for seed in seeds { try insert.run([.text(seed.string), .real(now.timeIntervalSince1970)]) }
+        }
+    }
+
+    /// Every seed the data folder was given.
+    func seeds() throws -> [WebURL] {
+        let statement = try connection.statement("SELECT url FROM seeds ORDER BY added, url")
+        var seeds: [WebURL] = []
+        while try statement.step() { if let url = statement.string(0).flatMap(WebURL.init) { seeds.append(url) } }
+        return seeds
     }
 
     /// Releases claims left by a run that was killed.
@@ -157,13 +179,13 @@ final class Frontier {
     }
 
     /// A sitemap's `lastmod` newer than the last fetch makes a known URL due at once.
-    func noteSitemapEntry(_ url: WebURL, lastModified: Date?, changeFrequency: String?) throws {
+    func noteSitemapEntry(_ url: WebURL, lastModified: Date?, changeFrequency: String?, now: Date) throws {
         try connection.statement("""
             UPDATE urls SET changefreq = coalesce(?2, changefreq), sitemap_lastmod = coalesce(?3, sitemap_lastmod),
                 due = CASE WHEN ?3 IS NOT NULL AND fetched_at IS NOT NULL AND ?3 > fetched_at AND due > ?4 THEN ?4 ELSE due END
             WHERE url = ?1
             """).run([.text(url.string), SQLiteValue(changeFrequency), SQLiteValue(lastModified?.timeIntervalSince1970),
-                      .real(Date().timeIntervalSince1970)])
+                      .real(now.timeIntervalSince1970)])
     }
 
     // MARK: choosing
@@ -205,7 +227,7 @@ final class Frontier {
 
     private static let columns = """
         id, url, origin, depth, from_sitemap, fetched, etag, last_modified, content_hash, item_id, failures, first_failure,
-        redirects, interval, sitemap_lastmod, fetched_at
+        redirects, interval, sitemap_lastmod, fetched_at, changefreq
         """
 
     private static func entry(_ s: SQLiteStatement) -> Entry {
@@ -214,7 +236,7 @@ final class Frontier {
             fetched: s.int(5) != 0, etag: s.string(6), lastModified: s.string(7), contentHash: s.string(8), itemID: s.string(9),
             failures: s.int(10), firstFailure: s.optionalDouble(11).map(Date.init(timeIntervalSince1970:)), redirects: s.int(12),
             interval: s.optionalDouble(13), sitemapLastModified: s.optionalDouble(14).map(Date.init(timeIntervalSince1970:)),
-            fetchedAt: s.optionalDouble(15).map(Date.init(timeIntervalSince1970:)))
+            fetchedAt: s.optionalDouble(15).map(Date.init(timeIntervalSince1970:)), changeFrequency: s.string(16))
     }
 
     // MARK: recording
@@ -262,7 +284,47 @@ final class Frontier {
         try connection.statement("INSERT OR IGNORE INTO contents(hash, url) VALUES(?, ?)").run([.text(hash), .text(url)])
     }
 
+    // MARK: status
+
+    /// URLs by state, those due at `now`, and hosts.
+    func counts(now: Date) throws -> CrawlStatus.URLCounts {
+        var counts = CrawlStatus.URLCounts()
+        let states = try connection.statement("SELECT state, count(*) FROM urls GROUP BY state")
+        while try states.step() {
+            let number = states.int(1)
+            counts.known += number
+            switch states.string(0) {
+            case "new": counts.new += number
+            case "done": counts.done += number
+            case "failing": counts.failing += number
+            case "gone": counts.gone += number
+            case "excluded": counts.excluded += number
+            default: break
+            }
+        }
+        let due = try connection.statement("SELECT count(*) FROM urls WHERE due <= ?")
+        due.bind(1, now.timeIntervalSince1970)
+        try due.step()
+        counts.due = due.int(0)
+        let hosts = try connection.statement("SELECT count(DISTINCT origin) FROM urls")
+        try hosts.step()
+        counts.hosts = hosts.int(0)
+        return counts
+    }
+
     // MARK: hosts
+
+    /// Hosts whose sitemaps were last read before `cutoff`, so a run reads them again even
+    /// when none of their URLs is due.
+    func originsWithSitemapsReadBefore(_ cutoff: Date) throws -> [String] {
+        let statement = try connection.statement("""
+            SELECT origin FROM hosts WHERE robots_fetched IS NOT NULL AND (sitemaps_fetched IS NULL OR sitemaps_fetched <= ?)
+            """)
+        statement.bind(1, cutoff.timeIntervalSince1970)
+        var origins: [String] = []
+        while try statement.step() { origins.append(statement.string(0) ?? "") }
+        return origins
+    }
 
     func host(_ origin: String) throws -> HostRecord? {
         let statement = try connection.statement("""

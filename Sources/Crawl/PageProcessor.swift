@@ -32,9 +32,10 @@ struct PageProcessor: Sendable {
             case redirect(WebURL)
             /// 404/410.
             case gone
-            /// A transient failure, tried again later (timeout, 5xx, connection errors).
-            case failed(reason: String)
-            /// 429/503: the host asks to slow down, for this long.
+            /// A transient failure, tried again later (timeout, 5xx, connection errors); a 503
+            /// also asks the host to be left alone for `backOff` seconds.
+            case failed(reason: String, backOff: TimeInterval? = nil)
+            /// 429: the host asks to slow down, for this long.
             case throttled(retryAfter: TimeInterval)
             /// The fetch was refused or cut for a reason that will not change by retrying.
             case refused(reason: String)
@@ -91,8 +92,11 @@ struct PageProcessor: Sendable {
         case 404, 410:
             result.kind = .gone
             return result
-        case 429, 503:
+        case 429:
             result.kind = .throttled(retryAfter: Self.retryAfter(response.headers.first("Retry-After"), now: now) ?? 60)
+            return result
+        case 503:
+            result.kind = .failed(reason: "http-503", backOff: Self.retryAfter(response.headers.first("Retry-After"), now: now) ?? 60)
             return result
         case 500..<600:
             result.kind = .failed(reason: "http-\(response.status)")

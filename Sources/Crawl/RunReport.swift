@@ -19,6 +19,8 @@ public struct RunReport: Sendable {
     public var indexed = 0
     /// Items removed: pages now gone, noindex, disallowed, or moved to another canonical.
     public var deleted = 0
+    /// Items purged at the start of the run because they were not confirmed in time.
+    public var expired = 0
     public var notModified = 0
     public var redirects = 0
     /// URLs not indexed, by reason: `robots`, `noindex`, `duplicate`, `too-large`, `timeout`,
@@ -55,6 +57,7 @@ public struct RunReport: Sendable {
             ("fetched", JSONValue(fetched)),
             ("indexed", JSONValue(indexed)),
             ("deleted", JSONValue(deleted)),
+            ("expired", JSONValue(expired)),
             ("notModified", JSONValue(notModified)),
             ("redirects", JSONValue(redirects)),
             ("skipped", .object(JSONObject(skipped.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))),
@@ -75,7 +78,7 @@ public struct RunReport: Sendable {
     public var summary: String {
         var lines = [
             "Crawl \(id): \(stoppedBy) after \(String(format: "%.1f", seconds)) s",
-            "  fetched \(fetched) pages (\(ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), unchanged \(notModified), redirects \(redirects)",
+            "  fetched \(fetched) pages (\(ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), expired \(expired), unchanged \(notModified), redirects \(redirects)",
             "  discovered \(discovered) new URLs; read \(sitemaps) sitemaps listing \(sitemapURLs) URLs",
         ]
         if !skipped.isEmpty {

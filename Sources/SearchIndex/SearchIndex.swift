@@ -248,6 +248,31 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// What the index holds, for `searchlight status`.
+    public struct Statistics: Sendable {
+        /// Items by source (`crawled`, `pushed`, `activity`), expired ones included.
+        public var itemsBySource: [String: Int]
+        /// Items past their expiration date, out of results and purged at the next write.
+        public var expired: Int
+        /// Distinct domain identifiers.
+        public var domains: Int
+        public var items: Int { itemsBySource.values.reduce(0, +) }
+    }
+
+    public func statistics(now: Date = Date()) throws(SearchIndexError) -> Statistics {
+        try withConnection { connection in
+            var bySource: [String: Int] = [:]
+            let sources = try connection.statement("SELECT source, count(*) FROM items GROUP BY source")
+            while try sources.step() { bySource[sources.string(0) ?? "", default: 0] += sources.int(1) }
+            let expired = try connection.statement("SELECT count(*) FROM items WHERE expires IS NOT NULL AND expires <= ?")
+            expired.bind(1, now.timeIntervalSince1970)
+            try expired.step()
+            let domains = try connection.statement("SELECT count(DISTINCT domain) FROM items")
+            try domains.step()
+            return Statistics(itemsBySource: bySource, expired: expired.int(0), domains: domains.int(0))
+        }
+    }
+
     public func item(identifier: String) throws(SearchIndexError) -> SearchableItem? {
         try withConnection { connection in
             let statement = try connection.statement("SELECT \(Self.itemColumns) FROM items i JOIN items_fts f ON f.rowid = i.rowid WHERE uid = ?")

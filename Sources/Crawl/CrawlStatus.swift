@@ -1,0 +1,115 @@
+import Foundation
+import JSON
+import SearchIndex
+
+/// The state of a data folder, for `searchlight status`: what the index holds, what the
+/// frontier knows and has due, whether a run is crawling now, and the last run reports.
+/// Reads only; safe while a run is writing (both databases are in WAL mode).
+public struct CrawlStatus: Sendable {
+    public struct URLCounts: Sendable, Equatable {
+        public var known = 0
+        /// Never fetched.
+        public var new = 0
+        /// Due at the time asked about (new ones included).
+        public var due = 0
+        public var done = 0
+        public var failing = 0
+        public var gone = 0
+        public var excluded = 0
+        public var hosts = 0
+    }
+
+    public var dataDirectory: String
+    public var index: SearchIndex.Statistics?
+    public var urls: URLCounts?
+    public var running: CrawlLock.Holder?
+    /// The latest run reports, newest first, as written to `runs/`.
+    public var runs: [JSONValue]
+
+    /// Reads the folder; missing files leave their part nil (or empty).
+    public static func read(dataDirectory: String, now: Date = Date(), runs count: Int = 5) throws -> CrawlStatus {
+        let folder = dataDirectory as NSString
+        let indexPath = folder.appendingPathComponent("index.sqlite")
+        let frontierPath = folder.appendingPathComponent("frontier.sqlite")
+        let index = FileManager.default.fileExists(atPath: indexPath)
+            ? try SearchIndex(path: indexPath, mode: .existing).statistics(now: now) : nil
+        let urls = FileManager.default.fileExists(atPath: frontierPath) ? try Frontier(path: frontierPath).counts(now: now) : nil
+        let running = CrawlLock.holder(path: folder.appendingPathComponent("crawl.lock"))
+        let runsFolder = folder.appendingPathComponent("runs")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: runsFolder)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted(by: >).prefix(count)
+        let runs = names.compactMap { name -> JSONValue? in
+            guard let data = FileManager.default.contents(atPath: (runsFolder as NSString).appendingPathComponent(name)) else { return nil }
+            return try? JSONParser.parse(bytes: [UInt8](data))
+        }
+        return CrawlStatus(dataDirectory: dataDirectory, index: index, urls: urls, running: running, runs: runs)
+    }
+
+    public var json: JSONValue {
+        let formatter = ISO8601DateFormatter()
+        var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]
+        if let index {
+            fields.append(("index", [
+                "items": JSONValue(index.items), "expired": JSONValue(index.expired), "domains": JSONValue(index.domains),
+                "bySource": .object(JSONObject(index.itemsBySource.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) })),
+            ]))
+        } else {
+            fields.append(("index", .null))
+        }
+        if let urls {
+            fields.append(("urls", [
+                "known": JSONValue(urls.known), "new": JSONValue(urls.new), "due": JSONValue(urls.due), "done": JSONValue(urls.done),
+                "failing": JSONValue(urls.failing), "gone": JSONValue(urls.gone), "excluded": JSONValue(urls.excluded),
+                "hosts": JSONValue(urls.hosts),
+            ]))
+        } else {
+            fields.append(("urls", .null))
+        }
+        fields.append(("running", running.map { holder in
+            ["runID": .string(holder.runID), "pid": JSONValue(Int(holder.pid)), "since": .string(formatter.string(from: holder.since))]
+        } ?? .null))
+        fields.append(("runs", .array(runs.map { run in
+            let keys = ["id", "started", "finished", "seconds", "stoppedBy", "fetched", "indexed", "deleted", "notModified", "skipped"]
+            return .object(JSONObject(keys.compactMap { key in run[key].map { (key, $0) } }))
+        })))
+        return .object(JSONObject(fields))
+    }
+
+    /// The status for people.
+    public var summary: String {
+        var lines = ["Data folder \(dataDirectory)"]
+        if let running {
+            lines.append("  crawling now: run \(running.runID) (pid \(running.pid)) since \(ISO8601DateFormatter().string(from: running.since))")
+        }
+        if let index {
+            let sources = index.itemsBySource.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            lines.append("  index: \(index.items) items" + (sources.isEmpty ? "" : " (\(sources))") + " in \(index.domains) domains"
+                + (index.expired > 0 ? ", \(index.expired) expired" : ""))
+        } else {
+            lines.append("  index: none yet")
+        }
+        if let urls {
+            lines.append("  frontier: \(urls.known) URLs on \(urls.hosts) hosts; \(urls.due) due now (\(urls.new) never fetched), "
+                + "\(urls.done) fetched, \(urls.failing) failing, \(urls.gone) gone, \(urls.excluded) excluded")
+        } else {
+            lines.append("  frontier: none yet")
+        }
+        if runs.isEmpty {
+            lines.append("  no runs yet")
+        } else {
+            lines.append("  last runs:")
+            for run in runs { lines.append("    " + Self.line(for: run)) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func line(for run: JSONValue) -> String {
+        func number(_ key: String) -> Int { run[key]?.intValue ?? 0 }
+        let skipped: Int = run["skipped"]?.objectValue?.members.reduce(0) { $0 + ($1.value.intValue ?? 0) } ?? 0
+        let seconds = String(format: "%.1f", run["seconds"]?.doubleValue ?? 0)
+        let id = run["id"]?.stringValue ?? "?"
+        let stopped = run["stoppedBy"]?.stringValue ?? "?"
+        return "\(id): \(stopped) after \(seconds) s; fetched \(number("fetched")), indexed \(number("indexed")), "
+            + "removed \(number("deleted")), unchanged \(number("notModified")), skipped \(skipped)"
+    }
+}
