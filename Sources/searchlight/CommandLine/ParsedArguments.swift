@@ -82,6 +82,16 @@ struct ParsedArguments {
         return number
     }
 
+    /// A duration (`90`, `90s`, `15m`, `2h`, `7d`, `1h30m`) in seconds.
+    func duration(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let seconds = DurationText.seconds(text), range.contains(seconds) else {
+            throw UsageError("option '\(name)' needs a duration such as 90s, 15m, 2h or 7d, from \(Int(range.lowerBound)) "
+                + "to \(Int(range.upperBound)) seconds, not '\(text)'")
+        }
+        return seconds
+    }
+
     private static func describe(_ range: ClosedRange<Int>) -> String {
         if range.upperBound == Int.max { return "a whole number of at least \(range.lowerBound)" }
         return "a whole number from \(range.lowerBound) to \(range.upperBound)"

@@ -18,8 +18,14 @@ struct CrawlCommand: Command {
             URLs and shallow pages before deep ones, at most --per-host connections and one request
             per --delay seconds to each host. Pages are extracted, indexed (or removed when they are
             gone or noindex), archived as WARC in DIR/warc, and the run report goes to DIR/runs.
-            Without seeds, the run takes what the frontier has due. A second run on the same data
-            folder exits at once while one is running. Ctrl-C finishes the pages in flight and stops.
+            Without seeds, the run takes what the frontier has due: each fetched URL comes back
+            after its own interval (an hour to 30 days, shorter when the page changes, longer when
+            it does not), sooner when its sitemap lastmod is newer. Items not confirmed for
+            --expire-after drop out of results; a page failing with timeouts or 5xx keeps its item
+            for --grace. A second run on the same data folder exits at once (status 0) saying which
+            run holds it; a lock left by a killed run is taken over. Ctrl-C or SIGTERM finishes the
+            pages in flight, commits and stops. With --every the command stays in the foreground
+            and starts a run on that interval, for containers and other setups without cron.
             """,
         arguments: [ArgumentSpec(name: "seed-url", help: "Where to start (added to --seeds).", isOptional: true, isRepeating: true)],
         options: [
@@ -27,7 +33,10 @@ struct CrawlCommand: Command {
             DataDirectory.option,
             .value("--max-pages", "n", help: "Fetch at most this many pages in this run."),
             .value("--max-depth", "n", help: "Follow links at most this many steps from a seed (default 20)."),
-            .value("--max-time", "seconds", help: "Stop after this long, finishing pages in flight."),
+            .value("--max-time", "duration", help: "Stop after this long (90s, 50m, 2h…), finishing pages in flight."),
+            .value("--every", "duration", help: "Stay in the foreground and run on this interval (15m, 1h, 1d…); each run stops by the next."),
+            .value("--expire-after", "duration", help: "Items not confirmed for this long drop out of results (default 30d)."),
+            .value("--grace", "duration", help: "How long a page failing transiently keeps its item (default 7d)."),
             .value("--max-pages-per-host", "n", help: "Fetch at most this many pages of one host per run (default 10000)."),
             .value("--concurrency", "n", help: "Requests in flight at once (default 32)."),
             .value("--per-host", "n", help: "Connections to one host at once (default 2)."),
@@ -48,10 +57,13 @@ struct CrawlCommand: Command {
         examples: [
             "searchlight crawl https://recipes.example/ --max-pages 500",
             "searchlight crawl --seeds seeds/default.txt --delay 2 --json",
+            "searchlight crawl --every 1h --max-time 50m",
         ])
 
     var configuration: CrawlConfiguration
     var json: Bool
+    /// Seconds between the starts of two runs, with `--every`.
+    var every: TimeInterval?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let data = DataDirectory(arguments)
@@ -80,7 +92,10 @@ struct CrawlCommand: Command {
         }
         configuration.maximumPages = try arguments.int("--max-pages", in: 1...Int.max) ?? Int.max
         configuration.maximumDepth = try arguments.int("--max-depth", in: 0...1000) ?? 20
-        configuration.maximumTime = try arguments.double("--max-time", in: 1...(365 * 86_400)) ?? .infinity
+        configuration.maximumTime = try arguments.duration("--max-time", in: 1...(365 * 86_400)) ?? .infinity
+        every = try arguments.duration("--every", in: 1...(365 * 86_400))
+        configuration.itemLifetime = try arguments.duration("--expire-after", in: 3600...(10 * 365 * 86_400)) ?? 30 * 86_400
+        configuration.failureGracePeriod = try arguments.duration("--grace", in: 0...(365 * 86_400)) ?? 7 * 86_400
         configuration.maximumPagesPerHost = try arguments.int("--max-pages-per-host", in: 1...Int.max) ?? 10_000
         configuration.concurrency = try arguments.int("--concurrency", in: 1...1024) ?? 32
         configuration.perHostConnections = try arguments.int("--per-host", in: 1...64) ?? 2
@@ -111,6 +126,30 @@ struct CrawlCommand: Command {
 
     func run() throws {
         try DataDirectory(path: configuration.dataDirectory).create()
+        guard let every else {
+            try runOnce(configuration)
+            return
+        }
+        // Each run ends by the next one's start unless --max-time says otherwise.
+        var each = configuration
+        if each.maximumTime == .infinity { each.maximumTime = every }
+        StopSignal.install()
+        while !StopSignal.requested {
+            let started = Date()
+            do {
+                try runOnce(each)
+            } catch {
+                // One failed run (a full disk, a damaged file) does not end the schedule.
+                Console.error("error: \(error)")
+            }
+            guard !StopSignal.requested else { break }
+            let next = started.addingTimeInterval(every)
+            if !json { Console.writeLine("Next run at \(ISO8601DateFormatter().string(from: next)).") }
+            StopSignal.wait(until: next)
+        }
+    }
+
+    private func runOnce(_ configuration: CrawlConfiguration) throws {
         guard let report = try CrawlRun(configuration: configuration).run(showProgress: !json && Console.isTerminal) else { return }
         Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
     }
