@@ -43,7 +43,9 @@ let package = Package(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markup", "JSON", "WebURL"]),
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip"]),
-        .testTarget(name: "CrawlTests", dependencies: ["searchlight", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
+        .testTarget(
+            name: "CrawlTests",
+            dependencies: ["searchlight", "Crawl", "Fetch", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(name: "SearchlightCLITests", dependencies: ["searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 

@@ -139,7 +139,7 @@ import Testing
         let (_, report) = try crawl.crawl([web.origin("down.web.test") + "/", web.origin("open.web.test") + "/"])
         #expect(!web.requests.contains("down.web.test/"), "5xx on robots.txt: disallow all")
         #expect(web.requests.contains("open.web.test/"), "4xx on robots.txt: allow all")
-        #expect(report?.skipped("robots") == 1)
+        #expect(report?.skipped("robots-unreachable") == 1, "the host waits for a later run, its URLs untouched")
         #expect(report?["indexed"] == 1)
     }
 
@@ -193,7 +193,7 @@ import Testing
         let (second, _) = try crawl.crawl([web.origin(host) + "/"])
         #expect(second.status == 0)
         #expect(second.stdout.contains("Not crawling: run "))
-        #expect(second.stdout.contains("(pid \(first.processIdentifier))"))
+        #expect(second.stdout.contains("(pid \(first.processIdentifier)) since "), "which run holds it, and since when")
     }
 }
 
@@ -283,10 +283,14 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect((report?["fetched"]?.intValue ?? 0) < 150, "the second run only fetches what the first did not record")
 
-        func items(_ crawl: CrawlRunner) throws -> [String: String] {
-            var map: [String: String] = [:]
+        #expect(resumed.stderr.contains("took over the lock left by run"), "the killed run's lock is taken over")
+        /// Every item as a user sees it, item by item (the score aside: it weighs freshness).
+        func items(_ crawl: CrawlRunner) throws -> [String: JSONValue] {
+            var map: [String: JSONValue] = [:]
             for hit in try crawl.search("item", ["--limit", "1000"]) {
-                map[hit["id"]?.stringValue ?? ""] = hit["title"]?.stringValue
+                var fields = hit.objectValue ?? JSONObject()
+                fields["score"] = nil
+                map[hit["id"]?.stringValue ?? ""] = .object(fields)
             }
             return map
         }
@@ -306,5 +310,67 @@ import Testing
         #expect(result.stdout.contains("Becky Lin"))
         #expect(result.stdout.contains("篮球直播"))
         #expect(result.stdout.contains("Also searched headlmap as headlamp."))
+    }
+}
+
+/// `crawl --every` and `status`, as a scheduler or an operator runs them.
+@Suite(.serialized) struct ScheduledCommandTests {
+    func smallSite() throws -> (FixtureWeb, CrawlRunner, String) {
+        let web = try FixtureWeb()
+        let host = "cron.web.test"
+        web.page(host, "/", html: page("Cron home", links: ["/one", "/two"]))
+        web.page(host, "/one", html: page("First page"))
+        web.page(host, "/two", html: page("Second page"))
+        return (web, try CrawlRunner(web: web, hosts: [host]), web.origin(host))
+    }
+
+    @Test func statusShowsTheIndexTheFrontierAndTheRuns() throws {
+        let (web, crawl, origin) = try smallSite()
+        defer { web.stop(); crawl.remove() }
+        let missing = try CommandRunner.run(["status", "--data", crawl.data])
+        #expect(missing.status == 1, "no data folder yet")
+        #expect(missing.stderr.contains("no data folder"))
+        let (result, _) = try crawl.crawl([origin + "/"])
+        #expect(result.status == 0)
+        let status = try CommandRunner.run(["status", "--data", crawl.data, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let json = try JSONParser.parse(status.stdout)
+        #expect(json["index"]?["items"] == 3)
+        #expect(json["index"]?["bySource"]?["crawled"] == 3)
+        #expect(json["urls"]?["known"] == 3)
+        #expect(json["urls"]?["done"] == 3)
+        #expect(json["urls"]?["due"] == 0, "everything was just fetched")
+        #expect(json["urls"]?["hosts"] == 1)
+        #expect(json["running"] == .null)
+        #expect(json["runs"]?.arrayValue?.count == 1)
+        #expect(json["runs"]?.arrayValue?.first?["fetched"] == 3)
+        let text = try CommandRunner.run(["status", "--data", crawl.data])
+        #expect(text.stdout.contains("index: 3 items (3 crawled)"))
+        #expect(text.stdout.contains("frontier: 3 URLs on 1 hosts; 0 due now"))
+        #expect(text.stdout.contains("last runs:"))
+    }
+
+    @Test func everyRunsOnItsIntervalUntilSIGTERM() throws {
+        let (web, crawl, origin) = try smallSite()
+        defer { web.stop(); crawl.remove() }
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["crawl", origin + "/", "--data", crawl.data, "--resolve", web.resolveEntry("cron.web.test"), "--allow-private",
+                             "--delay", "0", "--every", "1s"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let runs = URL(fileURLWithPath: crawl.data).appendingPathComponent("runs")
+        func reports() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []).count }
+        let deadline = Date().addingTimeInterval(30)
+        while reports() < 3, process.isRunning, Date() < deadline { usleep(50_000) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "SIGTERM ends it cleanly")
+        #expect(reports() >= 3, "a run every second")
+        #expect(text.contains("Next run at "))
+        #expect(web.requests.filter { $0.hasSuffix("/one") }.count == 1, "later runs find nothing due")
     }
 }
