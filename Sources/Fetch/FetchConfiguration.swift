@@ -24,9 +24,13 @@ public struct FetchConfiguration: Sendable {
     }
 }
 
-/// One HTTP GET.
+/// One HTTP request: a GET unless told otherwise (the crawler only GETs; API clients
+/// and tests also POST and DELETE).
 public struct FetchRequest: Sendable {
     public var url: String
+    public var method = "GET"
+    /// A request body, sent as is (set its Content-Type in ``headers``).
+    public var body: [UInt8]?
     /// Extra request headers (`If-None-Match`, `If-Modified-Since`…).
     public var headers: [HTTPHeader] = []
     /// Overrides ``FetchConfiguration/timeout``.

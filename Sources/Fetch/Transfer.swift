@@ -54,6 +54,20 @@ final class Transfer {
             requestHeaders = curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
         }
         if let requestHeaders { sl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, requestHeaders) }
+        if let body = request.body {
+            // libcurl copies the bytes; they need not outlive this call.
+            sl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            if body.isEmpty {
+                sl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                body.withUnsafeBytes { bytes in _ = sl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress) }
+            }
+        }
+        if request.method == "HEAD" {
+            sl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+        } else if request.method != "GET", request.method != "POST" || request.body == nil {
+            sl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method)
+        }
 
         sl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context)
         sl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context)

@@ -268,24 +268,27 @@ private final class StreamState {
 
 /// An IPv4 or IPv6 socket address to bind.
 private struct SocketAddress {
-    private var storage = sockaddr_storage()
+    private let storage: sockaddr_storage
     let isIPv6: Bool
 
     init?(host: String, port: UInt16) {
+        var storage = sockaddr_storage()
         var v4 = sockaddr_in()
+        var v6 = sockaddr_in6()
         if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: v4) { $0 }) }
+            withUnsafeBytes(of: v4) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
             isIPv6 = false
-            return
+        } else if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = port.bigEndian
+            withUnsafeBytes(of: v6) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
+            isIPv6 = true
+        } else {
+            return nil
         }
-        var v6 = sockaddr_in6()
-        guard inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 else { return nil }
-        v6.sin6_family = sa_family_t(AF_INET6)
-        v6.sin6_port = port.bigEndian
-        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: v6) { $0 }) }
-        isIPv6 = true
+        self.storage = storage
     }
 
     func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) -> T) -> T {
