@@ -71,6 +71,9 @@ public final class SearchIndex: Sendable {
         /// Commit only if the stored state equals this (compare-and-swap); `.some(nil)`
         /// expects no state yet.
         public var expectedClientState: [UInt8]??
+        /// The owner (an API key's) writing: its deletions touch only its own items, and an
+        /// upsert may not replace an item another owner pushed (``SearchIndexError/forbidden(_:)``).
+        public var owner: String?
 
         public init(upserts: [SearchableItem] = [], deleteIdentifiers: [String] = [], deleteDomains: [String] = []) {
             self.upserts = upserts
@@ -99,15 +102,28 @@ public final class SearchIndex: Sendable {
                         throw SearchIndexError.conflict("the stored client state of batch '\(batch.clientStateName)' is not the expected one")
                     }
                 }
+                if let owner = batch.owner {
+                    let existing = try connection.statement("SELECT owner FROM items WHERE uid = ?")
+                    for (index, item) in batch.upserts.enumerated() {
+                        existing.reset()
+                        existing.bind(1, item.uniqueIdentifier)
+                        if try existing.step(), let other = existing.string(0), other != owner {
+                            throw SearchIndexError.forbidden("items[\(index)]: the item \(item.uniqueIdentifier) belongs to another owner")
+                        }
+                    }
+                }
+                // With an owner, deletions are limited to its items.
+                let mine = batch.owner.map { _ in " AND owner = ?2" } ?? ""
+                let ownerValue: [SQLiteValue] = batch.owner.map { [.text($0)] } ?? []
                 var removed: [Int64] = []
                 for id in batch.deleteIdentifiers {
-                    removed += try Self.deleteRows("uid = ?1", [.text(id)], connection)
+                    removed += try Self.deleteRows("uid = ?1" + mine, [.text(id)] + ownerValue, connection)
                 }
                 for domain in batch.deleteDomains {
                     // `a.b` and everything under `a.b.`: '/' is the character after '.', so
                     // the range ['a.b.', 'a.b/') holds exactly the identifiers below "a.b.".
-                    removed += try Self.deleteRows("domain_id = ?1 OR (domain_id >= ?1 || '.' AND domain_id < ?1 || '/')",
-                                                   [.text(domain)], connection)
+                    removed += try Self.deleteRows("(domain_id = ?1 OR (domain_id >= ?1 || '.' AND domain_id < ?1 || '/'))" + mine,
+                                                   [.text(domain)] + ownerValue, connection)
                 }
                 var written = try batch.upserts.map { try (Self.upsertMetadata($0, connection), $0) }
                 let confirm = try connection.statement("UPDATE items SET expires = ? WHERE uid = ?")

@@ -33,6 +33,11 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
         SearchIndexError(reason: "conflict", message: message, isClientError: true)
     }
 
+    /// The write touches items that belong to another owner.
+    public static func forbidden(_ message: String) -> SearchIndexError {
+        SearchIndexError(reason: "forbidden", message: message, isClientError: true)
+    }
+
     public static func invalidItem(_ message: String) -> SearchIndexError {
         SearchIndexError(reason: "invalid-item", message: message, isClientError: true)
     }

@@ -49,6 +49,8 @@ public struct SearchResponse: Sendable {
         .object(JSONObject([
             ("query", .string(query)),
             ("results", .array(hits.map(\.json))),
+            ("matchedAnyWord", .bool(matchedAnyWord)),
+            ("corrections", .object(JSONObject(corrections.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.string))) }))),
         ]))
     }
 }
@@ -56,7 +58,7 @@ public struct SearchResponse: Sendable {
 extension SearchHit {
     public var json: JSONValue {
         let item = self.item
-        return .object(JSONObject([
+        var fields = JSONObject([
             ("id", .string(item.uniqueIdentifier)),
             ("url", item.webURL.map(JSONValue.string) ?? .null),
             ("title", .string(item.title)),
@@ -81,6 +83,56 @@ extension SearchHit {
             ("price", item.price.map(JSONValue.string) ?? .null),
             ("currency", item.currency.map(JSONValue.string) ?? .null),
             ("source", .string(item.source.rawValue)),
-        ]))
+            ("ratingScale", JSONValue(item.ratingScale)),
+            ("ratingCount", item.ratingCount.map { JSONValue($0) } ?? .null),
+        ])
+        if let snippet { fields.append("snippet", .string(snippet)) }
+        return .object(fields)
+    }
+}
+
+extension SearchResponse {
+    /// Reads the ``json`` shape back, as a client of the HTTP API sees it (`search --server`).
+    public init(json: JSONValue) throws(SearchIndexError) {
+        guard let query = json["query"]?.stringValue, let results = json["results"]?.arrayValue else {
+            throw SearchIndexError(reason: "invalid-response", message: "not a search response: no query and results")
+        }
+        var corrections: [String: [String]] = [:]
+        for member in json["corrections"]?.objectValue?.members ?? [] {
+            corrections[member.key] = member.value.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+        self.init(query: query, hits: results.map(SearchHit.init(json:)), matchedAnyWord: json["matchedAnyWord"]?.boolValue ?? false,
+                  corrections: corrections)
+    }
+}
+
+extension SearchHit {
+    init(json: JSONValue) {
+        func text(_ key: String, in value: JSONValue = json) -> String? { value[key]?.stringValue }
+        let apps = (json["apps"]?.arrayValue ?? []).compactMap { app -> AppTarget? in
+            guard let platform = text("platform", in: app).flatMap(AppTarget.Platform.init(rawValue:)) else { return nil }
+            return AppTarget(platform: platform, appStoreID: text("appStoreId", in: app), package: text("package", in: app),
+                             name: text("name", in: app), deepLink: text("deepLink", in: app),
+                             isUniversalLink: app["universalLink"]?.boolValue ?? false)
+        }
+        let item = SearchableItem(
+            uniqueIdentifier: text("id") ?? "", contentType: text("contentType"), title: text("title") ?? "",
+            contentDescription: text("description"), thumbnailURL: text("thumbnail"), webURL: text("url"),
+            rating: json["rating"]?.doubleValue, ratingScale: json["ratingScale"]?.doubleValue ?? 5, ratingCount: json["ratingCount"]?.intValue,
+            price: text("price"), currency: text("currency"), apps: apps,
+            source: text("source").flatMap(SearchableItem.Source.init(rawValue:)) ?? .crawled)
+        let action = json["action"].flatMap { action -> TapAction? in
+            guard let kind = text("type", in: action).flatMap(TapAction.Kind.init(rawValue:)) else { return nil }
+            let url = text("url", in: action)
+            // The action names its app by URL: the deep link (or the universal link's web
+            // URL) it opens, or the store page it offers.
+            let app: AppTarget? = switch kind {
+            case .openApp: apps.first { $0.deepLink == url || ($0.isUniversalLink && item.webURL == url) }
+            case .installApp: apps.first { $0.installURL == url }
+            case .openWeb: nil
+            }
+            return TapAction(kind: kind, url: url, app: app)
+        }
+        self.init(item: item, score: json["score"]?.doubleValue ?? 0, action: action, snippet: text("snippet"))
     }
 }

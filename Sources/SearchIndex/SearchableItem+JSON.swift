@@ -66,7 +66,7 @@ extension AppTarget {
         "platform", "appStoreId", "bundleId", "package", "name", "deepLink", "universalLink", "evidence",
     ]
 
-    init(pushed value: JSONValue, path: String) throws(SearchIndexError) {
+    public init(pushed value: JSONValue, path: String) throws(SearchIndexError) {
         let reader = try FieldReader(value: value, path: path)
         try reader.rejectUnknown(Self.knownFields)
         let platformName = try reader.requiredString("platform")
@@ -103,17 +103,17 @@ extension AppTarget {
 }
 
 /// Typed, path-reporting access to the members of one JSON object.
-struct FieldReader {
-    let object: JSONObject
-    let path: String
+public struct FieldReader {
+    public let object: JSONObject
+    public let path: String
 
-    init(value: JSONValue, path: String) throws(SearchIndexError) {
+    public init(value: JSONValue, path: String) throws(SearchIndexError) {
         guard let object = value.objectValue else { throw .invalidItem("\(path): expected an object") }
         self.object = object
         self.path = path
     }
 
-    func rejectUnknown(_ known: Set<String>) throws(SearchIndexError) {
+    public func rejectUnknown(_ known: Set<String>) throws(SearchIndexError) {
         if let unknown = object.keys.first(where: { !known.contains($0) }) {
             throw .invalidItem("\(path).\(unknown): unknown field")
         }
@@ -124,20 +124,20 @@ struct FieldReader {
         return value
     }
 
-    func string(_ key: String) throws(SearchIndexError) -> String? {
+    public func string(_ key: String) throws(SearchIndexError) -> String? {
         guard let value = present(key) else { return nil }
         guard let text = value.stringValue else { throw .invalidItem("\(path).\(key): expected a string") }
         return text
     }
 
-    func requiredString(_ key: String) throws(SearchIndexError) -> String {
+    public func requiredString(_ key: String) throws(SearchIndexError) -> String {
         guard let text = try string(key), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw .invalidItem("\(path).\(key): required, a non-empty string")
         }
         return text
     }
 
-    func number(_ key: String) throws(SearchIndexError) -> Double? {
+    public func number(_ key: String) throws(SearchIndexError) -> Double? {
         guard let value = present(key) else { return nil }
         guard case .number = value, let number = value.doubleValue, number.isFinite else {
             throw .invalidItem("\(path).\(key): expected a number")
@@ -145,19 +145,19 @@ struct FieldReader {
         return number
     }
 
-    func bool(_ key: String) throws(SearchIndexError) -> Bool? {
+    public func bool(_ key: String) throws(SearchIndexError) -> Bool? {
         guard let value = present(key) else { return nil }
         guard let flag = value.boolValue else { throw .invalidItem("\(path).\(key): expected true or false") }
         return flag
     }
 
-    func array(_ key: String) throws(SearchIndexError) -> [JSONValue]? {
+    public func array(_ key: String) throws(SearchIndexError) -> [JSONValue]? {
         guard let value = present(key) else { return nil }
         guard let list = value.arrayValue else { throw .invalidItem("\(path).\(key): expected an array") }
         return list
     }
 
-    func strings(_ key: String) throws(SearchIndexError) -> [String] {
+    public func strings(_ key: String) throws(SearchIndexError) -> [String] {
         guard let list = try array(key) else { return [] }
         var result: [String] = []
         for (index, element) in list.enumerated() {
@@ -167,13 +167,13 @@ struct FieldReader {
         return result
     }
 
-    func url(_ key: String) throws(SearchIndexError) -> String? {
+    public func url(_ key: String) throws(SearchIndexError) -> String? {
         guard let text = try string(key) else { return nil }
         guard let url = WebURL(text) else { throw .invalidItem("\(path).\(key): not an absolute http(s) URL") }
         return url.string
     }
 
-    func date(_ key: String) throws(SearchIndexError) -> Date? {
+    public func date(_ key: String) throws(SearchIndexError) -> Date? {
         guard let text = try string(key) else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
