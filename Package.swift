@@ -30,9 +30,11 @@ let package = Package(
         .target(
             name: "Crawl",
             dependencies: ["CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "SearchIndex", "SQLite", "TextUtilities", "WebRules", "WebURL"]),
+        .target(name: "Service", dependencies: ["CLibCrypto", "HTTPServer", "JSON", "SearchIndex", "SQLite", "WebURL"]),
 
         .executableTarget(
-            name: "searchlight", dependencies: ["Crawl", "DemoWeb", "Fetch", "JSON", "Markup", "SearchIndex", "WebRules", "WebURL"]),
+            name: "searchlight",
+            dependencies: ["Crawl", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
@@ -46,6 +48,9 @@ let package = Package(
         .testTarget(
             name: "CrawlTests",
             dependencies: ["searchlight", "Crawl", "Fetch", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: ["searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(name: "SearchlightCLITests", dependencies: ["searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 

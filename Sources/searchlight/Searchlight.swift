@@ -15,7 +15,10 @@ enum Searchlight {
             and answers searches with what a tap on each result does: open the app at its
             deep link, open the web page, or offer the app in its store.
             """,
-        subcommands: [CrawlCommand.self, SearchCommand.self, StatusCommand.self, IndexCommand.self, ExtractCommand.self, DemoCommand.self],
+        subcommands: [
+            CrawlCommand.self, SearchCommand.self, StatusCommand.self, ServeCommand.self, KeysCommand.self, IndexCommand.self, ExtractCommand.self,
+            DemoCommand.self,
+        ],
         examples: ["searchlight extract page.html --base-url https://recipes.example/tart"])
 
     static func main() {

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import SearchIndex
+import WebURL
 
 /// `searchlight search QUERY [--data DIR] [--limit N] [--installed APP_ID]... [--platform ios|android] [--json]`
 struct SearchCommand: Command {
@@ -20,10 +21,13 @@ struct SearchCommand: Command {
             .value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true),
             .value("--platform", "ios|android", help: "The platform the taps happen on (default ios)."),
             .flag("--json", help: "Print the results as JSON."),
+            .value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index."),
+            .value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file."),
         ],
         examples: [
             "searchlight search \"lemon tart\"",
             "searchlight search 直播 --platform android --installed com.xinghuo.live --json",
+            "searchlight search \"lemon tart\" --server http://127.0.0.1:8080",
         ])
 
     var query: String
@@ -32,6 +36,8 @@ struct SearchCommand: Command {
     var installed: Set<String>
     var platform: AppTarget.Platform
     var json: Bool
+    var server: String?
+    var caCertificates: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
@@ -44,15 +50,23 @@ struct SearchCommand: Command {
         }
         self.platform = platform
         json = arguments.flag("--json")
+        server = arguments.value("--server")
+        caCertificates = arguments.value("--cacert")
+        if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
 
     func run() throws {
-        let index = try SearchIndex(path: data.indexPath, mode: .existing)
         let response: SearchResponse
-        do {
-            response = try index.search(SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json))
-        } catch let error where error.isClientError {
-            throw UsageError(error.message)
+        if let server {
+            let remote = RemoteSearch(server: server, caCertificates: caCertificates)
+            response = try remote.search(query, limit: limit, platform: platform, installed: installed, snippets: !json)
+        } else {
+            let index = try SearchIndex(path: data.indexPath, mode: .existing)
+            do {
+                response = try index.search(SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json))
+            } catch let error where error.isClientError {
+                throw UsageError(error.message)
+            }
         }
         if json {
             Console.writeLine(JSONWriter.string(response.json, style: .pretty))

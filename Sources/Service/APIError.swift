@@ -1,0 +1,50 @@
+import HTTPServer
+import JSON
+import SearchIndex
+
+/// A client-facing failure: an HTTP status and `{"error": {"code": …, "message": …}}`.
+/// Client mistakes are 4xx; 500 is kept for faults of the service itself.
+public struct APIError: Error, Sendable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var headers: [HTTPField] = []
+
+    public init(_ status: Int, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    static func badRequest(_ message: String) -> APIError { APIError(400, "bad-request", message) }
+    static func invalidJSON(_ message: String) -> APIError { APIError(400, "invalid-json", message) }
+    static let unauthorized = APIError(401, "unauthorized", "this needs an API key: Authorization: Bearer <key>")
+    static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
+    static func notFound(_ message: String) -> APIError { APIError(404, "not-found", message) }
+    static func tooLarge(_ message: String) -> APIError { APIError(413, "too-large", message) }
+
+    static func methodNotAllowed(_ allowed: [String]) -> APIError {
+        var error = APIError(405, "method-not-allowed", "use \(allowed.joined(separator: " or "))")
+        error.headers = [HTTPField("Allow", allowed.joined(separator: ", "))]
+        return error
+    }
+
+    /// The index's errors, by who was at fault.
+    init(_ error: SearchIndexError) {
+        switch error.reason {
+        case "invalid-query", "invalid-item": self.init(400, error.reason, error.message)
+        case "forbidden": self.init(403, error.reason, error.message)
+        case "conflict": self.init(409, error.reason, error.message)
+        case "locked":
+            self.init(503, error.reason, error.message)
+            headers = [HTTPField("Retry-After", "1")]
+        default: self.init(500, "internal", error.message)
+        }
+    }
+
+    var response: HTTPServerResponse {
+        let body: JSONValue = ["error": ["code": .string(code), "message": .string(message)]]
+        return HTTPServerResponse(status: status, headers: [HTTPField("Content-Type", "application/json")] + headers,
+                                  body: .bytes(JSONWriter.bytes(body) + [0x0A]))
+    }
+}

@@ -1,0 +1,202 @@
+import HTTPServer
+import JSON
+
+/// The API described in OpenAPI 3.1, served at `/v1/openapi.json` and kept in the repo as
+/// `docs/openapi.json` (`searchlight serve --openapi` prints it; a test checks the two
+/// agree, and that every route the service answers is in it).
+public enum OpenAPIDocument {
+    public static var json: JSONValue {
+        .object(JSONObject([
+            ("openapi", "3.1.0"),
+            ("info", [
+                "title": "Searchlight API",
+                "version": "1",
+                "description": .string("""
+                    The shared app-content index: search for everyone; for API-key holders, pushed items \
+                    (the CoreSpotlight model), batches with client state, public activities (the NSUserActivity \
+                    model) and engagement. Errors are {"error": {"code", "message"}}; client mistakes are 4xx.
+                    """),
+            ]),
+            ("components", components),
+            ("paths", paths),
+        ]))
+    }
+
+    static func response() throws -> HTTPServerResponse { .json(json) }
+
+    // MARK: paths
+
+    private static var paths: JSONValue {
+        .object(JSONObject([
+            ("/healthz", ["get": operation("Liveness: the index can be read.", response: object(["status": string]))]),
+            ("/metrics", ["get": .object(JSONObject([
+                ("summary", "Prometheus metrics: requests and latencies by route and status, index items and bytes."),
+                ("responses", ["200": ["description": "text/plain; version=0.0.4", "content": ["text/plain": ["schema": string]]]]),
+            ]))]),
+            ("/v1/openapi.json", ["get": operation("This document.", response: ["type": "object"])]),
+            ("/v1/search", ["get": .object(JSONObject([
+                ("summary", "Search; each result says what a tap does (open-app, open-web, install-app)."),
+                ("parameters", .array([
+                    parameter("q", required: true, "The words searched for (at most 32 words, 512 characters)."),
+                    parameter("limit", "Results, 1 to 100 (default 10).", schema: ["type": "integer", "minimum": 1, "maximum": 100]),
+                    parameter("platform", "ios (default) or android.", schema: ["type": "string", "enum": ["ios", "android"]]),
+                    parameter("installed", "Installed apps: App Store ids, bundle ids or packages; repeat or separate with commas."),
+                    parameter("snippets", "1 adds a highlighted excerpt to each result (between U+0002 and U+0003)."),
+                ])),
+                ("responses", responses(ok: ref("SearchResponse"), errors: ["400"])),
+            ]))]),
+            ("/v1/items", [
+                "post": write("Add or replace items (an existing uniqueIdentifier is replaced whole); one transaction.",
+                              body: object(["items": ["type": "array", "items": ref("Item"), "maxItems": 1000]], required: ["items"]),
+                              response: object(["upserted": integer]), errors: ["400", "401", "403", "413", "415"]),
+                "delete": .object(JSONObject([
+                    ("summary", "Delete the caller's items with these ids, or without ids every item the caller pushed."),
+                    ("security", security),
+                    ("parameters", .array([parameter("id", "An item id; repeat for several.")])),
+                    ("responses", responses(ok: object(["deleted": integer]), errors: ["401", "413"])),
+                ])),
+            ]),
+            ("/v1/domains/{domainIdentifier}", ["delete": .object(JSONObject([
+                ("summary", "Delete the caller's items in a domain and every domain under it (a.b takes a.b.c, not a.bc)."),
+                ("security", security),
+                ("parameters", .array([pathParameter("domainIdentifier", "Reverse-DNS, under the key's domain (com.example.people).")])),
+                ("responses", responses(ok: object(["deleted": integer]), errors: ["401", "403"])),
+            ]))]),
+            ("/v1/batches/{name}", [
+                "get": .object(JSONObject([
+                    ("summary", "The client state last committed with this batch name (null if none)."),
+                    ("security", security),
+                    ("parameters", .array([pathParameter("name", "The caller's batch name.")])),
+                    ("responses", responses(ok: object(["name": string, "clientState": nullableString]), errors: ["401"])),
+                ])),
+                "post": .object(JSONObject([
+                    ("summary", "Compare-and-swap commit: applied only if the stored client state equals expectedClientState, else 409."),
+                    ("security", security),
+                    ("parameters", .array([pathParameter("name", "The caller's batch name.")])),
+                    ("requestBody", requestBody(object([
+                        "items": ["type": "array", "items": ref("Item")], "deleteIdentifiers": ["type": "array", "items": string],
+                        "expectedClientState": nullableString, "clientState": ["type": "string", "maxLength": 250],
+                    ], required: ["expectedClientState", "clientState"]))),
+                    ("responses", responses(ok: object(["name": string, "clientState": string, "upserted": integer, "deleted": integer]),
+                                            errors: ["400", "401", "403", "409", "413"])),
+                ])),
+            ]),
+            ("/v1/activities", ["post": write(
+                "Report a public activity from one device; it becomes searchable once enough distinct devices reported it.",
+                body: ref("Activity"), response: object(["id": string, "devices": integer, "threshold": integer, "public": boolean]),
+                errors: ["400", "401", "403"], status: "202")]),
+            ("/v1/engagement", ["post": write(
+                "Impressions and clicks of results for a query; they feed the ranking's engagement signal.",
+                body: object(["query": string, "events": ["type": "array", "maxItems": 1000, "items": object(
+                    ["id": string, "type": ["type": "string", "enum": ["impression", "click"]]], required: ["id", "type"])]],
+                    required: ["query", "events"]),
+                response: object(["items": integer, "unknownItems": integer]), errors: ["400", "401"])]),
+        ]))
+    }
+
+    // MARK: components
+
+    private static var components: JSONValue {
+        [
+            "securitySchemes": ["apiKey": ["type": "http", "scheme": "bearer", "description": "A key from `searchlight keys create`."]],
+            "schemas": [
+                "Error": object(["error": object(["code": string, "message": string], required: ["code", "message"])], required: ["error"]),
+                "App": object([
+                    "platform": ["type": "string", "enum": ["ios", "android"]], "appStoreId": string, "bundleId": string, "package": string,
+                    "name": string, "deepLink": string, "universalLink": boolean,
+                ], required: ["platform"]),
+                "Item": object([
+                    "uniqueIdentifier": string, "domainIdentifier": string, "contentType": string, "title": string,
+                    "contentDescription": string, "keywords": ["type": "array", "items": string], "thumbnailURL": url, "webURL": url,
+                    "rating": number, "ratingScale": number, "ratingCount": integer, "price": string, "currency": string,
+                    "telephone": string, "address": string, "apps": ["type": "array", "items": ref("App")], "allowsWebFallback": boolean,
+                    "expirationDate": ["type": "string", "format": "date-time"], "text": string,
+                ], required: ["uniqueIdentifier", "title"]),
+                "Activity": object([
+                    "activityType": string, "title": string, "webpageURL": url, "keywords": ["type": "array", "items": string],
+                    "contentDescription": string, "thumbnailURL": url, "deviceId": string,
+                    "apps": ["type": "array", "items": ref("App")],
+                ], required: ["activityType", "title", "webpageURL", "deviceId"]),
+                "SearchResult": object([
+                    "id": string, "url": nullableString, "title": string, "description": nullableString, "domain": nullableString,
+                    "thumbnail": nullableString, "score": number, "apps": ["type": "array", "items": ref("App")],
+                    "action": object(["type": ["type": "string", "enum": ["open-app", "open-web", "install-app"]], "url": nullableString]),
+                    "source": ["type": "string", "enum": ["crawled", "pushed", "activity"]], "snippet": string,
+                ]),
+                "SearchResponse": object([
+                    "query": string, "results": ["type": "array", "items": ref("SearchResult")], "matchedAnyWord": boolean,
+                    "corrections": ["type": "object", "additionalProperties": ["type": "array", "items": string]],
+                ], required: ["query", "results"]),
+            ],
+        ]
+    }
+
+    // MARK: builders
+
+    private static let string: JSONValue = ["type": "string"]
+    private static let nullableString: JSONValue = ["type": ["string", "null"]]
+    private static let integer: JSONValue = ["type": "integer"]
+    private static let number: JSONValue = ["type": "number"]
+    private static let boolean: JSONValue = ["type": "boolean"]
+    private static let url: JSONValue = ["type": "string", "format": "uri"]
+    private static let security: JSONValue = [["apiKey": []]]
+
+    private static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
+
+    private static func object(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("type", "object"),
+            ("properties", .object(JSONObject(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))),
+        ]
+        if !required.isEmpty { fields.append(("required", .array(required.map(JSONValue.string)))) }
+        return .object(JSONObject(fields))
+    }
+
+    private static func parameter(_ name: String, required: Bool = false, _ description: String, schema: JSONValue = ["type": "string"]) -> JSONValue {
+        ["name": .string(name), "in": "query", "required": .bool(required), "description": .string(description), "schema": schema]
+    }
+
+    private static func pathParameter(_ name: String, _ description: String) -> JSONValue {
+        ["name": .string(name), "in": "path", "required": true, "description": .string(description), "schema": string]
+    }
+
+    private static func requestBody(_ schema: JSONValue) -> JSONValue {
+        ["required": true, "content": ["application/json": ["schema": schema]]]
+    }
+
+    private static func responses(ok: JSONValue, errors: [String], status: String = "200") -> JSONValue {
+        var fields: [(String, JSONValue)] = [(status, ["description": "OK", "content": ["application/json": ["schema": ok]]])]
+        for code in errors {
+            fields.append((code, ["description": .string(HTTPStatusText.reason(Int(code) ?? 500)),
+                                  "content": ["application/json": ["schema": ref("Error")]]]))
+        }
+        return .object(JSONObject(fields))
+    }
+
+    private static func operation(_ summary: String, response: JSONValue) -> JSONValue {
+        ["summary": .string(summary), "responses": responses(ok: response, errors: [])]
+    }
+
+    private static func write(_ summary: String, body: JSONValue, response: JSONValue, errors: [String], status: String = "200") -> JSONValue {
+        .object(JSONObject([
+            ("summary", .string(summary)), ("security", security), ("requestBody", requestBody(body)),
+            ("responses", responses(ok: response, errors: errors, status: status)),
+        ]))
+    }
+}
+
+/// Reason phrases for the statuses the API uses.
+enum HTTPStatusText {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        default: "Error"
+        }
+    }
+}

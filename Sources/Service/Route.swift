@@ -1,0 +1,89 @@
+import Foundation
+import HTTPServer
+
+/// The API's routes: a request's method and path segments matched to a handler.
+enum Route {
+    case health, metrics, openAPI, search
+    case pushItems, deleteItems
+    case deleteDomain(String)
+    case readBatch(String), commitBatch(String)
+    case reportActivity, recordEngagement
+
+    /// Every path the API answers, with its methods (the OpenAPI document lists the same).
+    static let table: [(path: String, methods: [String])] = [
+        ("/healthz", ["GET"]), ("/metrics", ["GET"]), ("/v1/openapi.json", ["GET"]), ("/v1/search", ["GET"]),
+        ("/v1/items", ["POST", "DELETE"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
+        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]),
+    ]
+
+    init(method: String, segments: [String]) throws(APIError) {
+        func only(_ allowed: [String], _ route: Route) throws(APIError) -> Route {
+            guard allowed.contains(method) || (method == "HEAD" && allowed.contains("GET")) else { throw .methodNotAllowed(allowed) }
+            return route
+        }
+        func decoded(_ segment: String) throws(APIError) -> String {
+            guard let text = segment.removingPercentEncoding, !text.isEmpty, text.utf8.count <= 256 else {
+                throw .badRequest("the path segment '\(segment)' is empty, too long or badly percent-encoded")
+            }
+            return text
+        }
+        switch segments {
+        case ["healthz"]: self = try only(["GET"], .health)
+        case ["metrics"]: self = try only(["GET"], .metrics)
+        case ["v1", "openapi.json"]: self = try only(["GET"], .openAPI)
+        case ["v1", "search"]: self = try only(["GET"], .search)
+        case ["v1", "items"]:
+            switch method {
+            case "POST": self = .pushItems
+            case "DELETE": self = .deleteItems
+            default: throw .methodNotAllowed(["POST", "DELETE"])
+            }
+        case ["v1", "activities"]: self = try only(["POST"], .reportActivity)
+        case ["v1", "engagement"]: self = try only(["POST"], .recordEngagement)
+        default:
+            if segments.count == 3, segments[0] == "v1", segments[1] == "domains" {
+                self = try only(["DELETE"], .deleteDomain(try decoded(segments[2])))
+            } else if segments.count == 3, segments[0] == "v1", segments[1] == "batches" {
+                let name = try decoded(segments[2])
+                switch method {
+                case "GET", "HEAD": self = .readBatch(name)
+                case "POST": self = .commitBatch(name)
+                default: throw .methodNotAllowed(["GET", "POST"])
+                }
+            } else {
+                throw .notFound("no such endpoint: \(segments.isEmpty ? "/" : "/" + segments.joined(separator: "/")); see /v1/openapi.json")
+            }
+        }
+    }
+
+    /// The route's name in metrics: the path with its variables left as names.
+    var label: String {
+        switch self {
+        case .health: "/healthz"
+        case .metrics: "/metrics"
+        case .openAPI: "/v1/openapi.json"
+        case .search: "/v1/search"
+        case .pushItems, .deleteItems: "/v1/items"
+        case .deleteDomain: "/v1/domains/{domainIdentifier}"
+        case .readBatch, .commitBatch: "/v1/batches/{name}"
+        case .reportActivity: "/v1/activities"
+        case .recordEngagement: "/v1/engagement"
+        }
+    }
+
+    func run(_ request: HTTPServerRequest, _ service: SearchService) throws -> HTTPServerResponse {
+        switch self {
+        case .health: try service.health()
+        case .metrics: try service.metricsText()
+        case .openAPI: try OpenAPIDocument.response()
+        case .search: try service.search(request)
+        case .pushItems: try service.pushItems(request)
+        case .deleteItems: try service.deleteItems(request)
+        case .deleteDomain(let domain): try service.deleteDomain(request, domain)
+        case .readBatch(let name): try service.readBatch(request, name)
+        case .commitBatch(let name): try service.commitBatch(request, name)
+        case .reportActivity: try service.reportActivity(request)
+        case .recordEngagement: try service.recordEngagement(request)
+        }
+    }
+}

@@ -1,0 +1,325 @@
+import Foundation
+import HTTPServer
+import JSON
+import SearchIndex
+import Synchronization
+import WebURL
+
+/// The shared index as an HTTP API: search for everyone, and for API-key holders the
+/// CoreSpotlight push model (items, deletions, batches with client state), public
+/// activities (the NSUserActivity model) and engagement. `handle` is the whole API; it
+/// runs on libmicrohttpd's threads, several at once.
+///
+/// Reads go to a pool of connections and see the last committed state (SQLite WAL);
+/// writes go through one connection, so a crawl or another writer in another process
+/// waits on SQLite's lock rather than failing.
+public final class SearchService: Sendable {
+    public struct Configuration: Sendable {
+        public var indexPath: String
+        /// Distinct devices that must report an activity before it is searchable.
+        public var activityThreshold = 3
+        public var maximumItemsPerRequest = 1000
+        /// The largest request body read; larger ones get 413.
+        public var maximumBodyBytes = 8 << 20
+        /// Read connections; about the number of server threads.
+        public var readers = 4
+        /// The largest `limit` a search may ask for.
+        public var maximumSearchLimit = 100
+        public var clock: @Sendable () -> Date = { Date() }
+
+        public init(indexPath: String) {
+            self.indexPath = indexPath
+        }
+    }
+
+    public let configuration: Configuration
+    /// Every path the API answers, with its methods.
+    public static var routes: [(path: String, methods: [String])] { Route.table }
+    private let readers: [SearchIndex]
+    private let nextReader = Atomic<Int>(0)
+    private let writer: SearchIndex
+    private let store: ServiceStore
+    private let deviceSalt: [UInt8]
+    private let metrics = ServiceMetrics()
+
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        store = try ServiceStore(indexPath: configuration.indexPath)
+        writer = try SearchIndex(path: configuration.indexPath, mode: .existing)
+        readers = try (0..<max(1, configuration.readers)).map { _ in try SearchIndex(path: configuration.indexPath, mode: .existing) }
+        deviceSalt = try store.deviceSalt()
+    }
+
+    /// Handles one request: routes it, turns every failure into a JSON error, records
+    /// the metrics.
+    public func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let (route, response) = respond(to: request)
+        metrics.record(route: route, status: response.status,
+                       seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000_000)
+        return response
+    }
+
+    private func respond(to request: HTTPServerRequest) -> (route: String, response: HTTPServerResponse) {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        let route: Route
+        do {
+            route = try Route(method: request.method, segments: segments)
+        } catch {
+            return ("unknown", error.response)
+        }
+        do {
+            return (route.label, try route.run(request, self))
+        } catch let error as APIError {
+            return (route.label, error.response)
+        } catch let error as SearchIndexError {
+            return (route.label, APIError(error).response)
+        } catch {
+            return (route.label, APIError(500, "internal", "\(error)").response)
+        }
+    }
+
+    // MARK: reading
+
+    private var reader: SearchIndex {
+        readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+    }
+
+    func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        guard let query = request.queryValue("q") else { throw APIError.badRequest("q is required") }
+        var limit = 10
+        if let text = request.queryValue("limit") {
+            guard let number = Int(text), (1...configuration.maximumSearchLimit).contains(number) else {
+                throw APIError.badRequest("limit must be a whole number from 1 to \(configuration.maximumSearchLimit)")
+            }
+            limit = number
+        }
+        let platformName = request.queryValue("platform") ?? "ios"
+        guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.badRequest("platform must be ios or android") }
+        let installed = Set(request.queryValues("installed").flatMap { $0.split(separator: ",") }.map(String.init))
+        let snippets = ["1", "true"].contains(request.queryValue("snippets") ?? "")
+        var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
+        search.now = configuration.clock()
+        return .json(try reader.search(search).json)
+    }
+
+    func health() throws -> HTTPServerResponse {
+        _ = try reader.count()
+        return .json(["status": "ok"])
+    }
+
+    func metricsText() throws -> HTTPServerResponse {
+        let items = try reader.count()
+        let bytes = [configuration.indexPath, configuration.indexPath + "-wal"].reduce(0) { total, path in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+        }
+        return .text(metrics.text(indexItems: items, indexBytes: bytes), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    // MARK: writing
+
+    /// The key the request carries, or 401.
+    func authenticate(_ request: HTTPServerRequest) throws -> APIKey {
+        guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer "),
+            let key = try store.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        else { throw APIError.unauthorized }
+        return key
+    }
+
+    /// The request's JSON body as an object, with only `known` fields.
+    func body(_ request: HTTPServerRequest, known: Set<String>) throws -> FieldReader {
+        if request.bodyTooLarge { throw APIError.tooLarge("the body is larger than \(configuration.maximumBodyBytes) bytes") }
+        if let type = request.header("Content-Type"), !type.lowercased().contains("json") {
+            throw APIError(415, "unsupported-media-type", "send application/json, not \(type)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes: request.body)
+        } catch {
+            throw APIError.invalidJSON("the body is not valid JSON: \(error)")
+        }
+        return try fields { () throws(SearchIndexError) in
+            let reader = try FieldReader(value: value, path: "body")
+            try reader.rejectUnknown(known)
+            return reader
+        }
+    }
+
+    /// Runs a field read; its errors are 400s about the request's fields.
+    func fields<T>(_ read: () throws(SearchIndexError) -> T) throws -> T {
+        do {
+            return try read()
+        } catch {
+            throw APIError(400, "invalid-field", error.message)
+        }
+    }
+
+    /// Reads `items` from a body, each one owned by the key and allowed for its domain.
+    func items(_ body: FieldReader, key: APIKey) throws -> [SearchableItem] {
+        let list = try fields { () throws(SearchIndexError) in try body.array("items") } ?? []
+        guard list.count <= configuration.maximumItemsPerRequest else {
+            throw APIError.tooLarge("\(list.count) items; at most \(configuration.maximumItemsPerRequest) per request")
+        }
+        let now = configuration.clock()
+        var items: [SearchableItem] = []
+        for (index, value) in list.enumerated() {
+            let item = try SearchableItem(pushed: value, path: "items[\(index)]", owner: key.owner, now: now)
+            guard Ownership.allows(item, forDomain: key.domain) else {
+                throw APIError.forbidden("items[\(index)]: a key for \(key.domain) may only write items whose webURL is on \(key.domain) "
+                    + "or, without one, whose domainIdentifier is under \(ItemBuilder.reversedDomain(key.domain))")
+            }
+            items.append(item)
+        }
+        return items
+    }
+
+    func pushItems(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        let items = try items(try body(request, known: ["items"]), key: key)
+        var batch = SearchIndex.Batch(upserts: items)
+        batch.owner = key.owner
+        let result = try writer.commit(batch, now: configuration.clock())
+        return .json(["upserted": JSONValue(result.upserted)])
+    }
+
+    func deleteItems(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        let ids = request.queryValues("id")
+        guard !ids.isEmpty else {
+            return .json(["deleted": JSONValue(try writer.deleteAll(owner: key.owner))])
+        }
+        guard ids.count <= configuration.maximumItemsPerRequest else {
+            throw APIError.tooLarge("\(ids.count) ids; at most \(configuration.maximumItemsPerRequest) per request")
+        }
+        var batch = SearchIndex.Batch(deleteIdentifiers: ids)
+        batch.owner = key.owner
+        return .json(["deleted": JSONValue(try writer.commit(batch, now: configuration.clock()).deleted)])
+    }
+
+    func deleteDomain(_ request: HTTPServerRequest, _ domainIdentifier: String) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        guard Ownership.allows(domainIdentifier: domainIdentifier, forDomain: key.domain) else {
+            throw APIError.forbidden("a key for \(key.domain) may only delete domains under \(ItemBuilder.reversedDomain(key.domain))")
+        }
+        var batch = SearchIndex.Batch(deleteDomains: [domainIdentifier])
+        batch.owner = key.owner
+        return .json(["deleted": JSONValue(try writer.commit(batch, now: configuration.clock()).deleted)])
+    }
+
+    // MARK: batches
+
+    /// Each owner has its own batch names.
+    private func batchName(_ name: String, key: APIKey) -> String { key.owner + "/" + name }
+
+    func readBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        let state = try writer.clientState(batch: batchName(name, key: key))
+        return .json(["name": .string(name), "clientState": state.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null])
+    }
+
+    func commitBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        let body = try body(request, known: ["items", "deleteIdentifiers", "expectedClientState", "clientState"])
+        guard body.object["expectedClientState"] != nil else {
+            throw APIError(400, "invalid-field", "body.expectedClientState: required (null when the batch has no state yet)")
+        }
+        let (expected, state, deletions) = try fields { () throws(SearchIndexError) in
+            (try body.string("expectedClientState"), try body.requiredString("clientState"), try body.strings("deleteIdentifiers"))
+        }
+        guard state.utf8.count <= SearchIndex.maximumClientStateBytes else {
+            throw APIError(400, "invalid-field", "body.clientState: at most \(SearchIndex.maximumClientStateBytes) bytes")
+        }
+        var batch = SearchIndex.Batch(upserts: try items(body, key: key), deleteIdentifiers: deletions)
+        guard batch.upserts.count + deletions.count <= configuration.maximumItemsPerRequest else {
+            throw APIError.tooLarge("at most \(configuration.maximumItemsPerRequest) items and deletions per batch")
+        }
+        batch.owner = key.owner
+        batch.clientStateName = batchName(name, key: key)
+        batch.expectedClientState = .some(expected.map { Array($0.utf8) })
+        batch.clientState = Array(state.utf8)
+        let result = try commitChecked(batch, name: name)
+        return .json(["name": .string(name), "clientState": .string(state), "upserted": JSONValue(result.upserted),
+                      "deleted": JSONValue(result.deleted)])
+    }
+
+    /// Commits a batch, saying which batch a compare-and-swap failure is about.
+    private func commitChecked(_ batch: SearchIndex.Batch, name: String) throws -> (upserted: Int, deleted: Int) {
+        do {
+            return try writer.commit(batch, now: configuration.clock())
+        } catch {
+            guard error.reason == "conflict" else { throw error }
+            throw APIError(409, "conflict", "batch '\(name)': the stored client state is not expectedClientState; GET /v1/batches/\(name) returns it")
+        }
+    }
+
+    // MARK: activities and engagement
+
+    func reportActivity(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        let body = try body(request, known: ["activityType", "title", "webpageURL", "keywords", "contentDescription", "thumbnailURL",
+                                             "deviceId", "apps"])
+        let now = configuration.clock()
+        let report = try fields { () throws(SearchIndexError) in try ActivityReport(body) }
+        guard let host = WebURL(report.webpageURL)?.host, Ownership.isHost(host, within: key.domain) else {
+            throw APIError.forbidden("a key for \(key.domain) may only report activities whose webpageURL is on \(key.domain)")
+        }
+        let deviceHash = SHA256.hash(deviceSalt + Array(report.deviceID.utf8))
+        let devices = try store.recordActivity(id: report.itemID, owner: key.owner, type: report.activityType,
+                                               webpageURL: report.webpageURL, deviceHash: deviceHash, now: now)
+        let isPublic = devices >= configuration.activityThreshold
+        if isPublic {
+            var batch = SearchIndex.Batch(upserts: [report.item(owner: key.owner, now: now)])
+            batch.owner = key.owner
+            try writer.commit(batch, now: now)
+        }
+        var response = HTTPServerResponse.json([
+            "id": .string(report.itemID), "devices": JSONValue(devices), "threshold": JSONValue(configuration.activityThreshold),
+            "public": .bool(isPublic),
+        ])
+        response.status = 202
+        return response
+    }
+
+    func recordEngagement(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        _ = try authenticate(request)
+        let body = try body(request, known: ["query", "events"])
+        let events = try fields { () throws(SearchIndexError) -> [JSONValue] in
+            _ = try body.requiredString("query")
+            return try body.array("events") ?? []
+        }
+        guard events.count <= configuration.maximumItemsPerRequest else {
+            throw APIError.tooLarge("\(events.count) events; at most \(configuration.maximumItemsPerRequest) per request")
+        }
+        var counts: [String: (impressions: Int, clicks: Int)] = [:]
+        for (index, event) in events.enumerated() {
+            let (id, type) = try fields { () throws(SearchIndexError) in
+                let reader = try FieldReader(value: event, path: "events[\(index)]")
+                try reader.rejectUnknown(["id", "type"])
+                return (try reader.requiredString("id"), try reader.requiredString("type"))
+            }
+            switch type {
+            case "impression": counts[id, default: (0, 0)].impressions += 1
+            case "click": counts[id, default: (0, 0)].clicks += 1
+            default: throw APIError(400, "invalid-field", "events[\(index)].type: must be \"impression\" or \"click\"")
+            }
+        }
+        var recorded = 0
+        var unknown = 0
+        for (id, count) in counts.sorted(by: { $0.key < $1.key }) {
+            // Only items the index has: engagement with anything else is noise.
+            guard try writer.item(identifier: id) != nil else {
+                unknown += 1
+                continue
+            }
+            try writer.recordEngagement(itemID: id, impressions: count.impressions, clicks: count.clicks)
+            recorded += 1
+        }
+        return .json(["items": JSONValue(recorded), "unknownItems": JSONValue(unknown)])
+    }
+}
+
+extension HTTPServerResponse {
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(JSONWriter.bytes(value) + [0x0A]))
+    }
+}

@@ -1,0 +1,46 @@
+import Fetch
+import Foundation
+import JSON
+import SearchIndex
+
+/// `search --server`: the same search asked of a running `searchlight serve` over
+/// libcurl, read back into the same ``SearchResponse`` a local search gives.
+struct RemoteSearch {
+    let server: String
+    let caCertificates: String?
+
+    func search(_ query: String, limit: Int, platform: AppTarget.Platform, installed: Set<String>, snippets: Bool) throws -> SearchResponse {
+        var parameters = [("q", query), ("limit", String(limit)), ("platform", platform.rawValue)]
+        parameters += installed.sorted().map { ("installed", $0) }
+        if snippets { parameters.append(("snippets", "1")) }
+        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        let url = base + "/v1/search?" + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
+        var configuration = FetchConfiguration(userAgent: UserAgent.string)
+        // The user names the server: a service on this machine or the private network is the usual case.
+        configuration.addressPolicy = .any
+        configuration.caCertificatesFile = caCertificates
+        configuration.timeout = 30
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let response = client.fetch(FetchRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]))
+        if let error = response.error { throw CommandFailure("asking \(server) failed: \(error.message)") }
+        let body = try? JSONParser.parse(bytes: response.body)
+        guard response.status == 200, let body else {
+            let message = body?["error"]?["message"]?.stringValue ?? "HTTP \(response.status)"
+            if response.status == 400 { throw UsageError(message) }
+            throw CommandFailure("\(server) answered \(response.status): \(message)")
+        }
+        do {
+            return try SearchResponse(json: body)
+        } catch {
+            throw CommandFailure("\(server) did not answer with search results: \(error.message)")
+        }
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

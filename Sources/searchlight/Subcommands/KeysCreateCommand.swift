@@ -1,0 +1,42 @@
+import Service
+
+/// `searchlight keys create --owner NAME --domain D [--data DIR]`
+struct KeysCreateCommand: Command {
+    static let spec = CommandSpec(
+        name: "create",
+        abstract: "Create an API key and print it once; only its hash is stored.",
+        discussion: """
+            A key for the DNS domain D may write items whose webURL host is D or under it, or,
+            without a webURL, whose domainIdentifier is D reversed (com.example for example.com) or
+            under it. Items it writes belong to NAME: only NAME's keys can replace or delete them.
+            """,
+        options: [
+            DataDirectory.option,
+            .value("--owner", "name", help: "Who the key is for; the owner of what it writes."),
+            .value("--domain", "domain", help: "The DNS domain the key may write for."),
+        ],
+        examples: ["searchlight keys create --owner recipes-app --domain recipes.example"])
+
+    var data: DataDirectory
+    var owner: String
+    var domain: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        data = DataDirectory(arguments)
+        guard let owner = arguments.value("--owner"), !owner.isEmpty, owner.utf8.count <= 128, !owner.contains("/") else {
+            throw UsageError("--owner NAME is required (at most 128 bytes, no '/')")
+        }
+        guard let domain = arguments.value("--domain"), Ownership.isValidDomain(domain) else {
+            throw UsageError("--domain needs a DNS domain such as example.com")
+        }
+        self.owner = owner
+        self.domain = domain.lowercased()
+    }
+
+    func run() throws {
+        try data.create()
+        let (key, secret) = try ServiceStore(indexPath: data.indexPath).createKey(owner: owner, domain: domain)
+        Console.writeLine(secret)
+        Console.error("Created key \(key.id) for \(owner) on \(domain). It is shown only this once: store it now.")
+    }
+}

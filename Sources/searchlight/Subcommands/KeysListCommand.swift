@@ -1,0 +1,43 @@
+import Foundation
+import JSON
+import Service
+
+/// `searchlight keys list [--data DIR] [--json]`
+struct KeysListCommand: Command {
+    static let spec = CommandSpec(
+        name: "list",
+        abstract: "List the API keys: id, owner, domain, when created and when revoked (never the secret).",
+        options: [DataDirectory.option, .flag("--json", help: "Print the keys as JSON.")],
+        examples: ["searchlight keys list"])
+
+    var data: DataDirectory
+    var json: Bool
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        data = DataDirectory(arguments)
+        json = arguments.flag("--json")
+    }
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: data.indexPath) else { throw CommandFailure("no index at \(data.indexPath)") }
+        let keys = try ServiceStore(indexPath: data.indexPath).keys()
+        let formatter = ISO8601DateFormatter()
+        if json {
+            let list: [JSONValue] = keys.map { key in
+                ["id": .string(key.id), "owner": .string(key.owner), "domain": .string(key.domain),
+                 "created": .string(formatter.string(from: key.created)),
+                 "revoked": key.revoked.map { .string(formatter.string(from: $0)) } ?? .null]
+            }
+            Console.writeLine(JSONWriter.string(["keys": .array(list)], style: .pretty))
+            return
+        }
+        guard !keys.isEmpty else {
+            Console.writeLine("No keys. Create one with `searchlight keys create --owner NAME --domain DOMAIN`.")
+            return
+        }
+        for key in keys {
+            let state = key.revoked.map { "revoked \(formatter.string(from: $0))" } ?? "active"
+            Console.writeLine("\(key.id)  \(key.owner)  \(key.domain)  created \(formatter.string(from: key.created))  \(state)")
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import Fetch
+import Foundation
+import HTTPServer
+import JSON
+import SearchIndex
+import SearchlightTestSupport
+import Service
+import Synchronization
+import Testing
+
+/// `searchlight serve`'s API over real HTTP on 127.0.0.1, through libcurl.
+@Suite struct ServiceTests {
+    @Test func searchAnswersExactlyAsTheCommandLineDoes() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        let pushed = running.call("POST", "/v1/items", json: items(
+            item("tart", "Lemon tart", webURL: "https://recipes.example/tart", extra: [
+                ("contentDescription", "A sharp lemon tart."), ("rating", 4.5), ("ratingCount", 12),
+                ("apps", [["platform": "ios", "appStoreId": "1234567890", "name": "RecipeBox", "deepLink": "recipebox://tart"]]),
+            ]),
+            item("pie", "Lemon meringue pie", webURL: "https://recipes.example/pie")), key: key)
+        #expect(pushed.status == 200)
+        #expect(pushed.json?["upserted"] == 2)
+
+        let data = URL(fileURLWithPath: running.indexPath).deletingLastPathComponent().path
+        for extra in [[], ["--installed", "1234567890"], ["--platform", "android"]] {
+            let local = try CommandRunner.run(["search", "lemon", "--data", data, "--json"] + extra)
+            let remote = try CommandRunner.run(["search", "lemon", "--server", running.baseURL, "--json"] + extra)
+            #expect(local.status == 0 && remote.status == 0, "\(remote.stderr)")
+            #expect(remote.stdout == local.stdout, "search --server prints what a local search prints")
+            var path = "/v1/search?q=lemon"
+            if extra.first == "--installed" { path += "&installed=1234567890" }
+            if extra.first == "--platform" { path += "&platform=android" }
+            #expect(running.call("GET", path).json == (try JSONParser.parse(local.stdout)), "the API answers in the search --json shape")
+        }
+        let local = try CommandRunner.run(["search", "lemon tart", "--data", data, "--installed", "1234567890"])
+        let remote = try CommandRunner.run(["search", "lemon tart", "--server", running.baseURL, "--installed", "1234567890"])
+        #expect(remote.stdout == local.stdout)
+        #expect(remote.stdout.contains("tap: open-app recipebox://tart (RecipeBox)"))
+        let bad = try CommandRunner.run(["search", "   ", "--server", running.baseURL])
+        #expect(bad.status == 64, "the server's 400 is a usage error, as locally")
+    }
+
+    @Test func pushReplacesWholeAndDeletesByIdDomainAndOwner() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        let key = try running.key(owner: "people-app", domain: "example.com")
+        let other = try running.key(owner: "other-app", domain: "example.org")
+        running.call("POST", "/v1/items", json: items(
+            item("p1", "Becky Lane", domain: "com.example.people", extra: [("keywords", ["friend"])]),
+            item("p2", "Sam Lane", domain: "com.example.people.staff"),
+            item("p3", "Mei Lane", domain: "com.example.peoplex"),
+            item("p4", "Ana Lane", webURL: "https://www.example.com/ana")), key: key)
+        running.call("POST", "/v1/items", json: items(item("o1", "Olga Lane", webURL: "https://example.org/olga")), key: other)
+        #expect(Set(running.ids("lane")) == ["p1", "p2", "p3", "p4", "o1"])
+
+        // An upsert replaces the whole item: the keyword is gone with the new version.
+        running.call("POST", "/v1/items", json: items(item("p1", "Becky Lane", domain: "com.example.people")), key: key)
+        #expect(running.ids("friend").isEmpty)
+
+        #expect(running.call("DELETE", "/v1/items?id=p4&id=o1", key: key).json?["deleted"] == 1, "o1 is not this owner's")
+        #expect(running.call("DELETE", "/v1/domains/com.example.people", key: key).json?["deleted"] == 2, "p1 and p2, not p3")
+        #expect(Set(running.ids("lane")) == ["p3", "o1"])
+        #expect(running.call("DELETE", "/v1/items", key: key).json?["deleted"] == 1, "all of this owner's items: p3")
+        #expect(running.ids("lane") == ["o1"])
+    }
+
+    @Test func writesNeedAKeyForTheRightDomain() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        let a = try running.key(owner: "a-app", domain: "a.example")
+        let b = try running.key(owner: "b-app", domain: "b.example")
+        let body = items(item("a1", "Alpha thing", webURL: "https://shop.a.example/1"))
+        #expect(running.call("POST", "/v1/items", json: body).status == 401)
+        #expect(running.call("POST", "/v1/items", json: body, key: "slk_nothing_here").status == 401)
+        #expect(running.call("POST", "/v1/items", json: body, key: a + "x").status == 401, "a wrong secret")
+        #expect(running.call("POST", "/v1/items", json: body, key: b).errorCode == "forbidden", "b.example cannot write a.example")
+        #expect(running.call("POST", "/v1/items", json: items(item("a2", "Alpha", webURL: "https://evila.example/")), key: a).status == 403,
+                "evila.example is not under a.example")
+        #expect(running.call("POST", "/v1/items", json: items(item("a3", "Alpha", domain: "example.b.x")), key: a).status == 403)
+        #expect(running.call("POST", "/v1/items", json: items(item("a4", "Alpha", domain: "example.a.sub")), key: a).status == 200)
+        #expect(running.call("POST", "/v1/items", json: body, key: a).status == 200)
+        #expect(running.ids("alpha").count == 2, "reads need no key")
+
+        // b may neither replace nor delete a's items, nor its domains.
+        #expect(running.call("POST", "/v1/items", json: items(item("a1", "Hijacked", webURL: "https://b.example/1")), key: b).status == 403)
+        #expect(running.call("DELETE", "/v1/items?id=a1", key: b).json?["deleted"] == 0)
+        #expect(running.call("DELETE", "/v1/domains/example.a", key: b).status == 403)
+        #expect(running.call("DELETE", "/v1/items", key: b).json?["deleted"] == 0)
+        #expect(running.ids("alpha").count == 2)
+
+        // A revoked key stops working at once.
+        let id = String(a.dropFirst(APIKey.prefix.count).prefix { $0 != "_" })
+        #expect(try ServiceStore(indexPath: running.indexPath).revokeKey(id: id))
+        #expect(running.call("DELETE", "/v1/items", key: a).status == 401)
+    }
+
+    @Test func anActivityIsPublicOnlyAfterEnoughDevices() throws {
+        let running = try RunningService(activityThreshold: 3)
+        defer { running.stop() }
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        func report(_ device: String) -> RunningService.Reply {
+            running.call("POST", "/v1/activities", json: [
+                "activityType": "com.recipes.view", "title": "Saffron risotto", "webpageURL": "https://recipes.example/risotto",
+                "keywords": ["rice"], "deviceId": .string(device),
+            ], key: key)
+        }
+        #expect(report("device-one").json?["devices"] == 1)
+        #expect(report("device-one").json?["devices"] == 1, "the same device counts once")
+        #expect(report("device-two").json?["public"] == false)
+        #expect(running.ids("saffron").isEmpty, "two devices are not enough")
+        let third = report("device-three")
+        #expect(third.status == 202)
+        #expect(third.json?["public"] == true)
+        #expect(running.ids("saffron") == ["activity:com.recipes.view:https://recipes.example/risotto"])
+        let hit = running.call("GET", "/v1/search?q=saffron").json?["results"]?.arrayValue?.first
+        #expect(hit?["source"] == "activity")
+        #expect(hit?["action"]?["type"] == "open-web")
+
+        // Device ids are kept only as salted hashes.
+        let files = ["", "-wal"].compactMap { FileManager.default.contents(atPath: running.indexPath + $0) }
+        for file in files { #expect(file.range(of: Data("device-two".utf8)) == nil) }
+        #expect(running.call("POST", "/v1/activities", json: [
+            "activityType": "view", "title": "Elsewhere", "webpageURL": "https://other.example/x", "deviceId": "d",
+        ], key: key).status == 403, "an activity on another domain")
+    }
+
+    @Test func batchesCompareAndSwapTheirClientState() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        let key = try running.key(owner: "sync", domain: "sync.example")
+        let other = try running.key(owner: "other", domain: "other.example")
+        #expect(running.call("GET", "/v1/batches/main", key: key).json?["clientState"] == .null)
+        func commit(expected: JSONValue, state: String, _ list: [JSONValue] = [], key: String) -> RunningService.Reply {
+            running.call("POST", "/v1/batches/main", json: [
+                "expectedClientState": expected, "clientState": .string(state), "items": .array(list),
+            ], key: key)
+        }
+        #expect(commit(expected: .null, state: "v1", [item("s1", "Synced one", webURL: "https://sync.example/1")], key: key).status == 200)
+        let stale = commit(expected: .null, state: "v1b", [item("s2", "Synced two", webURL: "https://sync.example/2")], key: key)
+        #expect(stale.status == 409)
+        #expect(stale.errorCode == "conflict")
+        #expect(running.ids("synced") == ["s1"], "a stale batch writes nothing")
+        #expect(commit(expected: "v1", state: "v2", [item("s2", "Synced two", webURL: "https://sync.example/2")], key: key).status == 200)
+        #expect(running.call("GET", "/v1/batches/main", key: key).json?["clientState"] == "v2")
+        #expect(Set(running.ids("synced")) == ["s1", "s2"])
+        // Batch names belong to their owner.
+        #expect(running.call("GET", "/v1/batches/main", key: other).json?["clientState"] == .null)
+        #expect(commit(expected: .null, state: "o1", key: other).status == 200)
+        #expect(running.call("GET", "/v1/batches/main", key: key).json?["clientState"] == "v2")
+        #expect(running.call("GET", "/v1/batches/main").status == 401)
+        #expect(running.call("POST", "/v1/batches/main", json: ["clientState": "x"], key: key).status == 400, "expectedClientState is required")
+    }
+
+    @Test func engagementLiftsTheItemsPeopleOpen() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        let key = try running.key(owner: "shop", domain: "shop.example")
+        running.call("POST", "/v1/items", json: items(
+            item("red", "Walking boots", webURL: "https://shop.example/red"),
+            item("blue", "Walking boots", webURL: "https://shop.example/blue")), key: key)
+        let before = running.ids("walking boots")
+        let loser = before.first ?? "red"
+        let winner = loser == "red" ? "blue" : "red"
+        var events: [JSONValue] = []
+        for _ in 0..<30 {
+            events.append(["id": .string(winner), "type": "impression"])
+            events.append(["id": .string(winner), "type": "click"])
+            events.append(["id": .string(loser), "type": "impression"])
+        }
+        events.append(["id": "nothing", "type": "click"])
+        let reply = running.call("POST", "/v1/engagement", json: ["query": "walking boots", "events": .array(events)], key: key)
+        #expect(reply.status == 200)
+        #expect(reply.json?["items"] == 2)
+        #expect(reply.json?["unknownItems"] == 1)
+        #expect(running.ids("walking boots") == [winner, loser], "clicks over impressions lift an item")
+        #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": [["id": "red", "type": "like"]]], key: key).status == 400)
+        #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": []]).status == 401)
+    }
+
+    @Test func badInputGetsA4xxWithAnErrorObjectAndNeverA500() throws {
+        let running = try RunningService(maximumBodyBytes: 64 * 1024, maximumItems: 10)
+        defer { running.stop() }
+        let key = try running.key(owner: "app", domain: "app.example")
+        let cases: [(String, RunningService.Reply, Int, String)] = [
+            ("malformed JSON", running.call("POST", "/v1/items", body: Array("{\"items\": [".utf8), key: key), 400, "invalid-json"),
+            ("not JSON at all", running.call("POST", "/v1/items", body: [0xFF, 0x00, 0x12], key: key), 400, "invalid-json"),
+            ("a wrong type", running.call("POST", "/v1/items", json: ["items": "many"], key: key), 400, "invalid-field"),
+            ("a wrong field type", running.call("POST", "/v1/items", json: items(["uniqueIdentifier": 5, "title": "x"]), key: key), 400,
+             "invalid-item"),
+            ("an unknown field", running.call("POST", "/v1/items", json: ["items": [], "colour": "red"], key: key), 400, "invalid-field"),
+            ("an unknown item field", running.call("POST", "/v1/items", json: items(item("x", "X", domain: "example.app", extra: [("size", 1)])),
+                                                   key: key), 400, "invalid-item"),
+            ("an invalid URL", running.call("POST", "/v1/items", json: items(item("x", "X", webURL: "javascript:alert(1)")), key: key), 400,
+             "invalid-item"),
+            ("too many items", running.call("POST", "/v1/items", json: ["items": .array((0..<11).map {
+                item("i\($0)", "Item", domain: "example.app") })], key: key), 413, "too-large"),
+            ("an oversized body", running.call("POST", "/v1/items", body: Array(repeating: 0x20, count: 100 * 1024), key: key), 413, "too-large"),
+            ("a form body", running.call("POST", "/v1/items", body: Array("items=1".utf8), key: key,
+                                          contentType: "application/x-www-form-urlencoded"), 415, "unsupported-media-type"),
+            ("no query", running.call("GET", "/v1/search"), 400, "bad-request"),
+            ("an empty query", running.call("GET", "/v1/search?q=%20%20"), 400, "invalid-query"),
+            ("a huge query", running.call("GET", "/v1/search?q=" + String(repeating: "a%20", count: 400)), 400, "invalid-query"),
+            ("control characters", running.call("GET", "/v1/search?q=a%00b"), 400, "invalid-query"),
+            ("invalid UTF-8", running.call("GET", "/v1/search?q=%FF%FE"), 400, "invalid-query"),
+            ("FTS5 syntax", running.call("GET", "/v1/search?q=%22unbalanced%20NEAR(%20*"), 200, ""),
+            ("a bad limit", running.call("GET", "/v1/search?q=a&limit=5000"), 400, "bad-request"),
+            ("a bad platform", running.call("GET", "/v1/search?q=a&platform=palm"), 400, "bad-request"),
+            ("an unknown path", running.call("GET", "/v2/search"), 404, "not-found"),
+            ("a wrong method", running.call("PUT", "/v1/items", key: key), 405, "method-not-allowed"),
+        ]
+        for (name, reply, status, code) in cases {
+            #expect(reply.status == status, "\(name): \(reply.text)")
+            if !code.isEmpty { #expect(reply.errorCode == code, "\(name): \(reply.text)") }
+            #expect(reply.status < 500, "\(name) is the client's mistake")
+        }
+        #expect(running.call("PUT", "/v1/items", key: key).headers.first("Allow") == "POST, DELETE")
+        #expect(running.call("GET", "/healthz").json == ["status": "ok"], "still healthy")
+    }
+
+    @Test func healthMetricsAndTheOpenAPIDocument() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        let key = try running.key(owner: "app", domain: "app.example")
+        running.call("POST", "/v1/items", json: items(item("m1", "Metric item", webURL: "https://app.example/m1")), key: key)
+        running.ids("metric")
+        running.call("GET", "/v1/search")
+        let metrics = running.call("GET", "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.headers.first("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.text.contains("searchlight_http_requests_total{route=\"/v1/search\",status=\"200\"} 1"))
+        #expect(metrics.text.contains("searchlight_http_requests_total{route=\"/v1/search\",status=\"400\"} 1"))
+        #expect(metrics.text.contains("searchlight_http_request_duration_seconds_count{route=\"/v1/items\"} 1"))
+        #expect(metrics.text.contains("searchlight_index_items 1"))
+
+        // The served document is the one in the repository, and it lists every route.
+        let document = try #require(running.call("GET", "/v1/openapi.json").json)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = try Data(contentsOf: root.appendingPathComponent("docs/openapi.json"))
+        #expect(try JSONParser.parse(bytes: [UInt8](file)) == document,
+                "docs/openapi.json is stale: regenerate it with `swift run searchlight serve --openapi > docs/openapi.json`")
+        for (path, methods) in SearchService.routes {
+            for method in methods { #expect(document["paths"]?[path]?[method.lowercased()] != nil, "\(method) \(path) is documented") }
+        }
+    }
+
+    @Test func readsDuringWritesSeeWholeBatches() throws {
+        let running = try RunningService(maximumItems: 1000)
+        defer { running.stop() }
+        let key = try running.key(owner: "app", domain: "app.example")
+        func version(_ tag: String) -> JSONValue {
+            ["items": .array((0..<200).map { item("v\($0)", "Versioned \(tag) entry", webURL: "https://app.example/\($0)") })]
+        }
+        running.call("POST", "/v1/items", json: version("alpha"), key: key)
+        let done = Atomic<Bool>(false)
+        let torn = Atomic<Int>(0)
+        let searches = Atomic<Int>(0)
+        let readers = DispatchGroup()
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: readers) {
+                while !done.load(ordering: .relaxed) {
+                    let alpha = running.ids("versioned alpha", "&limit=100").count
+                    let beta = running.ids("versioned beta", "&limit=100").count
+                    // Each batch replaces all 200 items at once: a reader sees 100 (the limit) of one tag.
+                    if alpha + beta != 100 && alpha + beta != 200 { torn.add(1, ordering: .relaxed) }
+                    searches.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        var round = 0
+        while round < 10 || (searches.load(ordering: .relaxed) < 30 && round < 500) {
+            #expect(running.call("POST", "/v1/items", json: version(round % 2 == 0 ? "beta" : "alpha"), key: key).status == 200)
+            round += 1
+        }
+        done.store(true, ordering: .relaxed)
+        readers.wait()
+        #expect(searches.load(ordering: .relaxed) >= 30)
+        #expect(torn.load(ordering: .relaxed) == 0, "no reader saw half a batch")
+    }
+}
+
+/// `searchlight serve` and `searchlight keys` as processes.
+@Suite(.serialized) struct ServeCommandTests {
+    @Test func keysAreCreatedListedAndRevoked() throws {
+        let folder = try TemporaryDirectory("keys")
+        defer { folder.remove() }
+        let created = try CommandRunner.run(["keys", "create", "--owner", "recipes", "--domain", "Recipes.Example", "--data", folder.path])
+        #expect(created.status == 0)
+        let secret = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(secret.hasPrefix("slk_"))
+        let index = try Data(contentsOf: folder.url.appendingPathComponent("index.sqlite"))
+        #expect(index.range(of: Data(secret.utf8)) == nil, "only the hash is stored")
+        let list = try JSONParser.parse(try CommandRunner.run(["keys", "list", "--data", folder.path, "--json"]).stdout)
+        let key = try #require(list["keys"]?.arrayValue?.first)
+        #expect(key["owner"] == "recipes")
+        #expect(key["domain"] == "recipes.example")
+        #expect(key["revoked"] == .null)
+        #expect(!list.description.contains(secret))
+        let id = try #require(key["id"]?.stringValue)
+        #expect(try CommandRunner.run(["keys", "revoke", id, "--data", folder.path]).status == 0)
+        #expect(try CommandRunner.run(["keys", "revoke", "nope", "--data", folder.path]).status == 1)
+        let after = try JSONParser.parse(try CommandRunner.run(["keys", "list", "--data", folder.path, "--json"]).stdout)
+        #expect(after["keys"]?.arrayValue?.first?["revoked"] != .null)
+        #expect(try CommandRunner.run(["keys", "create", "--owner", "x", "--domain", "not a domain", "--data", folder.path]).status == 64)
+    }
+
+    @Test func serveStopsGracefullyOnSIGTERM() throws {
+        let folder = try TemporaryDirectory("serve")
+        defer { folder.remove() }
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["serve", "--data", folder.path, "--listen", "127.0.0.1:0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let reader = output.fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("\n"), Date() < deadline { text += String(decoding: reader.availableData, as: UTF8.self) }
+        let base = try #require(text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(base.hasPrefix("http://127.0.0.1:"))
+        var configuration = FetchConfiguration(userAgent: "tests")
+        configuration.addressPolicy = .any
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        #expect(client.fetch(FetchRequest(url: base + "/healthz")).status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("Stopping: letting requests in flight finish."))
+        #expect(client.fetch(FetchRequest(url: base + "/healthz")).error != nil, "nothing listens any more")
+    }
+}
