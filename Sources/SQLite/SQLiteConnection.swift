@@ -64,6 +64,14 @@ public final class SQLiteConnection {
         return statement
     }
 
+    /// Resets every cached statement that is still running, such as one stepped only to
+    /// its first row. A running statement keeps its read transaction — and so an old
+    /// snapshot of a WAL database, blind to other connections' commits — open until it
+    /// is reset; owners call this when an operation ends.
+    public func finishStatements() {
+        for statement in statements.values where sqlite3_stmt_busy(statement.handle) != 0 { statement.reset() }
+    }
+
     /// A statement that is not cached (for one-off or dynamically built SQL).
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         try SQLiteStatement(connection: self, sql: sql)

@@ -264,6 +264,17 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// A number that changes whenever another connection — in this process or another,
+    /// such as a crawl — commits to the index (SQLite's `PRAGMA data_version`). Values
+    /// are comparable only between calls on the same `SearchIndex`.
+    public func dataVersion() throws(SearchIndexError) -> Int {
+        try withConnection { connection in
+            let statement = try connection.statement("PRAGMA data_version")
+            try statement.step()
+            return statement.int(0)
+        }
+    }
+
     /// What the index holds, for `searchlight status`.
     public struct Statistics: Sendable {
         /// Items by source (`crawled`, `pushed`, `activity`), expired ones included.
@@ -447,7 +458,10 @@ private final class GuardedConnection: @unchecked Sendable {
 
     func withConnection<T>(_ body: (SQLiteConnection, SearchTokenizer.Session) throws -> T) rethrows -> T {
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            connection.finishStatements()
+            lock.unlock()
+        }
         return try body(connection, tokenizer)
     }
 }

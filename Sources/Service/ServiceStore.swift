@@ -156,7 +156,10 @@ private final class GuardedServiceConnection: @unchecked Sendable {
 
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            connection.finishStatements()
+            lock.unlock()
+        }
         return try body(connection)
     }
 }

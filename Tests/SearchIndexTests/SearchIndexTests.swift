@@ -41,6 +41,18 @@ import Testing
         #expect(try t.index.item(identifier: "old") == nil)
     }
 
+    @Test func aLongLivedReaderSeesOtherConnectionsCommits() throws {
+        let t = try TemporaryIndex()
+        let reader = try SearchIndex(path: t.directory.appendingPathComponent("index.sqlite").path, mode: .existing)
+        let version = try reader.dataVersion()
+        #expect(try reader.count() == 0)
+        #expect(try reader.search(SearchRequest("lemon")).hits.isEmpty)
+        try t.index.upsert([item("a", "Lemon tart")])
+        // count()'s statement stopped at its one row; it must not keep the old snapshot.
+        #expect(try reader.search(SearchRequest("lemon")).hits.map(\.item.uniqueIdentifier) == ["a"])
+        #expect(try reader.dataVersion() != version, "the data version shows another connection's commit")
+    }
+
     @Test func batchesCommitAtomicallyWithClientState() throws {
         let t = try TemporaryIndex()
         var batch = SearchIndex.Batch(upserts: [item("a", "first")])
