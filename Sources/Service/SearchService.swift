@@ -25,6 +25,11 @@ public final class SearchService: Sendable {
         public var readers = 4
         /// The largest `limit` a search may ask for.
         public var maximumSearchLimit = 100
+        /// How long a search answer may be reused before it is recomputed; 0 turns the
+        /// result cache off. See ``SearchCache`` for the rules.
+        public var cacheLifetime: TimeInterval = 60
+        /// How soon another process's commits (a crawl's) show in cached answers.
+        public var cacheRefreshInterval: TimeInterval = 5
         public var clock: @Sendable () -> Date = { Date() }
 
         public init(indexPath: String) {
@@ -35,19 +40,27 @@ public final class SearchService: Sendable {
     public let configuration: Configuration
     /// Every path the API answers, with its methods.
     public static var routes: [(path: String, methods: [String])] { Route.table }
-    private let readers: [SearchIndex]
-    private let nextReader = Atomic<Int>(0)
+    private let readers: ReaderPool
     private let writer: SearchIndex
     private let store: ServiceStore
     private let deviceSalt: [UInt8]
     private let metrics = ServiceMetrics()
+    private let cache: SearchCache?
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         store = try ServiceStore(indexPath: configuration.indexPath)
         writer = try SearchIndex(path: configuration.indexPath, mode: .existing)
-        readers = try (0..<max(1, configuration.readers)).map { _ in try SearchIndex(path: configuration.indexPath, mode: .existing) }
+        let readers = try ReaderPool(indexPath: configuration.indexPath, count: configuration.readers)
+        self.readers = readers
         deviceSalt = try store.deviceSalt()
+        if configuration.cacheLifetime > 0 {
+            cache = try SearchCache(indexPath: configuration.indexPath, lifetime: configuration.cacheLifetime,
+                                    refreshInterval: configuration.cacheRefreshInterval, clock: configuration.clock)
+            { request in try readers.reader.search(request) }
+        } else {
+            cache = nil
+        }
     }
 
     /// Handles one request: routes it, turns every failure into a JSON error, records
@@ -81,9 +94,7 @@ public final class SearchService: Sendable {
 
     // MARK: reading
 
-    private var reader: SearchIndex {
-        readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
-    }
+    private var reader: SearchIndex { readers.reader }
 
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         guard let query = request.queryValue("q") else { throw APIError.badRequest("q is required") }
@@ -100,7 +111,8 @@ public final class SearchService: Sendable {
         let snippets = ["1", "true"].contains(request.queryValue("snippets") ?? "")
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
         search.now = configuration.clock()
-        return .json(try reader.search(search).json)
+        guard let cache else { return .json(try reader.search(search).json) }
+        return try cache.response(for: search)
     }
 
     func health() throws -> HTTPServerResponse {
@@ -113,10 +125,18 @@ public final class SearchService: Sendable {
         let bytes = [configuration.indexPath, configuration.indexPath + "-wal"].reduce(0) { total, path in
             total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
         }
-        return .text(metrics.text(indexItems: items, indexBytes: bytes), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        return .text(metrics.text(indexItems: items, indexBytes: bytes, cache: cache?.statistics), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     // MARK: writing
+
+    /// Runs a write on the writer connection, then empties the result cache so that the
+    /// writer's next search sees it.
+    @discardableResult
+    private func write<T>(_ body: (SearchIndex) throws -> T) throws -> T {
+        defer { cache?.invalidate() }
+        return try body(writer)
+    }
 
     /// The key the request carries, or 401.
     func authenticate(_ request: HTTPServerRequest) throws -> APIKey {
@@ -178,7 +198,7 @@ public final class SearchService: Sendable {
         let items = try items(try body(request, known: ["items"]), key: key)
         var batch = SearchIndex.Batch(upserts: items)
         batch.owner = key.owner
-        let result = try writer.commit(batch, now: configuration.clock())
+        let result = try write { try $0.commit(batch, now: configuration.clock()) }
         return .json(["upserted": JSONValue(result.upserted)])
     }
 
@@ -186,14 +206,14 @@ public final class SearchService: Sendable {
         let key = try authenticate(request)
         let ids = request.queryValues("id")
         guard !ids.isEmpty else {
-            return .json(["deleted": JSONValue(try writer.deleteAll(owner: key.owner))])
+            return .json(["deleted": JSONValue(try write { try $0.deleteAll(owner: key.owner) })])
         }
         guard ids.count <= configuration.maximumItemsPerRequest else {
             throw APIError.tooLarge("\(ids.count) ids; at most \(configuration.maximumItemsPerRequest) per request")
         }
         var batch = SearchIndex.Batch(deleteIdentifiers: ids)
         batch.owner = key.owner
-        return .json(["deleted": JSONValue(try writer.commit(batch, now: configuration.clock()).deleted)])
+        return .json(["deleted": JSONValue(try write { try $0.commit(batch, now: configuration.clock()) }.deleted)])
     }
 
     func deleteDomain(_ request: HTTPServerRequest, _ domainIdentifier: String) throws -> HTTPServerResponse {
@@ -203,7 +223,7 @@ public final class SearchService: Sendable {
         }
         var batch = SearchIndex.Batch(deleteDomains: [domainIdentifier])
         batch.owner = key.owner
-        return .json(["deleted": JSONValue(try writer.commit(batch, now: configuration.clock()).deleted)])
+        return .json(["deleted": JSONValue(try write { try $0.commit(batch, now: configuration.clock()) }.deleted)])
     }
 
     // MARK: batches
@@ -245,8 +265,8 @@ public final class SearchService: Sendable {
     /// Commits a batch, saying which batch a compare-and-swap failure is about.
     private func commitChecked(_ batch: SearchIndex.Batch, name: String) throws -> (upserted: Int, deleted: Int) {
         do {
-            return try writer.commit(batch, now: configuration.clock())
-        } catch {
+            return try write { try $0.commit(batch, now: configuration.clock()) }
+        } catch let error as SearchIndexError {
             guard error.reason == "conflict" else { throw error }
             throw APIError(409, "conflict", "batch '\(name)': the stored client state is not expectedClientState; GET /v1/batches/\(name) returns it")
         }
@@ -270,7 +290,7 @@ public final class SearchService: Sendable {
         if isPublic {
             var batch = SearchIndex.Batch(upserts: [report.item(owner: key.owner, now: now)])
             batch.owner = key.owner
-            try writer.commit(batch, now: now)
+            try write { try $0.commit(batch, now: now) }
         }
         var response = HTTPServerResponse.json([
             "id": .string(report.itemID), "devices": JSONValue(devices), "threshold": JSONValue(configuration.activityThreshold),

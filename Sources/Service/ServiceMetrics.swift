@@ -32,8 +32,8 @@ final class ServiceMetrics: Sendable {
         }
     }
 
-    /// The exposition text, with the index figures given by the caller.
-    func text(indexItems: Int, indexBytes: Int) -> String {
+    /// The exposition text, with the index and result-cache figures given by the caller.
+    func text(indexItems: Int, indexBytes: Int, cache: SearchCache.Statistics?) -> String {
         let snapshot = state.withLock { $0 }
         var lines = [
             "# HELP searchlight_http_requests_total HTTP requests handled, by route and status.",
@@ -63,6 +63,20 @@ final class ServiceMetrics: Sendable {
             "# HELP searchlight_index_bytes Size of the index files (database and write-ahead log).",
             "# TYPE searchlight_index_bytes gauge",
             "searchlight_index_bytes \(indexBytes)",
+        ]
+        if let cache {
+            lines += [
+                "# HELP searchlight_search_cache_requests_total Searches answered from the result cache: fresh (hit), within the refresh interval (stale) or by searching the index (miss).",
+                "# TYPE searchlight_search_cache_requests_total counter",
+                "searchlight_search_cache_requests_total{result=\"hit\"} \(cache.hits)",
+                "searchlight_search_cache_requests_total{result=\"stale\"} \(cache.staleHits)",
+                "searchlight_search_cache_requests_total{result=\"miss\"} \(cache.misses)",
+                "# HELP searchlight_search_cache_refreshes_total Searches run in the background to refresh a stale answer.",
+                "# TYPE searchlight_search_cache_refreshes_total counter",
+                "searchlight_search_cache_refreshes_total \(cache.refreshes)",
+            ]
+        }
+        lines += [
             "# HELP searchlight_uptime_seconds Seconds since the service started.",
             "# TYPE searchlight_uptime_seconds gauge",
             "searchlight_uptime_seconds \(Int(Date().timeIntervalSince(started)))",

@@ -14,12 +14,15 @@ final class RunningService: Sendable {
     let server: HTTPServer
     let client: HTTPClient
 
-    init(activityThreshold: Int = 3, maximumBodyBytes: Int = 1 << 20, maximumItems: Int = 100) throws {
+    init(activityThreshold: Int = 3, maximumBodyBytes: Int = 1 << 20, maximumItems: Int = 100,
+         clock: (@Sendable () -> Date)? = nil) throws
+    {
         folder = try TemporaryDirectory("service")
         var configuration = SearchService.Configuration(indexPath: folder.path + "/index.sqlite")
         configuration.activityThreshold = activityThreshold
         configuration.maximumBodyBytes = maximumBodyBytes
         configuration.maximumItemsPerRequest = maximumItems
+        if let clock { configuration.clock = clock }
         _ = try SearchIndex(path: configuration.indexPath)
         let service = try SearchService(configuration: configuration)
         self.service = service

@@ -154,7 +154,8 @@ import Testing
     }
 
     @Test func engagementLiftsTheItemsPeopleOpen() throws {
-        let running = try RunningService()
+        let now = Mutex(Date())
+        let running = try RunningService(clock: { now.withLock { $0 } })
         defer { running.stop() }
         let key = try running.key(owner: "shop", domain: "shop.example")
         running.call("POST", "/v1/items", json: items(
@@ -174,6 +175,9 @@ import Testing
         #expect(reply.status == 200)
         #expect(reply.json?["items"] == 2)
         #expect(reply.json?["unknownItems"] == 1)
+        // Engagement is not the searcher's own write: it shows within the cache's refresh interval.
+        running.ids("walking boots")
+        now.withLock { $0 = $0.addingTimeInterval(5) }
         #expect(running.ids("walking boots") == [winner, loser], "clicks over impressions lift an item")
         #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": [["id": "red", "type": "like"]]], key: key).status == 400)
         #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": []]).status == 401)
@@ -243,6 +247,42 @@ import Testing
         for (path, methods) in SearchService.routes {
             for method in methods { #expect(document["paths"]?[path]?[method.lowercased()] != nil, "\(method) \(path) is documented") }
         }
+    }
+
+    @Test func cachedSearchesHonourWritesRefreshAndExpiry() throws {
+        let now = Mutex(Date())
+        let running = try RunningService(clock: { now.withLock { $0 } })
+        defer { running.stop() }
+        func advance(_ seconds: TimeInterval) { now.withLock { $0 = $0.addingTimeInterval(seconds) } }
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        let expiry = ISO8601DateFormatter().string(from: now.withLock { $0 }.addingTimeInterval(20))
+        running.call("POST", "/v1/items", json: items(
+            item("tart", "Lemon tart", webURL: "https://recipes.example/tart"),
+            item("special", "Lemon special of the day", webURL: "https://recipes.example/special", extra: [("expirationDate", .string(expiry))])),
+                     key: key)
+        #expect(Set(running.ids("lemon")) == ["tart", "special"])
+        #expect(Set(running.ids("lemon")) == ["tart", "special"])
+        let metrics = running.call("GET", "/metrics").text
+        #expect(metrics.contains("searchlight_search_cache_requests_total{result=\"hit\"} 1"))
+        #expect(metrics.contains("searchlight_search_cache_requests_total{result=\"miss\"} 1"))
+
+        // The service's own write shows at once.
+        running.call("POST", "/v1/items", json: items(item("pie", "Lemon pie", webURL: "https://recipes.example/pie")), key: key)
+        #expect(Set(running.ids("lemon")) == ["tart", "special", "pie"])
+
+        // A crawl's commit through its own connection (as from another process) shows within
+        // the refresh interval (5 s) of the first search that notices it.
+        let crawl = try SearchIndex(path: running.indexPath, mode: .existing)
+        try crawl.commit(SearchIndex.Batch(upserts: [SearchableItem(
+            uniqueIdentifier: "https://recipes.example/cake", title: "Lemon cake", webURL: "https://recipes.example/cake",
+            source: .crawled)]))
+        #expect(Set(running.ids("lemon")).isSubset(of: ["tart", "special", "pie", "https://recipes.example/cake"]))
+        advance(5)
+        #expect(Set(running.ids("lemon")) == ["tart", "special", "pie", "https://recipes.example/cake"])
+
+        // Nothing was written, but the special expired: the cached answer is not reused.
+        advance(16)
+        #expect(Set(running.ids("lemon")) == ["tart", "pie", "https://recipes.example/cake"])
     }
 
     @Test func readsDuringWritesSeeWholeBatches() throws {

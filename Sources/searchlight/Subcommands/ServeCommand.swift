@@ -14,14 +14,18 @@ struct ServeCommand: Command {
             create`: POST and DELETE /v1/items, DELETE /v1/domains/{domainIdentifier}, GET and POST
             /v1/batches/{name} (compare-and-swap on the client state), POST /v1/activities (public once
             --activity-threshold distinct devices reported one) and POST /v1/engagement. GET /healthz,
-            GET /metrics (Prometheus) and GET /v1/openapi.json describe the service. SIGINT or SIGTERM
+            GET /metrics (Prometheus) and GET /v1/openapi.json describe the service. Search answers are cached: the service's own writes
+            show at once, another process's commits (a crawl's) within --refresh-seconds, and an answer
+            is recomputed after --cache-seconds and never served past one of its results' expiry. SIGINT or SIGTERM
             stops accepting connections and lets requests in flight finish.
             """,
         options: [
             DataDirectory.option,
             .value("--listen", "host:port", help: "The address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."),
-            .value("--threads", "n", help: "Server threads (default: twice the cores)."),
+            .value("--threads", "n", help: "Server threads, each with a read connection (default: 8 per core; a slow search holds one thread)."),
             .value("--activity-threshold", "n", help: "Distinct devices before an activity is public (default 3)."),
+            .value("--cache-seconds", "n", help: "Reuse a search answer for at most n seconds (default 60; 0 turns the result cache off)."),
+            .value("--refresh-seconds", "n", help: "Show other processes' commits (a crawl's) in cached answers within n seconds (default 5)."),
             .flag("--openapi", help: "Print the OpenAPI document and exit."),
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
@@ -31,6 +35,8 @@ struct ServeCommand: Command {
     var port: UInt16
     var threads: Int
     var activityThreshold: Int
+    var cacheSeconds: Int
+    var refreshSeconds: Int
     var printOpenAPI: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -41,8 +47,10 @@ struct ServeCommand: Command {
         }
         host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         self.port = port
-        threads = try arguments.int("--threads", in: 1...256) ?? max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        threads = try arguments.int("--threads", in: 1...256) ?? 8 * ProcessInfo.processInfo.activeProcessorCount
         activityThreshold = try arguments.int("--activity-threshold", in: 1...1_000_000) ?? 3
+        cacheSeconds = try arguments.int("--cache-seconds", in: 0...3600) ?? 60
+        refreshSeconds = try arguments.int("--refresh-seconds", in: 0...3600) ?? 5
         printOpenAPI = arguments.flag("--openapi")
     }
 
@@ -55,6 +63,8 @@ struct ServeCommand: Command {
         var configuration = SearchService.Configuration(indexPath: data.indexPath)
         configuration.activityThreshold = activityThreshold
         configuration.readers = threads
+        configuration.cacheLifetime = TimeInterval(cacheSeconds)
+        configuration.cacheRefreshInterval = TimeInterval(refreshSeconds)
         let service = try SearchService(configuration: configuration)
         var server = HTTPServer.Configuration()
         server.host = host
