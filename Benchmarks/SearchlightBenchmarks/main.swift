@@ -9,10 +9,13 @@ import WebURL
 //
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp]
+//   searchlight-bench serve-index DIR [--items 100000]
+//   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: searchlight-bench extract DIR [--rounds N] | index [--sizes N,...] [--dir DIR]\n".utf8))
+    FileHandle.standardError.write(Data(("usage: searchlight-bench extract DIR [--rounds N] | index [--sizes N,...] [--dir DIR]"
+        + " | serve-index DIR [--items N] | search-in-process DIR [--threads N] [--seconds S]\n").utf8))
     exit(64)
 }
 func option(_ name: String) -> String? {
@@ -25,6 +28,11 @@ case "extract":
 case "index":
     let sizes = (option("--sizes") ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
     IndexBenchmark.run(sizes: sizes, directory: option("--dir") ?? NSTemporaryDirectory())
+case "serve-index":
+    ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".")
+case "search-in-process":
+    ServeBenchmark.searchInProcess(directory: arguments.count > 1 ? arguments[1] : ".", threads: Int(option("--threads") ?? "4") ?? 4,
+                                   seconds: Double(option("--seconds") ?? "30") ?? 30)
 default:
     FileHandle.standardError.write(Data("unknown benchmark \(mode)\n".utf8))
     exit(64)

@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import JSON
+import SearchIndex
+import Synchronization
+
+/// The two halves of `Benchmarks/serve.sh` that run in process: building the index the
+/// service is measured on, and the same queries run straight against ``SearchIndex`` on
+/// the same number of threads, so the HTTP overhead shows.
+enum ServeBenchmark {
+    /// Writes `DIR/index.sqlite` with `size` synthetic items (the index benchmark's corpus)
+    /// and `DIR/queries.txt`, one query per line.
+    static func makeIndex(size: Int, directory: String) {
+        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let index = try! SearchIndex(path: directory + "/index.sqlite")
+        var corpus = IndexBenchmark.Corpus()
+        let now = Date()
+        for batch in stride(from: 0, to: size, by: 1000) {
+            let items = (batch..<min(size, batch + 1000)).map { i in
+                let id = "https://bench.example/items/\(i)"
+                return SearchableItem(uniqueIdentifier: id, title: corpus.text(4), contentDescription: corpus.text(20),
+                                      keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: id, bodyText: corpus.text(300),
+                                      expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: now)
+            }
+            try! index.commit(SearchIndex.Batch(upserts: items), now: now)
+        }
+        let queries = (0..<300).map { _ in corpus.query() }
+        try! (queries.joined(separator: "\n") + "\n").write(toFile: directory + "/queries.txt", atomically: true, encoding: .utf8)
+        print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "queries": JSONValue(queries.count)]))
+    }
+
+    /// Runs the queries of `DIR/queries.txt` round-robin on `threads` threads, one index
+    /// connection each, for `seconds`; prints requests/s and latency percentiles.
+    static func searchInProcess(directory: String, threads: Int, seconds: Double) {
+        let queries = try! String(contentsOfFile: directory + "/queries.txt", encoding: .utf8).split(separator: "\n").map(String.init)
+        let latencies = Mutex<[Double]>([])
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let group = DispatchGroup()
+        for thread in 0..<threads {
+            let index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing)
+            group.enter()
+            Thread.detachNewThread {
+                var mine: [Double] = []
+                var next = thread
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    let query = queries[next % queries.count]
+                    next += threads
+                    mine.append(IndexBenchmark.time { _ = try? index.search(SearchRequest(query, limit: 10)).json } * 1000)
+                }
+                latencies.withLock { $0 += mine }
+                group.leave()
+            }
+        }
+        group.wait()
+        let all = latencies.withLock { $0 }.sorted()
+        func percentile(_ p: Double) -> Double { all.isEmpty ? 0 : all[min(all.count - 1, Int(Double(all.count) * p))] }
+        print(JSONWriter.string([
+            "benchmark": "search-in-process", "threads": JSONValue(threads), "requests": JSONValue(all.count),
+            "requestsPerSecond": JSONValue((Double(all.count) / seconds).rounded()), "p50Ms": JSONValue(percentile(0.5)),
+            "p99Ms": JSONValue(percentile(0.99)),
+        ]))
+    }
+}
