@@ -65,7 +65,7 @@ extension SearchHit {
             ("description", item.contentDescription.map(JSONValue.string) ?? .null),
             ("domain", item.domain.map(JSONValue.string) ?? .null),
             ("thumbnail", item.thumbnailURL.map(JSONValue.string) ?? .null),
-            ("score", JSONValue((score * 1000).rounded() / 1000)),
+            ("score", JSONValue(Self.rounded(score, significantDigits: 4))),
             ("apps", .array(item.apps.map { app in
                 .object(JSONObject([
                     ("platform", .string(app.platform.rawValue)),
@@ -134,5 +134,15 @@ extension SearchHit {
             return TapAction(kind: kind, url: url, app: app)
         }
         self.init(item: item, score: json["score"]?.doubleValue ?? 0, action: action, snippet: text("snippet"))
+    }
+}
+
+extension SearchHit {
+    /// `value` to a few significant digits, for printing: bm25 scores range from about
+    /// 1e-6 (a word in most of a small index) to tens, so fixed decimals would print 0.
+    static func rounded(_ value: Double, significantDigits digits: Int) -> Double {
+        guard value != 0, value.isFinite else { return value }
+        let scale = pow(10, Double(digits) - (log10(abs(value))).rounded(.up))
+        return (value * scale).rounded() / scale
     }
 }

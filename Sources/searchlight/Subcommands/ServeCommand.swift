@@ -14,9 +14,11 @@ struct ServeCommand: Command {
             create`: POST and DELETE /v1/items, DELETE /v1/domains/{domainIdentifier}, GET and POST
             /v1/batches/{name} (compare-and-swap on the client state), POST /v1/activities (public once
             --activity-threshold distinct devices reported one) and POST /v1/engagement. GET /healthz,
-            GET /metrics (Prometheus) and GET /v1/openapi.json describe the service. Search answers are cached: the service's own writes
-            show at once, another process's commits (a crawl's) within --refresh-seconds, and an answer
-            is recomputed after --cache-seconds and never served past one of its results' expiry. SIGINT or SIGTERM
+            GET /metrics (Prometheus) and GET /v1/openapi.json describe the service.
+
+            Search answers are cached: the service's own writes show at once, another process's
+            commits (a crawl's) within --refresh-seconds; an answer is recomputed after
+            --cache-seconds and never served past one of its results' expiry. SIGINT or SIGTERM
             stops accepting connections and lets requests in flight finish.
             """,
         options: [
