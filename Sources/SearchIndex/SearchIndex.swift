@@ -12,7 +12,7 @@ import SQLite
 /// parallel readers.
 public final class SearchIndex: Sendable {
     public let path: String
-    private let guarded: GuardedConnection
+    private let guarded: SerializedConnection<SearchTokenizer.Session>
 
     public enum Mode: Sendable {
         /// Create the file if it is missing; for writers.
@@ -29,7 +29,7 @@ public final class SearchIndex: Sendable {
             try SearchTokenizer.register(on: connection)
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;")
             try IndexSchema.prepare(connection)
-            self.guarded = GuardedConnection(connection, tokenizer: try SearchTokenizer.Session(connection: connection))
+            self.guarded = SerializedConnection(connection, companion: try SearchTokenizer.Session(connection: connection))
         } catch let error as SQLiteError {
             throw .database(error, path: path)
         } catch let error as SearchIndexError {
@@ -440,28 +440,5 @@ public final class SearchIndex: Sendable {
             if !best.isEmpty { result[index] = best }
         }
         return result
-    }
-}
-
-/// The index's connection and its tokenizer session behind a lock.
-private final class GuardedConnection: @unchecked Sendable {
-    // @unchecked: `connection` and `tokenizer` are not thread-safe and are only used inside
-    // `withConnection`, while `lock` is held, so one thread at a time touches them.
-    private let lock = NSLock()
-    private let connection: SQLiteConnection
-    private let tokenizer: SearchTokenizer.Session
-
-    init(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) {
-        self.connection = connection
-        self.tokenizer = tokenizer
-    }
-
-    func withConnection<T>(_ body: (SQLiteConnection, SearchTokenizer.Session) throws -> T) rethrows -> T {
-        lock.lock()
-        defer {
-            connection.finishStatements()
-            lock.unlock()
-        }
-        return try body(connection, tokenizer)
     }
 }

@@ -6,7 +6,7 @@ import SearchIndex
 /// of each secret), the secret salt for device ids, and public-activity reports (only
 /// salted hashes of device ids). One connection behind a lock; writes are short.
 public final class ServiceStore: Sendable {
-    private let guarded: GuardedServiceConnection
+    private let guarded: SerializedConnection<Void>
 
     /// Opens the store in the index file at `path`, creating the index and the tables as
     /// needed.
@@ -26,11 +26,11 @@ public final class ServiceStore: Sendable {
                 activity TEXT NOT NULL, device_hash BLOB NOT NULL, reported REAL NOT NULL,
                 PRIMARY KEY(activity, device_hash)) WITHOUT ROWID;
             """)
-        guarded = GuardedServiceConnection(connection)
+        guarded = SerializedConnection(connection)
     }
 
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try guarded.withConnection(body)
+        try guarded.withConnection { connection, _ in try body(connection) }
     }
 
     // MARK: keys
@@ -141,25 +141,4 @@ public struct APIKey: Sendable, Equatable {
     public var domain: String
     public var created: Date
     public var revoked: Date?
-}
-
-/// The store's connection behind a lock.
-private final class GuardedServiceConnection: @unchecked Sendable {
-    // @unchecked: the connection is not thread-safe and is only used inside
-    // `withConnection`, while `lock` is held.
-    private let lock = NSLock()
-    private let connection: SQLiteConnection
-
-    init(_ connection: SQLiteConnection) {
-        self.connection = connection
-    }
-
-    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
-        lock.lock()
-        defer {
-            connection.finishStatements()
-            lock.unlock()
-        }
-        return try body(connection)
-    }
 }
