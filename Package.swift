@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "Markup", dependencies: ["CLibXML2", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "Fetch", dependencies: ["CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
-        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "Markup", "JSON", "WebURL"]),
+        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "Markup", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer"], resources: [.copy("Sites"), .copy("Certificates")]),

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import SQLite
+import TextUtilities
 
 /// The searchable index in `index.sqlite`: SQLite FTS5 with the ``SearchTokenizer``,
 /// items in the CoreSpotlight model, ranking (``Ranking``) and tap actions (``TapAction``).
@@ -21,13 +22,17 @@ public final class SearchIndex: Sendable {
         case existing
     }
 
+    /// How much of the database file a connection reads through a memory map rather than
+    /// read(2) calls and a private page cache: searches touch pages all over a large index.
+    static let mappedBytes = 1 << 30
+
     public init(path: String, mode: Mode = .create) throws(SearchIndexError) {
         self.path = path
         if mode == .existing, !FileManager.default.fileExists(atPath: path) { throw .notFound(path: path) }
         do {
             let connection = try SQLiteConnection(path: path, mode: mode == .create ? .readWrite : .readWriteExisting)
             try SearchTokenizer.register(on: connection)
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;")
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = \(Self.mappedBytes);")
             try IndexSchema.prepare(connection)
             self.guarded = SerializedConnection(connection, companion: try SearchTokenizer.Session(connection: connection))
         } catch let error as SQLiteError {
@@ -366,7 +371,7 @@ public final class SearchIndex: Sendable {
         """
 
     private static func item(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
-        let keywords = (s.string(o + 4) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let keywords = (s.string(o + 4) ?? "").split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
         let description = s.string(o + 5) ?? ""
         return SearchableItem(
             uniqueIdentifier: s.string(o) ?? "", domainIdentifier: s.string(o + 1), contentType: s.string(o + 2),
