@@ -23,14 +23,39 @@ public enum DemoWeb {
         Bundle.module.url(forResource: "Certificates/\(name)", withExtension: nil)!.path
     }
 
+    /// The name of the folder SwiftPM puts the demo's resources in, beside the executable.
+    static let resourceFolder = "Searchlight_DemoWeb.resources"
+
+    /// Whether the demo's resources are where ``sites`` will look: beside the executable
+    /// (SwiftPM's layout). A `searchlight` binary copied elsewhere without that folder
+    /// would otherwise stop with a fatal error inside `Bundle.module`.
+    public static var isAvailable: Bool {
+        var folders = [Bundle.main.bundleURL]
+        if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
+        return folders.contains { FileManager.default.fileExists(atPath: $0.appendingPathComponent(resourceFolder).path) }
+    }
+
     /// Starts serving the demo web on 127.0.0.1 at a free port; returns the server (stop
     /// it when done).
     public static func serve() throws -> HTTPServer {
+        guard isAvailable else {
+            throw DemoWebUnavailable(resourceFolder: resourceFolder)
+        }
         var configuration = HTTPServer.Configuration()
         configuration.tls = tls
         let port = try HTTPServer.freePort()
         configuration.port = port
         let web = StaticWeb(root: sites, port: port)
         return try HTTPServer(configuration: configuration) { web.respond(to: $0) }
+    }
+}
+
+/// The demo's resources are not beside the executable.
+public struct DemoWebUnavailable: Error, CustomStringConvertible {
+    public var resourceFolder: String
+
+    public var description: String {
+        "the demo sites are missing: \(resourceFolder) must sit beside the searchlight executable"
+            + " (run `swift run searchlight demo`, or copy that folder from .build next to the binary)"
     }
 }

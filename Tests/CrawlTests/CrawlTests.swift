@@ -311,6 +311,16 @@ import Testing
         #expect(result.stdout.contains("篮球直播"))
         #expect(result.stdout.contains("Also searched headlmap as headlamp."))
     }
+
+    @Test func aCopiedBinaryWithoutTheDemoSitesSaysSo() throws {
+        let folder = try TemporaryDirectory("demo-copy")
+        defer { folder.remove() }
+        let copy = URL(fileURLWithPath: folder.path).appendingPathComponent("searchlight")
+        try FileManager.default.copyItem(at: CommandRunner.executable, to: copy)
+        let result = try CommandRunner.run(["demo"], binary: copy)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: the demo sites are missing: Searchlight_DemoWeb.resources"))
+    }
 }
 
 /// `crawl --every` and `status`, as a scheduler or an operator runs them.

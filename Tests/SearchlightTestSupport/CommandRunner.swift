@@ -24,11 +24,14 @@ public enum CommandRunner {
 
     public static var executable: URL { productsDirectory.appendingPathComponent("searchlight") }
 
-    /// Runs `searchlight arguments…` in `directory` and waits for it (at most `timeout` seconds).
+    /// Runs `searchlight arguments…` (or another copy of it, `binary`) in `directory` and
+    /// waits for it (at most `timeout` seconds).
     @discardableResult
-    public static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], timeout: Double = 120) throws -> CommandResult {
+    public static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], timeout: Double = 120,
+                           binary: URL? = nil) throws -> CommandResult
+    {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = binary ?? executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
