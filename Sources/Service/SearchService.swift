@@ -10,7 +10,8 @@ import WebURL
 /// activities (the NSUserActivity model) and engagement. `handle` is the whole API; it
 /// runs on libmicrohttpd's threads, several at once.
 ///
-/// Reads go to a pool of connections and see the last committed state (SQLite WAL);
+/// Reads go to a pool of connections and see the last committed state (SQLite WAL),
+/// through a result cache whose staleness bounds ``SearchCache`` states;
 /// writes go through one connection, so a crawl or another writer in another process
 /// waits on SQLite's lock rather than failing.
 public final class SearchService: Sendable {
