@@ -43,8 +43,8 @@ public struct APIError: Error, Sendable {
     }
 
     var response: HTTPServerResponse {
-        let body: JSONValue = ["error": ["code": .string(code), "message": .string(message)]]
-        return HTTPServerResponse(status: status, headers: [HTTPField("Content-Type", "application/json")] + headers,
-                                  body: .bytes(JSONWriter.bytes(body) + [0x0A]))
+        var response = HTTPServerResponse.json(["error": ["code": .string(code), "message": .string(message)]], status: status)
+        response.headers += headers
+        return response
     }
 }
