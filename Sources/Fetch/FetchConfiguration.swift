@@ -18,6 +18,12 @@ public struct FetchConfiguration: Sendable {
     public var caCertificatesFile: String?
     /// `HOST:PORT:ADDRESS` entries, as curl's `--resolve`.
     public var resolve: [String] = []
+    /// An HTTP proxy URL (`--proxy`). Without one no proxy is used, whatever the
+    /// environment's `http_proxy` says: the address check must see the real target.
+    public var proxy: String?
+    /// The local address connections start from (curl's `--interface`), on a machine with
+    /// several; nil lets the system choose.
+    public var localAddress: String?
 
     public init(userAgent: String) {
         self.userAgent = userAgent
@@ -37,6 +43,8 @@ public struct FetchRequest: Sendable {
     public var timeout: Double?
     /// Overrides ``FetchConfiguration/maximumBodyBytes``.
     public var maximumBodyBytes: Int?
+    /// Through a proxy: the checked address the proxy is to connect to (``ProxyTarget``).
+    var connectTo: String?
 
     public init(url: String, headers: [HTTPHeader] = []) {
         self.url = url

@@ -44,8 +44,28 @@ public final class HTTPClient: Sendable {
     /// Requests queued or running.
     public var inFlight: Int { state.withLock { $0.inFlight } }
 
-    /// Queues a request; `completion` runs on the loop thread when it finishes.
+    /// Queues a request; `completion` runs on the loop thread when it finishes (on the
+    /// resolver's thread when a request through a proxy is refused before it starts).
     public func start(_ request: FetchRequest, completion: @escaping @Sendable (FetchResponse) -> Void) {
+        if configuration.proxy != nil, request.connectTo == nil {
+            // Resolving blocks: off the loop thread, then queued pinned to what was checked.
+            let configuration = self.configuration
+            Self.resolver.async { [self] in
+                guard let url = WebURL(request.url) else {
+                    completion(Self.failedResponse(request, .invalidURL(request.url)))
+                    return
+                }
+                switch ProxyTarget.pin(url, configuration: configuration) {
+                case .success(let entry):
+                    var pinned = request
+                    pinned.connectTo = entry
+                    start(pinned, completion: completion)
+                case .failure(let error):
+                    completion(Self.failedResponse(request, error))
+                }
+            }
+            return
+        }
         let accepted = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.pending.append((request, completion))
@@ -100,6 +120,8 @@ public final class HTTPClient: Sendable {
         curl_multi_wakeup(loop.multi)
         finished.wait()
     }
+
+    private static let resolver = DispatchQueue(label: "searchlight.fetch.proxy-resolver", attributes: .concurrent)
 
     static func failedResponse(_ request: FetchRequest, _ error: FetchError) -> FetchResponse {
         FetchResponse(request: request, status: 0, headers: [], statusLine: "", body: [], redirectURL: nil, remoteAddress: nil,

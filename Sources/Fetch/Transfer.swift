@@ -14,6 +14,10 @@ final class Transfer {
     private let maximumBodyBytes: Int
     private let addressPolicy: AddressPolicy
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    private var connectTo: UnsafeMutablePointer<curl_slist>?
+    /// True when connections go to a proxy, whose own address is the operator's choice;
+    /// the target was checked before the request started (``ProxyTarget``).
+    private let viaProxy: Bool
     private var body: [UInt8] = []
     private var headerLines: [String] = []
     private var statusLine = ""
@@ -30,6 +34,7 @@ final class Transfer {
         self.completion = completion
         self.maximumBodyBytes = request.maximumBodyBytes ?? configuration.maximumBodyBytes
         self.addressPolicy = configuration.addressPolicy
+        self.viaProxy = configuration.proxy != nil
         let context = Unmanaged.passUnretained(self).toOpaque()
 
         sl_easy_setopt_string(easy, CURLOPT_URL, request.url)
@@ -50,6 +55,20 @@ final class Transfer {
         sl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBodyBytes))
         if let ca = configuration.caCertificatesFile { sl_easy_setopt_string(easy, CURLOPT_CAINFO, ca) }
         if let resolveList { sl_easy_setopt_slist(easy, CURLOPT_RESOLVE, resolveList) }
+        if let proxy = configuration.proxy {
+            sl_easy_setopt_string(easy, CURLOPT_PROXY, proxy)
+            // Always a CONNECT tunnel, to the pinned address: a plain proxied GET would let
+            // the proxy resolve the name itself.
+            sl_easy_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1)
+            if let entry = request.connectTo {
+                connectTo = curl_slist_append(nil, entry)
+                sl_easy_setopt_slist(easy, CURLOPT_CONNECT_TO, connectTo)
+            }
+        } else {
+            // "" turns off the proxies libcurl would otherwise take from the environment.
+            sl_easy_setopt_string(easy, CURLOPT_PROXY, "")
+        }
+        if let local = configuration.localAddress { sl_easy_setopt_string(easy, CURLOPT_INTERFACE, "host!" + local) }
         for header in request.headers {
             requestHeaders = curl_slist_append(requestHeaders, "\(header.name): \(header.value)")
         }
@@ -96,6 +115,7 @@ final class Transfer {
     deinit {
         curl_easy_cleanup(easy)
         curl_slist_free_all(requestHeaders)
+        curl_slist_free_all(connectTo)
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> Transfer {
@@ -134,7 +154,7 @@ final class Transfer {
         let socketAddress = (UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \.addr)!)
             .assumingMemoryBound(to: sockaddr.self)
         let ip = IPAddress(socketAddress: socketAddress)
-        guard let ip, addressPolicy.allows(ip) else {
+        guard let ip, viaProxy || addressPolicy.allows(ip) else {
             refusedAddress = ip?.description ?? "an unknown address family"
             return sl_socket_bad()
         }

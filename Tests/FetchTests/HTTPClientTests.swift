@@ -119,6 +119,52 @@ import Testing
         #expect(untrusting.fetch(FetchRequest(url: url)).error?.reason == "tls")
     }
 
+    @Test func theEnvironmentsProxyIsIgnoredSoTheAddressCheckSeesTheTarget() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        web.page("site.test", "/", html: "<title>inside</title>")
+        let proxy = try ConnectProxy()
+        defer { proxy.stop() }
+        // libcurl reads these variables by itself; a crawler started with them set must
+        // still refuse a loopback target rather than hand it to the proxy.
+        let environment = ["http_proxy": proxy.url, "HTTPS_PROXY": proxy.url, "ALL_PROXY": proxy.url, "no_proxy": ""]
+        let refused = try CommandRunner.run(["extract", web.origin("site.test") + "/", "--resolve", web.resolveEntry("site.test")],
+                                            environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("refused to connect to non-public address 127.0.0.1"), "\(refused.stderr)")
+        let allowed = try CommandRunner.run(["extract", web.origin("site.test") + "/", "--resolve", web.resolveEntry("site.test"),
+                                             "--allow-private"], environment: environment)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowed.stdout.contains("inside"))
+        #expect(proxy.requests.isEmpty, "the proxy from the environment was never used: \(proxy.requests)")
+    }
+
+    @Test func aGivenProxyConnectsToTheAddressCheckedHere() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        web.page("site.test", "/", html: "<title>through the proxy</title>")
+        let proxy = try ConnectProxy()
+        defer { proxy.stop() }
+        let guarded = client(allowPrivate: false) {
+            $0.proxy = proxy.url
+            $0.resolve = [web.resolveEntry("site.test")]
+        }
+        defer { guarded.shutdown() }
+        let refused = guarded.fetch(FetchRequest(url: web.origin("site.test") + "/"))
+        #expect(refused.error?.reason == "refused-address", "the target resolves to 127.0.0.1, checked before the proxy is asked")
+        #expect(proxy.requests.isEmpty)
+
+        let open = client(allowPrivate: true) {
+            $0.proxy = proxy.url
+            $0.resolve = [web.resolveEntry("site.test")]
+        }
+        defer { open.shutdown() }
+        let fetched = open.fetch(FetchRequest(url: web.origin("site.test") + "/"))
+        #expect(fetched.status == 200, "\(fetched.error?.message ?? "")")
+        #expect(String(decoding: fetched.body, as: UTF8.self).contains("through the proxy"))
+        #expect(proxy.requests == ["CONNECT 127.0.0.1:\(web.port) HTTP/1.1"], "the proxy is told the checked address, not the name")
+    }
+
     @Test func manyConcurrentRequestsOnOneLoop() throws {
         let web = try FixtureWeb()
         defer { web.stop() }

@@ -41,7 +41,6 @@ struct CrawlCommand: Command {
             .value("--concurrency", "n", help: "Requests in flight at once (default 32)."),
             .value("--per-host", "n", help: "Connections to one host at once (default 2)."),
             .value("--delay", "seconds", help: "Time between two requests to one host (default 1; robots.txt can lengthen it)."),
-            .value("--timeout", "seconds", help: "Give up on a request after this long (default 30)."),
             .value("--max-body", "bytes", help: "Largest body accepted, after decompression (default 10 MB)."),
             .value("--scope", "hosts|domain|any", help: "Stay on the seeds' hosts (default), their registrable domains, or go anywhere."),
             .value("--include", "regex", help: "Only crawl URLs matching this regular expression.", repeatable: true),
@@ -49,11 +48,8 @@ struct CrawlCommand: Command {
             .flag("--keep-tracking-parameters", help: "Keep utm_*, fbclid, gclid… in URLs."),
             .flag("--no-sitemaps", help: "Do not read sitemaps."),
             .flag("--no-warc", help: "Do not write WARC files."),
-            .value("--resolve", "host:port:addr", help: "Resolve HOST:PORT to ADDR, as curl's --resolve.", repeatable: true),
-            .value("--cacert", "file", help: "Trust the CA certificates in this PEM file."),
-            .flag("--allow-private", help: "Allow private, loopback and link-local addresses."),
             .flag("--json", help: "Print the run report as JSON."),
-        ],
+        ] + FetchOptions.specs,
         examples: [
             "searchlight crawl https://recipes.example/ --max-pages 500",
             "searchlight crawl --seeds seeds/default.txt --delay 2 --json",
@@ -68,14 +64,8 @@ struct CrawlCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         let data = DataDirectory(arguments)
         var fetch = FetchConfiguration(userAgent: UserAgent.string)
-        fetch.timeout = try arguments.double("--timeout", in: 0.1...3600) ?? 30
+        try FetchOptions(arguments).apply(to: &fetch)
         fetch.maximumBodyBytes = try arguments.int("--max-body", in: 1024...(1 << 30)) ?? 10 * 1024 * 1024
-        fetch.addressPolicy = arguments.flag("--allow-private") ? .any : .publicOnly
-        fetch.caCertificatesFile = arguments.value("--cacert")
-        fetch.resolve = arguments.values("--resolve")
-        for entry in fetch.resolve where entry.split(separator: ":").count < 3 {
-            throw UsageError("--resolve needs HOST:PORT:ADDRESS, not '\(entry)'")
-        }
         var configuration = CrawlConfiguration(dataDirectory: data.path, fetch: fetch)
         configuration.software = "Searchlight/\(Searchlight.version)"
         var seeds = arguments.positionals

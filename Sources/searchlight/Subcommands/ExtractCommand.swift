@@ -21,11 +21,7 @@ struct ExtractCommand: Command {
             .value("--base-url", "url", help: "The page's URL, for resolving relative links in a file.\nA fetched URL is its own base."),
             .value("--content-type", "type", help: "The Content-Type to assume for a file (its charset counts)."),
             .flag("--json", help: "Print the full PageMarkup as JSON."),
-            .flag("--allow-private", help: "Allow fetching from private, loopback and link-local addresses."),
-            .value("--cacert", "file", help: "Trust the CA certificates in this PEM file."),
-            .value("--resolve", "host:port:addr", help: "Resolve HOST:PORT to ADDR, as curl's --resolve.", repeatable: true),
-            .value("--timeout", "seconds", help: "Give up on a fetch after this long (default 30)."),
-        ],
+        ] + FetchOptions.specs,
         examples: [
             "searchlight extract Tests/MarkupTests/Fixtures/families/recipe.html --base-url https://recipes.example/lemon-tart",
             "searchlight extract https://recipes.example/lemon-tart --json",
@@ -35,10 +31,7 @@ struct ExtractCommand: Command {
     var baseURL: WebURL?
     var contentType: String?
     var json: Bool
-    var allowPrivate: Bool
-    var caCertificates: String?
-    var resolve: [String]
-    var timeout: Double
+    var fetch: FetchOptions
 
     init(arguments: ParsedArguments) throws(UsageError) {
         source = arguments.positionals[0]
@@ -48,10 +41,7 @@ struct ExtractCommand: Command {
         }
         contentType = arguments.value("--content-type")
         json = arguments.flag("--json")
-        allowPrivate = arguments.flag("--allow-private")
-        caCertificates = arguments.value("--cacert")
-        resolve = arguments.values("--resolve")
-        timeout = try arguments.double("--timeout", in: 0.1...3600) ?? 30
+        fetch = try FetchOptions(arguments)
     }
 
     func run() throws {
@@ -75,10 +65,7 @@ struct ExtractCommand: Command {
     private func fetchAndExtract() throws -> PageMarkup {
         guard WebURL(source) != nil else { throw UsageError("'\(source)' is not a valid http(s) URL") }
         var configuration = FetchConfiguration(userAgent: UserAgent.string)
-        configuration.addressPolicy = allowPrivate ? .any : .publicOnly
-        configuration.caCertificatesFile = caCertificates
-        configuration.resolve = resolve
-        configuration.timeout = timeout
+        fetch.apply(to: &configuration)
         let client = HTTPClient(configuration: configuration)
         defer { client.shutdown() }
         let (response, redirects) = client.fetch(source, maximumRedirects: 10)
