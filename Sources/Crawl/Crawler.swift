@@ -448,7 +448,10 @@ public final class Crawler {
         guard let host = finished(origin) else { return }
         archive(response)
         guard response.isSuccess else {
-            if url.path != "/sitemap.xml" { report.skip("sitemap-\(response.error?.reason ?? "http-\(response.status)")") }
+            // A site without /sitemap.xml (tried when robots.txt names none) is no error;
+            // any other failure of it, a cut body say, is counted like a listed sitemap's.
+            let missingFallback = url.path == "/sitemap.xml" && response.error == nil && [404, 410].contains(response.status)
+            if !missingFallback { report.skip("sitemap-\(response.error?.reason ?? "http-\(response.status)")") }
             return
         }
         let sitemap = Sitemap(parsing: response.body, url: url, crossSubmitOrigins: crossSubmit)

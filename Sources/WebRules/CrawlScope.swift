@@ -4,38 +4,50 @@ import WebURL
 
 /// Which URLs a crawl may visit.
 ///
-/// By default the seeds' hosts (any scheme and port); with ``Mode/registrableDomain``,
+/// By default the seeds' sites: the same scheme, host and port as a seed, where `http` on
+/// port 80 and `https` on port 443 count as one site (a site moving to https stays in
+/// scope; `https://example.com:8443` is another server and is not). With ``Mode/domain``,
 /// every host under the seeds' registrable domains (`shop.example.co.uk` and
-/// `www.example.co.uk` share `example.co.uk`), from libpsl's public suffix list; with
-/// ``Mode/any``, everywhere. Include patterns (regular expressions over the whole URL)
-/// then narrow it, and exclude patterns cut it further.
+/// `www.example.co.uk` share `example.co.uk`, from libpsl's public suffix list), on the
+/// default ports or a seed's own; with ``Mode/any``, everywhere. Include patterns
+/// (regular expressions over the whole URL) then narrow it, and exclude patterns cut it
+/// further.
 public struct CrawlScope: Sendable {
     public enum Mode: String, Sendable, CaseIterable {
         case hosts, domain, any
     }
 
     public let mode: Mode
-    private let hosts: Set<String>
+    private let sites: Set<String>
     private let domains: Set<String>
+    private let ports: Set<String>
     private let includes: [NSRegularExpressionBox]
     private let excludes: [NSRegularExpressionBox]
 
     public init(seeds: [WebURL], mode: Mode = .hosts, include: [String] = [], exclude: [String] = []) throws {
         self.mode = mode
-        hosts = Set(seeds.map(\.host))
+        sites = Set(seeds.map { $0.host + " " + Self.port($0) })
         domains = Set(seeds.map { Self.registrableDomain($0.host) })
+        ports = Set(seeds.map(Self.port)).union([Self.defaultPorts])
         includes = try include.map(NSRegularExpressionBox.init)
         excludes = try exclude.map(NSRegularExpressionBox.init)
     }
 
     public func contains(_ url: WebURL) -> Bool {
         switch mode {
-        case .hosts: guard hosts.contains(url.host) else { return false }
-        case .domain: guard domains.contains(Self.registrableDomain(url.host)) else { return false }
+        case .hosts: guard sites.contains(url.host + " " + Self.port(url)) else { return false }
+        case .domain: guard ports.contains(Self.port(url)), domains.contains(Self.registrableDomain(url.host)) else { return false }
         case .any: break
         }
         if !includes.isEmpty, !includes.contains(where: { $0.matches(url.string) }) { return false }
         return !excludes.contains { $0.matches(url.string) }
+    }
+
+    private static let defaultPorts = "default"
+
+    /// `default` for http on 80 and https on 443, else `scheme:port`.
+    static func port(_ url: WebURL) -> String {
+        url.port == nil ? defaultPorts : url.scheme + ":" + String(url.effectivePort)
     }
 
     /// The registrable domain (public suffix plus one label) of a host, per the public

@@ -248,6 +248,43 @@ import Testing
     }
 }
 
+/// Redirects and sitemaps that try to lead the crawl astray.
+@Suite(.serialized) struct ScopeAndSitemapTests {
+    @Test func aRedirectToAnotherPortOfTheSameHostIsNotFollowed() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let other = try FixtureWeb()
+        defer { other.stop() }
+        let host = "ports.web.test"
+        web.page(host, "/", html: page("Front", links: ["/jump"]))
+        web.route(host, "/jump") { _ in .redirect(to: "http://\(host):\(other.port)/inside") }
+        other.page(host, "/inside", html: page("Another server on another port"))
+        let crawl = try CrawlRunner(web: web, hosts: [host])
+        defer { crawl.remove() }
+        let (result, report) = try crawl.crawl([web.origin(host) + "/"], ["--no-sitemaps", "--resolve", "\(host):\(other.port):127.0.0.1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(report?.skipped("redirect-out-of-scope") == 1)
+        #expect(other.requests.isEmpty, "the other port was never fetched: \(other.requests)")
+        #expect(try crawl.search("another").isEmpty)
+    }
+
+    @Test func anOversizedFallbackSitemapIsCounted() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "bigmap.web.test"
+        web.page(host, "/", html: page("Front"))
+        let entry = "<url><loc>http://\(host):\(web.port)/p</loc></url>"
+        let sitemap = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+            + String(repeating: entry, count: 20_000) + "</urlset>"
+        web.file(host, "/sitemap.xml", contentType: "application/xml", bytes: Array(sitemap.utf8))
+        let crawl = try CrawlRunner(web: web, hosts: [host])
+        defer { crawl.remove() }
+        let (result, report) = try crawl.crawl([web.origin(host) + "/"], ["--max-body", "100000"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(report?.skipped("sitemap-too-large") == 1, "\(result.stdout)")
+    }
+}
+
 /// A run killed at any moment resumes; the final index equals an uninterrupted run's.
 @Suite(.serialized) struct CrawlResumeTests {
     @Test func aKilledRunResumesToTheSameIndex() throws {
