@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "Crawl",
             dependencies: ["CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "SearchIndex", "SQLite", "TextUtilities", "WebRules", "WebURL"]),
-        .target(name: "Service", dependencies: ["CLibCrypto", "HTTPServer", "JSON", "SearchIndex", "SQLite", "WebURL"]),
+        .target(name: "Service", dependencies: ["CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",
@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: ["searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTPServer", "SearchlightTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(name: "SearchlightCLITests", dependencies: ["searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.

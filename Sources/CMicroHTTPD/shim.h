@@ -19,6 +19,8 @@ struct sl_mhd_options {
     unsigned int connection_timeout;
     unsigned int thread_pool_size;
     size_t connection_memory_limit;
+    unsigned int connection_limit;
+    unsigned int per_ip_connection_limit;
     const char *tls_key_pem;
     const char *tls_cert_pem;
     MHD_RequestCompletedCallback completed;
@@ -27,12 +29,16 @@ struct sl_mhd_options {
 };
 
 static inline struct MHD_Daemon *sl_mhd_start(const struct sl_mhd_options *o, MHD_AccessHandlerCallback handler, void *context) {
-    struct MHD_OptionItem items[10];
+    struct MHD_OptionItem items[12];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)o->bind_address };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)o->connection_timeout, NULL };
     if (o->thread_pool_size > 1)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)o->thread_pool_size, NULL };
+    if (o->connection_limit > 0)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, (intptr_t)o->connection_limit, NULL };
+    if (o->per_ip_connection_limit > 0)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)o->per_ip_connection_limit, NULL };
     if (o->connection_memory_limit > 0)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->connection_memory_limit, NULL };
     if (o->tls_key_pem && o->tls_cert_pem) {

@@ -18,8 +18,28 @@ public final class HTTPServer: Sendable {
         public var threading = Threading.threadPerConnection
         /// Seconds of inactivity before a connection is closed.
         public var connectionTimeout: UInt32 = 30
-        /// Larger request bodies are not kept; the handler sees ``HTTPServerRequest/bodyTooLarge``.
+        /// Larger request bodies are refused: with a 413 before any byte of the body is read
+        /// when the Content-Length says so, else the handler sees ``HTTPServerRequest/bodyTooLarge``.
         public var maximumBodyBytes = 1 << 20
+        /// Request bodies buffered at once, over all connections; a request that would pass
+        /// it is answered 503 with `Retry-After` before its body is read.
+        public var maximumBufferedBodyBytes = 64 << 20
+        /// Connections open at once; more are closed as they arrive. Kept below the
+        /// process's file-descriptor limit.
+        public var connectionLimit = 1024
+        /// Connections open at once from one client address, so one client cannot take
+        /// every connection (a slowloris).
+        public var perAddressConnectionLimit = 64
+        /// Memory per connection for the request line, headers and query parameters
+        /// (libmicrohttpd's pool; touched only as used). Requests that do not fit are
+        /// answered 414 or 431 by libmicrohttpd.
+        public var connectionMemoryBytes = 256 * 1024
+        /// The body of the server's own refusals (413 for a declared body over the limit, 503
+        /// when the body budget is spent), from the status, a short code and a message: an
+        /// API answers in its own error format.
+        public var refusal: @Sendable (_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse = { status, _, message in
+            .text(message + "\n", status: status)
+        }
 
         public init() {}
     }
@@ -42,6 +62,10 @@ public final class HTTPServer: Sendable {
     }
 
     public typealias Handler = @Sendable (HTTPServerRequest) -> HTTPServerResponse
+    /// Sees a request when its head has arrived (``HTTPServerRequest/body`` empty) and may
+    /// answer it at once — a missing key, a refused content type — before any body byte is
+    /// read or buffered; nil lets the body come.
+    public typealias Admission = @Sendable (HTTPServerRequest) -> HTTPServerResponse?
 
     /// The port the server listens on.
     public let port: UInt16
@@ -49,9 +73,11 @@ public final class HTTPServer: Sendable {
     private let daemon: Mutex<DaemonHandle?>
     private let context: ServerContext
 
-    public init(configuration: Configuration = Configuration(), handler: @escaping Handler) throws(HTTPServerError) {
+    public init(configuration: Configuration = Configuration(), admission: Admission? = nil, handler: @escaping Handler)
+        throws(HTTPServerError)
+    {
         self.configuration = configuration
-        let context = ServerContext(handler: handler, maximumBodyBytes: configuration.maximumBodyBytes, tls: configuration.tls)
+        let context = ServerContext(handler: handler, admission: admission, configuration: configuration)
         self.context = context
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
         switch configuration.threading {
@@ -68,12 +94,15 @@ public final class HTTPServer: Sendable {
             options.flags = flags
             options.bind_address = sockaddr
             options.connection_timeout = configuration.connectionTimeout
+            options.connection_limit = UInt32(Self.connectionLimit(configuration.connectionLimit))
+            options.per_ip_connection_limit = UInt32(max(1, configuration.perAddressConnectionLimit))
+            options.connection_memory_limit = max(32 * 1024, configuration.connectionMemoryBytes)
             if case .pool(let threads) = configuration.threading { options.thread_pool_size = UInt32(max(1, threads)) }
             options.tls_key_pem = context.tlsKey.map { UnsafePointer($0) }
             options.tls_cert_pem = context.tlsCertificate.map { UnsafePointer($0) }
             options.completed = { _, _, requestContext, _ in
                 guard let requestContext, let state = requestContext.pointee else { return }
-                Unmanaged<RequestState>.fromOpaque(state).release()
+                Unmanaged<RequestState>.fromOpaque(state).takeRetainedValue().finish()
                 requestContext.pointee = nil
             }
             // Keep paths and query parameters as sent: handlers decode what they need.
@@ -93,6 +122,23 @@ public final class HTTPServer: Sendable {
     deinit {
         stop(gracePeriod: 0)
     }
+
+    /// `wanted`, but at most the file descriptors this process may open less a margin for
+    /// its own files; the soft limit is first raised to the hard one.
+    static func connectionLimit(_ wanted: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return min(wanted, 900) }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available = limit.rlim_cur == rlim_t.max ? UInt64(Int32.max) : UInt64(limit.rlim_cur)
+        return max(1, min(wanted, Int(min(available, UInt64(Int32.max))) - 128))
+    }
+
+    /// Request bodies buffered right now, in bytes.
+    public var bufferedBodyBytes: Int { context.buffered.load(ordering: .relaxed) }
 
     /// `http://host:port` or `https://host:port`.
     public var baseURL: String {
@@ -134,25 +180,42 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 
 /// What libmicrohttpd's callbacks reach through their context pointer.
 private final class ServerContext: @unchecked Sendable {
-    // @unchecked: `handler` and the limits are immutable; `active` is atomic; the TLS
-    // strings are written once in init, read by libmicrohttpd while the daemon runs and
-    // freed in deinit, after the server (which owns this context) has stopped it.
+    // @unchecked: `handler`, `admission` and the limits are immutable; `active` and
+    // `buffered` are atomic; the TLS strings are written once in init, read by
+    // libmicrohttpd while the daemon runs and freed in deinit, after the server (which owns
+    // this context) has stopped it.
     let handler: HTTPServer.Handler
+    let admission: HTTPServer.Admission?
     let maximumBodyBytes: Int
+    let maximumBufferedBodyBytes: Int
+    let refusal: @Sendable (Int, String, String) -> HTTPServerResponse
     let active = Atomic<Int>(0)
+    /// Bytes reserved for request bodies by requests in progress.
+    let buffered = Atomic<Int>(0)
     let tlsKey: UnsafeMutablePointer<CChar>?
     let tlsCertificate: UnsafeMutablePointer<CChar>?
 
-    init(handler: @escaping HTTPServer.Handler, maximumBodyBytes: Int, tls: HTTPServer.TLS?) {
+    init(handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, configuration: HTTPServer.Configuration) {
         self.handler = handler
-        self.maximumBodyBytes = maximumBodyBytes
-        self.tlsKey = tls.map { strdup($0.privateKeyPEM) }
-        self.tlsCertificate = tls.map { strdup($0.certificatePEM) }
+        self.admission = admission
+        self.maximumBodyBytes = configuration.maximumBodyBytes
+        self.maximumBufferedBodyBytes = configuration.maximumBufferedBodyBytes
+        self.refusal = configuration.refusal
+        self.tlsKey = configuration.tls.map { strdup($0.privateKeyPEM) }
+        self.tlsCertificate = configuration.tls.map { strdup($0.certificatePEM) }
     }
 
     deinit {
         free(tlsKey)
         free(tlsCertificate)
+    }
+
+    /// Reserves `bytes` of the shared body budget; false when that would pass it.
+    func reserve(_ bytes: Int) -> Bool {
+        let after = buffered.add(bytes, ordering: .relaxed).newValue
+        guard after > maximumBufferedBodyBytes else { return true }
+        buffered.subtract(bytes, ordering: .relaxed)
+        return false
     }
 
     /// libmicrohttpd's access handler: called once when the headers are in, once per
@@ -163,31 +226,56 @@ private final class ServerContext: @unchecked Sendable {
         _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let statePointer = requestContext.pointee else {
-            requestContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            // The head is in; no body byte has been read yet.
+            let state = RequestState(context: self)
+            requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            let head = request(connection, url, method, body: [], tooLarge: false)
+            if let answer = admission?(head) { return Self.queue(answer, on: connection) }
+            if let declared = head.header("Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), declared > 0 {
+                guard declared <= maximumBodyBytes else {
+                    return Self.queue(refusal(413, "too-large", "the body is larger than \(maximumBodyBytes) bytes"), on: connection)
+                }
+                guard state.reserve(declared) else { return Self.queue(busy, on: connection) }
+            }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            if !state.tooLarge, let uploadData {
-                if state.body.count + uploadSize.pointee > maximumBodyBytes {
-                    state.tooLarge = true
-                    state.body = []
-                } else {
-                    state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
-                }
+            defer { uploadSize.pointee = 0 }
+            guard !state.tooLarge, let uploadData else { return .YES }
+            let count = uploadSize.pointee
+            if state.body.count + count > maximumBodyBytes {
+                state.tooLarge = true
+                state.release()
+                state.body = []
+                return .YES
             }
-            uploadSize.pointee = 0
+            // A body without a Content-Length (chunked) reserves as it arrives.
+            guard state.reserve(state.body.count + count - state.reserved) else { return .NO }
+            state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
             return .YES
         }
         active.add(1, ordering: .relaxed)
         defer { active.subtract(1, ordering: .relaxed) }
-        let request = HTTPServerRequest(
+        let response = handler(request(connection, url, method, body: state.body, tooLarge: state.tooLarge))
+        state.body = []
+        state.release()
+        return Self.queue(response, on: connection)
+    }
+
+    private var busy: HTTPServerResponse {
+        var response = refusal(503, "busy", "the server is receiving too many request bodies at once; try again")
+        response.headers.append(HTTPField("Retry-After", "1"))
+        return response
+    }
+
+    private func request(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+                         body: [UInt8], tooLarge: Bool) -> HTTPServerRequest {
+        HTTPServerRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             rawQueryItems: Self.values(connection, .GET_ARGUMENT_KIND).map { (name: $0.name, value: $0.value) },
             headers: Self.values(connection, .HEADER_KIND).map { HTTPField($0.name, $0.value ?? "") },
-            body: state.body, bodyTooLarge: state.tooLarge, remoteAddress: Self.clientAddress(connection))
-        let response = handler(request)
-        return Self.queue(response, on: connection)
+            body: body, bodyTooLarge: tooLarge, remoteAddress: Self.clientAddress(connection))
     }
 
     private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
@@ -231,10 +319,36 @@ private final class ServerContext: @unchecked Sendable {
     }
 }
 
-/// A request's body as it arrives; owned by libmicrohttpd's per-request context pointer.
+/// A request's body as it arrives, and its share of the server's body budget; owned by
+/// libmicrohttpd's per-request context pointer.
 private final class RequestState {
+    let context: ServerContext
     var body: [UInt8] = []
     var tooLarge = false
+    /// Bytes of the server's body budget this request holds.
+    private(set) var reserved = 0
+
+    init(context: ServerContext) {
+        self.context = context
+    }
+
+    func reserve(_ bytes: Int) -> Bool {
+        guard bytes > 0 else { return true }
+        guard context.reserve(bytes) else { return false }
+        reserved += bytes
+        return true
+    }
+
+    func release() {
+        context.buffered.subtract(reserved, ordering: .relaxed)
+        reserved = 0
+    }
+
+    /// The request is over (answered, or its connection closed).
+    func finish() {
+        release()
+        body = []
+    }
 }
 
 private final class ValueCollector {

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// Reads JSON text into ``JSONValue``s.
 ///
 /// Two modes:
@@ -19,9 +21,11 @@ public enum JSONParser {
         try parse(bytes: Array(text.utf8))
     }
 
-    /// Parses exactly one JSON value (RFC 8259) from UTF-8 bytes.
+    /// Parses exactly one JSON value (RFC 8259) from UTF-8 bytes; text that is not
+    /// well-formed UTF-8 is refused (RFC 8259 §8.1).
     public static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
         var reader = Reader(bytes: bytes, lenient: false)
+        guard isValidUTF8(bytes) else { throw reader.makeError("the text is not valid UTF-8") }
         reader.skipWhitespace()
         guard let value = reader.parseValue(depth: 0), reader.error == nil else {
             throw reader.error ?? reader.makeError("empty document")

@@ -114,14 +114,3 @@ public struct SmartAppBanner: Sendable, Hashable {
         }
     }
 }
-
-/// App Store ids as pages write them.
-public enum AppStoreID {
-    /// `1234567890`, `id1234567890` → `1234567890`; anything not numeric → nil.
-    public static func normalize(_ value: String) -> String? {
-        var v = Substring(value.trimmingASCIIWhitespace())
-        if v.lowercased().hasPrefix("id") { v = v.dropFirst(2) }
-        guard !v.isEmpty, v.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return String(v)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Markup
+import TextUtilities
 import WebURL
 
 /// Builds the ``SearchableItem`` for a crawled page from its ``PageMarkup``.
@@ -47,6 +48,7 @@ public struct ItemBuilder: Sendable {
             .first { !$0.isEmpty } ?? id.string
         let description = [schema.description, og?.description, card?.description, markup.metaDescription].lazy
             .compactMap { $0 }.first { !$0.isEmpty } ?? Self.prefix(markup.bodyText, bytes: 300)
+        let rating = Self.rating(schema.rating)
         let icon = markup.icons.filter(\.isAppleTouchIcon).max { $0.largestSide < $1.largestSide } ?? markup.icons.first
         let thumbnail = schema.images.first
             ?? og?.images.lazy.compactMap(\.bestURL).compactMap(resolve).first
@@ -54,16 +56,16 @@ public struct ItemBuilder: Sendable {
             ?? icon?.url.string
         return SearchableItem(
             uniqueIdentifier: id.string,
-            domainIdentifier: Self.reversedDomain(id.host),
+            domainIdentifier: ReverseDNS.name(forHost: id.host),
             contentType: schema.types.first ?? og?.type,
             title: title,
             contentDescription: description.isEmpty ? nil : description,
             keywords: Array(markup.keywords.prefix(32)),
             thumbnailURL: thumbnail,
             webURL: id.string,
-            rating: schema.rating?.value,
-            ratingScale: schema.rating?.best ?? 5,
-            ratingCount: schema.rating?.count,
+            rating: rating.value,
+            ratingScale: rating.scale,
+            ratingCount: rating.count,
             price: schema.offer?.price,
             currency: schema.offer?.currency,
             telephone: schema.telephone,
@@ -76,6 +78,16 @@ public struct ItemBuilder: Sendable {
             lastUpdated: now)
     }
 
+    /// A page's aggregate rating within the limits a pushed item has: a scale above 0 and
+    /// at most 100 (else 5), a value on that scale (else none), a count from 0 up.
+    static func rating(_ rating: SchemaSummary.Rating?) -> (value: Double?, scale: Double, count: Int?) {
+        let limits = (scale: SearchableItem.Limits.ratingScale, count: SearchableItem.Limits.ratingCount)
+        let scale = rating?.best.flatMap { $0.isFinite && $0 > 0 && $0 <= limits.scale ? $0 : nil } ?? 5
+        let value = rating.flatMap { $0.value.isFinite && (0...scale).contains($0.value) ? $0.value : nil }
+        let count = rating?.count.flatMap { (0...limits.count).contains($0) ? $0 : nil }
+        return (value, scale, value == nil ? nil : count)
+    }
+
     /// The canonical URL when it stays on the site, else the page URL; without fragment.
     public static func identifier(for markup: PageMarkup, url: WebURL) -> WebURL {
         let page = url.withoutFragment
@@ -86,12 +98,6 @@ public struct ItemBuilder: Sendable {
     static func sameSite(_ a: String, _ b: String) -> Bool {
         func bare(_ host: String) -> Substring { host.hasPrefix("www.") ? host.dropFirst(4) : host[...] }
         return bare(a) == bare(b)
-    }
-
-    /// `recipes.example` → `example.recipes`: the reverse-DNS form CoreSpotlight domain
-    /// identifiers use, so that deleting `example` removes a site's items.
-    public static func reversedDomain(_ host: String) -> String {
-        host.split(separator: ".").reversed().joined(separator: ".")
     }
 
     static func prefix(_ text: String, bytes: Int) -> String {
@@ -133,6 +139,9 @@ public struct ItemBuilder: Sendable {
             let ios = link.platform == .ios
             entries.append(AppTarget(platform: ios ? .ios : .android, appStoreID: ios ? link.appID : nil,
                                      package: ios ? nil : link.appID, deepLink: link.url, evidence: .schemaAction))
+        }
+        for index in entries.indices where entries[index].deepLink.map(AppTarget.isAcceptableDeepLink) == false {
+            entries[index].deepLink = nil
         }
         var apps = merge(entries)
         let bundles = universalLinkAppIDs.map(bundleID(fromAppID:))

@@ -27,11 +27,12 @@ public enum Ranking {
     ) -> Double {
         let relevance = max(0, -bm25)
         var ratingBoost = 1.0
-        if let rating, ratingScale > 0 {
-            let confidence = min(1, log10(1 + Double(ratingCount ?? 1)) / 2)
+        // Stored values are checked on the way in; a bad one still cannot make a NaN here.
+        if let rating, rating.isFinite, ratingScale.isFinite, ratingScale > 0 {
+            let confidence = min(1, log10(1 + Double(max(0, ratingCount ?? 1))) / 2)
             ratingBoost = 1 + 0.25 * (min(max(rating / ratingScale, 0), 1) - 0.5) * confidence
         }
-        let smoothed = (Double(clicks) + priorCTR * priorImpressions) / (Double(impressions) + priorImpressions)
+        let smoothed = (Double(max(0, clicks)) + priorCTR * priorImpressions) / (Double(max(0, impressions)) + priorImpressions)
         let engagement = min(1.5, max(0.75, pow(smoothed / priorCTR, 0.25)))
         let ageDays = max(0, now.timeIntervalSince(updated) / 86_400)
         let freshness = 1 + 0.1 * pow(2, -ageDays / 30)

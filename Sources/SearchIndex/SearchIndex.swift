@@ -40,7 +40,7 @@ public final class SearchIndex: Sendable {
         } catch let error as SearchIndexError {
             throw error
         } catch {
-            throw SearchIndexError(reason: "database", message: "\(path): \(error)")
+            throw SearchIndexError(.database, "\(path): \(error)")
         }
     }
 
@@ -57,7 +57,7 @@ public final class SearchIndex: Sendable {
         } catch let error as SearchIndexError {
             throw error
         } catch {
-            throw SearchIndexError(reason: "database", message: "\(path): \(error)")
+            throw SearchIndexError(.database, "\(path): \(error)")
         }
     }
 
@@ -77,7 +77,9 @@ public final class SearchIndex: Sendable {
         /// expects no state yet.
         public var expectedClientState: [UInt8]??
         /// The owner (an API key's) writing: its deletions touch only its own items, and an
-        /// upsert may not replace an item another owner pushed (``SearchIndexError/forbidden(_:)``).
+        /// upsert may not replace an item of another owner or one no key wrote (a crawled
+        /// page's) (``SearchIndexError/forbidden(_:)``). Nil for the operator's own writes
+        /// (the crawler, the command line), which may replace anything.
         public var owner: String?
 
         public init(upserts: [SearchableItem] = [], deleteIdentifiers: [String] = [], deleteDomains: [String] = []) {
@@ -112,7 +114,9 @@ public final class SearchIndex: Sendable {
                     for (index, item) in batch.upserts.enumerated() {
                         existing.reset()
                         existing.bind(1, item.uniqueIdentifier)
-                        if try existing.step(), let other = existing.string(0), other != owner {
+                        // An item no key wrote (a crawled page's, one added from the command
+                        // line) belongs to the operator: no key may replace it.
+                        if try existing.step(), existing.string(0) != owner {
                             throw SearchIndexError.forbidden("items[\(index)]: the item \(item.uniqueIdentifier) belongs to another owner")
                         }
                     }
@@ -326,7 +330,8 @@ public final class SearchIndex: Sendable {
     ///    corrections;
     /// 4. only when nothing matched at all: any word.
     public func search(_ request: SearchRequest) throws(SearchIndexError) -> SearchResponse {
-        try withConnectionAndTokenizer { connection, tokenizer in
+        try request.validate()
+        return try withConnectionAndTokenizer { connection, tokenizer in
             let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
             var hits: [SearchHit] = []
             var seen = Set<String>()

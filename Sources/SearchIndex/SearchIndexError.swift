@@ -1,55 +1,72 @@
+import JSON
 import SQLite
 
-/// Why the index could not do what was asked. A struct with static values, so kinds can
-/// be added; ``reason`` is a stable label (API error codes use it).
+/// Why the index could not do what was asked: a typed ``Kind`` (callers switch on it,
+/// never on the message) and a message for people.
 public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
-    public var reason: String
-    public var message: String
-    /// True when the caller's input was at fault (a bad query, a stale client state),
-    /// not the index.
-    public var isClientError: Bool
+    public enum Kind: String, Sendable, Hashable {
+        /// No index file where one was expected.
+        case noIndex = "no-index"
+        /// The file is an index of another schema version.
+        case incompatible
+        /// The file is damaged or not an index.
+        case corrupt
+        /// Another process holds the write lock past the timeout.
+        case locked
+        /// Any other database failure.
+        case database
+        case invalidQuery = "invalid-query"
+        case invalidItem = "invalid-item"
+        /// A batch's expected client state is not the stored one.
+        case conflict
+        /// The write touches items that belong to another owner.
+        case forbidden
+        /// A remote service answered with something that is not a search response.
+        case invalidResponse = "invalid-response"
+    }
 
-    public init(reason: String, message: String, isClientError: Bool = false) {
-        self.reason = reason
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
         self.message = message
-        self.isClientError = isClientError
+    }
+
+    /// A stable label (API error codes use it).
+    public var reason: String { kind.rawValue }
+
+    /// True when the caller's input was at fault (a bad query, a stale client state), not
+    /// the index.
+    public var isClientError: Bool {
+        switch kind {
+        case .invalidQuery, .invalidItem, .conflict, .forbidden: true
+        case .noIndex, .incompatible, .corrupt, .locked, .database, .invalidResponse: false
+        }
     }
 
     public var description: String { message }
 
     public static func notFound(path: String) -> SearchIndexError {
-        SearchIndexError(reason: "no-index", message: "no index at \(path) (crawl first, or add items with `searchlight index add`)")
+        SearchIndexError(.noIndex, "no index at \(path) (crawl first, or add items with `searchlight index add`)")
     }
 
     public static func incompatible(path: String) -> SearchIndexError {
-        SearchIndexError(reason: "incompatible", message: "\(path) is not a Searchlight index of schema version \(IndexSchema.version)")
+        SearchIndexError(.incompatible, "\(path) is not a Searchlight index of schema version \(IndexSchema.version)")
     }
 
-    public static func invalidQuery(_ message: String) -> SearchIndexError {
-        SearchIndexError(reason: "invalid-query", message: message, isClientError: true)
-    }
+    public static func invalidQuery(_ message: String) -> SearchIndexError { SearchIndexError(.invalidQuery, message) }
+    public static func conflict(_ message: String) -> SearchIndexError { SearchIndexError(.conflict, message) }
+    public static func forbidden(_ message: String) -> SearchIndexError { SearchIndexError(.forbidden, message) }
+    public static func invalidItem(_ message: String) -> SearchIndexError { SearchIndexError(.invalidItem, message) }
 
-    public static func conflict(_ message: String) -> SearchIndexError {
-        SearchIndexError(reason: "conflict", message: message, isClientError: true)
-    }
-
-    /// The write touches items that belong to another owner.
-    public static func forbidden(_ message: String) -> SearchIndexError {
-        SearchIndexError(reason: "forbidden", message: message, isClientError: true)
-    }
-
-    public static func invalidItem(_ message: String) -> SearchIndexError {
-        SearchIndexError(reason: "invalid-item", message: message, isClientError: true)
-    }
+    /// A pushed item's field that is missing, wrong or out of its limits.
+    public static func invalidField(_ error: FieldError) -> SearchIndexError { SearchIndexError(.invalidItem, error.description) }
 
     /// Wraps an SQLite failure with what it means for the index at `path`.
     static func database(_ error: SQLiteError, path: String) -> SearchIndexError {
-        if error.isCorrupt {
-            return SearchIndexError(reason: "corrupt", message: "\(path) is damaged or not an index: \(error.message)")
-        }
-        if error.isBusy {
-            return SearchIndexError(reason: "locked", message: "\(path) is locked by another process; try again")
-        }
-        return SearchIndexError(reason: "database", message: "\(path): \(error.message)")
+        if error.isCorrupt { return SearchIndexError(.corrupt, "\(path) is damaged or not an index: \(error.message)") }
+        if error.isBusy { return SearchIndexError(.locked, "\(path) is locked by another process; try again") }
+        return SearchIndexError(.database, "\(path): \(error.message)")
     }
 }

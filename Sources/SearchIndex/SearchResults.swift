@@ -25,6 +25,28 @@ public struct SearchRequest: Sendable {
 
     public static let snippetStart = "\u{2}"
     public static let snippetEnd = "\u{3}"
+
+    /// What one search may ask for. A service may hold its clients to fewer results
+    /// (``validate(maximumResults:)``); the rest is the same everywhere.
+    public enum Limits {
+        public static let results = 1000
+        public static let installedApps = 64
+        public static let installedAppBytes = 256
+    }
+
+    /// Checks the request against ``Limits``; the query text is checked by ``SearchQuery``.
+    public func validate(maximumResults: Int = Limits.results) throws(SearchIndexError) {
+        let maximum = min(maximumResults, Limits.results)
+        guard (1...maximum).contains(limit) else {
+            throw .invalidQuery("limit must be a whole number from 1 to \(maximum)")
+        }
+        guard installed.count <= Limits.installedApps else {
+            throw .invalidQuery("at most \(Limits.installedApps) installed apps")
+        }
+        if let long = installed.first(where: { $0.utf8.count > Limits.installedAppBytes || $0.isEmpty }) {
+            throw .invalidQuery("an installed app id is empty or longer than \(Limits.installedAppBytes) bytes: \(long.prefix(40))…")
+        }
+    }
 }
 
 public struct SearchHit: Sendable, Hashable {
@@ -95,7 +117,7 @@ extension SearchResponse {
     /// Reads the ``json`` shape back, as a client of the HTTP API sees it (`search --server`).
     public init(json: JSONValue) throws(SearchIndexError) {
         guard let query = json["query"]?.stringValue, let results = json["results"]?.arrayValue else {
-            throw SearchIndexError(reason: "invalid-response", message: "not a search response: no query and results")
+            throw SearchIndexError(.invalidResponse, "not a search response: no query and results")
         }
         var corrections: [String: [String]] = [:]
         for member in json["corrections"]?.objectValue?.members ?? [] {

@@ -1,14 +1,36 @@
 import Foundation
 import JSON
-import Markup
+import TextUtilities
 import WebURL
 
 /// The push format: CoreSpotlight's names (`uniqueIdentifier`, `domainIdentifier`,
 /// `contentDescription`, `thumbnailURL`, `expirationDate`…), as `searchlight index add`
-/// and `POST /v1/items` take it. Decoding is strict: wrong types, unknown fields and
-/// invalid URLs are errors that name the offending path (`items[2].webURL`).
+/// and `POST /v1/items` take it. Decoding is strict and bounded: wrong types, unknown or
+/// repeated fields, invalid URLs and values outside ``Limits`` are errors that name the
+/// offending path (`items[2].webURL`); nothing a client sends can make a value the index
+/// or the ranking cannot hold.
 extension SearchableItem {
-    static let maximumIdentifierLength = 1024
+    /// What one pushed item may hold (the README and the OpenAPI document list the same).
+    public enum Limits {
+        public static let identifierBytes = 1024
+        public static let domainIdentifierBytes = 255
+        public static let contentTypeBytes = 128
+        public static let titleBytes = 1024
+        public static let descriptionBytes = 8192
+        public static let textBytes = 16_384
+        public static let keywords = 64
+        public static let keywordBytes = 256
+        public static let urlBytes = 2048
+        public static let shortTextBytes = 64
+        public static let addressBytes = 512
+        public static let apps = 8
+        /// `ratingScale` is 0 < scale ≤ this; `rating` is 0…scale.
+        public static let ratingScale = 100.0
+        public static let ratingCount = 1_000_000_000_000
+        /// `expirationDate` at most this far ahead (ten years).
+        public static let lifetime: TimeInterval = 10 * 365 * 86_400
+    }
+
     static let pushedTimeToLive: TimeInterval = 30 * 24 * 3600
 
     private static let knownFields: Set<String> = [
@@ -19,29 +41,74 @@ extension SearchableItem {
 
     /// Reads one pushed item. Items without `expirationDate` expire a month after `now`.
     public init(pushed value: JSONValue, path: String = "item", owner: String? = nil, now: Date = Date()) throws(SearchIndexError) {
-        let reader = try FieldReader(value: value, path: path)
-        try reader.rejectUnknown(Self.knownFields)
-        let id = try reader.requiredString("uniqueIdentifier")
-        guard id.count <= Self.maximumIdentifierLength else {
-            throw .invalidItem("\(path).uniqueIdentifier: longer than \(Self.maximumIdentifierLength) characters")
+        do {
+            try self.init(reading: try FieldReader(value: value, path: path), owner: owner, now: now)
+        } catch {
+            throw .invalidField(error)
         }
-        let webURL = try reader.url("webURL")
-        let expiration = try reader.date("expirationDate") ?? now.addingTimeInterval(Self.pushedTimeToLive)
-        var apps: [AppTarget] = []
-        if let list = try reader.array("apps") {
-            for (index, app) in list.enumerated() {
-                apps.append(try AppTarget(pushed: app, path: "\(path).apps[\(index)]"))
+    }
+
+    private init(reading reader: FieldReader, owner: String?, now: Date) throws(FieldError) {
+        try reader.rejectUnknown(Self.knownFields)
+        try reader.rejectDuplicates()
+        let scale = try reader.number("ratingScale", in: 0...Limits.ratingScale) ?? 5
+        guard scale > 0 else { throw FieldError(path: reader.path + ".ratingScale", "must be greater than 0") }
+        var expiration = now.addingTimeInterval(Self.pushedTimeToLive)
+        if let text = try reader.string("expirationDate", maximumBytes: Limits.shortTextBytes) {
+            guard let seconds = ISO8601.seconds(from: text) else {
+                throw FieldError(path: reader.path + ".expirationDate", "expected an ISO 8601 date such as 2026-12-31T00:00:00Z")
             }
+            guard seconds <= now.timeIntervalSince1970 + Limits.lifetime else {
+                throw FieldError(path: reader.path + ".expirationDate", "at most ten years ahead")
+            }
+            expiration = Date(timeIntervalSince1970: seconds)
+        }
+        var apps: [AppTarget] = []
+        for (index, app) in (try reader.array("apps", maximumCount: Limits.apps) ?? []).enumerated() {
+            apps.append(try AppTarget(pushed: app, path: "\(reader.path).apps[\(index)]"))
         }
         self.init(
-            uniqueIdentifier: id, domainIdentifier: try reader.string("domainIdentifier"), contentType: try reader.string("contentType"),
-            title: try reader.requiredString("title"), contentDescription: try reader.string("contentDescription"),
-            keywords: try reader.strings("keywords"), thumbnailURL: try reader.url("thumbnailURL"), webURL: webURL,
-            rating: try reader.number("rating"), ratingScale: try reader.number("ratingScale") ?? 5,
-            ratingCount: try reader.number("ratingCount").map { Int($0) }, price: try reader.string("price"),
-            currency: try reader.string("currency"), telephone: try reader.string("telephone"), address: try reader.string("address"),
-            apps: apps, allowsWebFallback: try reader.bool("allowsWebFallback") ?? true, bodyText: try reader.string("text") ?? "",
+            uniqueIdentifier: try reader.requiredString("uniqueIdentifier", maximumBytes: Limits.identifierBytes),
+            domainIdentifier: try Self.domainIdentifier(reader),
+            contentType: try reader.string("contentType", maximumBytes: Limits.contentTypeBytes),
+            title: try reader.requiredString("title", maximumBytes: Limits.titleBytes),
+            contentDescription: try reader.string("contentDescription", maximumBytes: Limits.descriptionBytes, multiline: true),
+            keywords: try reader.strings("keywords", maximumCount: Limits.keywords, maximumBytes: Limits.keywordBytes),
+            thumbnailURL: try Self.url(reader, "thumbnailURL"), webURL: try Self.url(reader, "webURL"),
+            rating: try reader.number("rating", in: 0...scale), ratingScale: scale,
+            ratingCount: try reader.integer("ratingCount", in: 0...Limits.ratingCount),
+            price: try reader.string("price", maximumBytes: Limits.shortTextBytes),
+            currency: try reader.string("currency", maximumBytes: Limits.shortTextBytes),
+            telephone: try reader.string("telephone", maximumBytes: Limits.shortTextBytes),
+            address: try reader.string("address", maximumBytes: Limits.addressBytes),
+            apps: apps, allowsWebFallback: try reader.bool("allowsWebFallback") ?? true,
+            bodyText: try reader.string("text", maximumBytes: Limits.textBytes, multiline: true) ?? "",
             expirationDate: expiration, source: .pushed, owner: owner, lastUpdated: now)
+    }
+
+    /// A reverse-DNS name (`com.example.people`): ASCII letters, digits, `-`, `_` and dots
+    /// between non-empty labels. Compared exactly, as CoreSpotlight compares them.
+    private static func domainIdentifier(_ reader: FieldReader) throws(FieldError) -> String? {
+        guard let text = try reader.string("domainIdentifier", maximumBytes: Limits.domainIdentifierBytes) else { return nil }
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.allSatisfy({ label in
+            !label.isEmpty && label.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        }) else {
+            throw FieldError(path: reader.path + ".domainIdentifier", "expected dot-separated labels of letters, digits, '-' and '_'")
+        }
+        return text
+    }
+
+    /// An absolute http(s) URL without user information, in normal form.
+    public static func url(_ reader: FieldReader, _ key: String) throws(FieldError) -> String? {
+        guard let text = try reader.string(key, maximumBytes: Limits.urlBytes) else { return nil }
+        guard let url = WebURL(text), url.string.utf8.count <= Limits.urlBytes else {
+            throw FieldError(path: reader.path + "." + key, "not an absolute http(s) URL")
+        }
+        guard !url.hasUserInfo else {
+            throw FieldError(path: reader.path + "." + key, "a URL with a user name or password (user@host) is not accepted")
+        }
+        return url.string
     }
 
     /// The item in the push format (what `GET` would hand back).
@@ -56,34 +123,58 @@ extension SearchableItem {
             "price": price.map(JSONValue.string), "currency": currency.map(JSONValue.string),
             "telephone": telephone.map(JSONValue.string), "address": address.map(JSONValue.string),
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback),
-            "expirationDate": expirationDate.map { .string(ISO8601DateFormatter().string(from: $0)) },
+            "expirationDate": expirationDate.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) },
         ]))
     }
 }
 
 extension AppTarget {
-    private static let knownFields: Set<String> = [
-        "platform", "appStoreId", "bundleId", "package", "name", "deepLink", "universalLink", "evidence",
-    ]
+    /// What a pusher may say about an app. Whether a link is a verified universal link,
+    /// and the evidence for an app, come only from the crawler's own checks.
+    private static let pushedFields: Set<String> = ["platform", "appStoreId", "bundleId", "package", "name", "deepLink"]
 
-    public init(pushed value: JSONValue, path: String) throws(SearchIndexError) {
+    public init(pushed value: JSONValue, path: String) throws(FieldError) {
         let reader = try FieldReader(value: value, path: path)
-        try reader.rejectUnknown(Self.knownFields)
-        let platformName = try reader.requiredString("platform")
+        try reader.rejectUnknown(Self.pushedFields)
+        try reader.rejectDuplicates()
+        let platformName = try reader.requiredString("platform", maximumBytes: 16)
         guard let platform = Platform(rawValue: platformName) else {
-            throw .invalidItem("\(path).platform: must be \"ios\" or \"android\", not \"\(platformName)\"")
+            throw FieldError(path: path + ".platform", "must be \"ios\" or \"android\", not \"\(platformName)\"")
+        }
+        var storeID: String?
+        if let text = try reader.string("appStoreId", maximumBytes: 32) {
+            guard let id = AppStoreID.normalize(text) else {
+                throw FieldError(path: path + ".appStoreId", "expected the numeric App Store id (1234567890 or id1234567890)")
+            }
+            storeID = id
         }
         self.init(
-            platform: platform, appStoreID: try reader.string("appStoreId").map { AppStoreID.normalize($0) ?? $0 },
-            bundleID: try reader.string("bundleId"), package: try reader.string("package"), name: try reader.string("name"),
-            deepLink: try reader.string("deepLink"), isUniversalLink: try reader.bool("universalLink") ?? false,
-            evidence: try reader.string("evidence").flatMap(Evidence.init(rawValue:)) ?? .pushed)
+            platform: platform, appStoreID: storeID, bundleID: try Self.identifier(reader, "bundleId"),
+            package: try Self.identifier(reader, "package"), name: try reader.string("name", maximumBytes: 256),
+            deepLink: try Self.deepLink(reader), isUniversalLink: false, evidence: .pushed)
         if platform == .ios, appStoreID == nil, bundleID == nil, deepLink == nil {
-            throw .invalidItem("\(path): an iOS app needs appStoreId, bundleId or deepLink")
+            throw FieldError(path: path, "an iOS app needs appStoreId, bundleId or deepLink")
         }
         if platform == .android, package == nil, deepLink == nil {
-            throw .invalidItem("\(path): an Android app needs package or deepLink")
+            throw FieldError(path: path, "an Android app needs package or deepLink")
         }
+    }
+
+    /// A bundle id or package name: dot-separated letters, digits, `-` and `_`.
+    private static func identifier(_ reader: FieldReader, _ key: String) throws(FieldError) -> String? {
+        guard let text = try reader.string(key, maximumBytes: 255) else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F }) else {
+            throw FieldError(path: reader.path + "." + key, "expected a reverse-DNS name such as com.example.app")
+        }
+        return text
+    }
+
+    private static func deepLink(_ reader: FieldReader) throws(FieldError) -> String? {
+        guard let text = try reader.string("deepLink", maximumBytes: SearchableItem.Limits.urlBytes) else { return nil }
+        guard isAcceptableDeepLink(text) else {
+            throw FieldError(path: reader.path + ".deepLink", "expected an absolute URI such as myapp://item/42 (not javascript:, data:, vbscript: or file:)")
+        }
+        return text
     }
 
     /// The stored form (also the app part of item JSON).
@@ -96,91 +187,23 @@ extension AppTarget {
         ]))
     }
 
+    /// Reads the stored form back; written only by the index itself, so trusted, and any
+    /// entry that does not read is dropped.
     static func decodeStored(_ text: String) -> [AppTarget] {
         guard let list = try? JSONParser.parse(text).arrayValue else { return [] }
-        return list.compactMap { try? AppTarget(pushed: $0, path: "apps") }
+        return list.compactMap { value -> AppTarget? in
+            guard let platform = value["platform"]?.stringValue.flatMap(Platform.init(rawValue:)) else { return nil }
+            return AppTarget(
+                platform: platform, appStoreID: value["appStoreId"]?.stringValue, bundleID: value["bundleId"]?.stringValue,
+                package: value["package"]?.stringValue, name: value["name"]?.stringValue, deepLink: value["deepLink"]?.stringValue,
+                isUniversalLink: value["universalLink"]?.boolValue ?? false,
+                evidence: value["evidence"]?.stringValue.flatMap(Evidence.init(rawValue:)) ?? .pushed)
+        }
     }
 }
 
-/// Typed, path-reporting access to the members of one JSON object.
-public struct FieldReader {
-    public let object: JSONObject
-    public let path: String
-
-    public init(value: JSONValue, path: String) throws(SearchIndexError) {
-        guard let object = value.objectValue else { throw .invalidItem("\(path): expected an object") }
-        self.object = object
-        self.path = path
-    }
-
-    public func rejectUnknown(_ known: Set<String>) throws(SearchIndexError) {
-        if let unknown = object.keys.first(where: { !known.contains($0) }) {
-            throw .invalidItem("\(path).\(unknown): unknown field")
-        }
-    }
-
-    private func present(_ key: String) -> JSONValue? {
-        guard let value = object[key], !value.isNull else { return nil }
-        return value
-    }
-
-    public func string(_ key: String) throws(SearchIndexError) -> String? {
-        guard let value = present(key) else { return nil }
-        guard let text = value.stringValue else { throw .invalidItem("\(path).\(key): expected a string") }
-        return text
-    }
-
-    public func requiredString(_ key: String) throws(SearchIndexError) -> String {
-        guard let text = try string(key), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw .invalidItem("\(path).\(key): required, a non-empty string")
-        }
-        return text
-    }
-
-    public func number(_ key: String) throws(SearchIndexError) -> Double? {
-        guard let value = present(key) else { return nil }
-        guard case .number = value, let number = value.doubleValue, number.isFinite else {
-            throw .invalidItem("\(path).\(key): expected a number")
-        }
-        return number
-    }
-
-    public func bool(_ key: String) throws(SearchIndexError) -> Bool? {
-        guard let value = present(key) else { return nil }
-        guard let flag = value.boolValue else { throw .invalidItem("\(path).\(key): expected true or false") }
-        return flag
-    }
-
-    public func array(_ key: String) throws(SearchIndexError) -> [JSONValue]? {
-        guard let value = present(key) else { return nil }
-        guard let list = value.arrayValue else { throw .invalidItem("\(path).\(key): expected an array") }
-        return list
-    }
-
-    public func strings(_ key: String) throws(SearchIndexError) -> [String] {
-        guard let list = try array(key) else { return [] }
-        var result: [String] = []
-        for (index, element) in list.enumerated() {
-            guard let text = element.stringValue else { throw .invalidItem("\(path).\(key)[\(index)]: expected a string") }
-            result.append(text)
-        }
-        return result
-    }
-
-    public func url(_ key: String) throws(SearchIndexError) -> String? {
-        guard let text = try string(key) else { return nil }
-        guard let url = WebURL(text) else { throw .invalidItem("\(path).\(key): not an absolute http(s) URL") }
-        return url.string
-    }
-
-    public func date(_ key: String) throws(SearchIndexError) -> Date? {
-        guard let text = try string(key) else { return nil }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withFullDate]
-        if let date = formatter.date(from: text) { return date }
-        throw .invalidItem("\(path).\(key): expected an ISO 8601 date such as 2026-12-31T00:00:00Z")
+extension UInt8 {
+    var isASCIILetterOrDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
     }
 }

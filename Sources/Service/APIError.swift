@@ -31,15 +31,21 @@ public struct APIError: Error, Sendable {
 
     /// The index's errors, by who was at fault.
     init(_ error: SearchIndexError) {
-        switch error.reason {
-        case "invalid-query", "invalid-item": self.init(400, error.reason, error.message)
-        case "forbidden": self.init(403, error.reason, error.message)
-        case "conflict": self.init(409, error.reason, error.message)
-        case "locked":
+        switch error.kind {
+        case .invalidQuery, .invalidItem: self.init(400, error.reason, error.message)
+        case .forbidden: self.init(403, error.reason, error.message)
+        case .conflict: self.init(409, error.reason, error.message)
+        case .locked:
             self.init(503, error.reason, error.message)
             headers = [HTTPField("Retry-After", "1")]
-        default: self.init(500, "internal", error.message)
+        case .noIndex, .incompatible, .corrupt, .database, .invalidResponse: self.init(500, "internal", error.message)
         }
+    }
+
+    /// A body field that is missing, wrong or out of its limits: 400, or 413 for a list
+    /// with too many entries.
+    init(_ error: FieldError) {
+        self.init(error.isTooLarge ? 413 : 400, error.isTooLarge ? "too-large" : "invalid-field", error.description)
     }
 
     var response: HTTPServerResponse {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import SearchIndex
 import WebURL
 
@@ -16,20 +17,21 @@ struct ActivityReport {
     var deviceID: String
     var apps: [AppTarget]
 
-    init(_ body: FieldReader) throws(SearchIndexError) {
-        activityType = try body.requiredString("activityType")
-        title = try body.requiredString("title")
-        guard let url = try body.url("webpageURL") else { throw .invalidItem("body.webpageURL: required, an absolute http(s) URL") }
-        webpageURL = url
-        keywords = try body.strings("keywords")
-        contentDescription = try body.string("contentDescription")
-        thumbnailURL = try body.url("thumbnailURL")
-        deviceID = try body.requiredString("deviceId")
-        guard activityType.utf8.count <= 256, deviceID.utf8.count <= 256, title.utf8.count <= 1024 else {
-            throw .invalidItem("body: activityType and deviceId take at most 256 bytes, title 1024")
+    /// Reads a report with the limits of a pushed item (``SearchableItem/Limits``).
+    init(_ body: FieldReader) throws(FieldError) {
+        typealias Limits = SearchableItem.Limits
+        activityType = try body.requiredString("activityType", maximumBytes: 256)
+        title = try body.requiredString("title", maximumBytes: Limits.titleBytes)
+        guard let url = try SearchableItem.url(body, "webpageURL") else {
+            throw FieldError(path: "body.webpageURL", "required, an absolute http(s) URL")
         }
+        webpageURL = url
+        keywords = try body.strings("keywords", maximumCount: Limits.keywords, maximumBytes: Limits.keywordBytes)
+        contentDescription = try body.string("contentDescription", maximumBytes: Limits.descriptionBytes, multiline: true)
+        thumbnailURL = try SearchableItem.url(body, "thumbnailURL")
+        deviceID = try body.requiredString("deviceId", maximumBytes: 256)
         var apps: [AppTarget] = []
-        for (index, value) in (try body.array("apps") ?? []).enumerated() {
+        for (index, value) in (try body.array("apps", maximumCount: Limits.apps) ?? []).enumerated() {
             apps.append(try AppTarget(pushed: value, path: "body.apps[\(index)]"))
         }
         self.apps = apps

@@ -1,25 +1,49 @@
 import SearchIndex
+import TextUtilities
 import WebURL
 
 /// Who may write what: a key created for the DNS domain `D` may write an item whose
 /// `webURL` host is `D` or under it, or, without a `webURL`, whose `domainIdentifier` is
-/// `D` reversed (`com.example` for `example.com`) or starts with that and a dot. Pure.
+/// `D` reversed (`com.example` for `example.com`) or starts with that and a dot; an item
+/// with both needs both. What a key writes belongs to its owner; items no key wrote
+/// (crawled pages, items added from the command line) belong to the operator, whom no key
+/// speaks for. Pure.
 public enum Ownership {
     /// Whether a key for `domain` may write `item`.
     public static func allows(_ item: SearchableItem, forDomain domain: String) -> Bool {
+        if let identifier = item.domainIdentifier, !allows(domainIdentifier: identifier, forDomain: domain) { return false }
         if let webURL = item.webURL {
-            guard let host = WebURL(webURL)?.host else { return false }
-            return isHost(host, within: domain)
+            guard let url = WebURL(webURL), !url.hasUserInfo else { return false }
+            return isHost(url.host, within: domain)
         }
-        guard let identifier = item.domainIdentifier else { return false }
-        return allows(domainIdentifier: identifier, forDomain: domain)
+        return item.domainIdentifier != nil
     }
 
-    /// Whether a key for `domain` may act on the reverse-DNS `domainIdentifier`.
+    /// Whether a key for `domain` may act on the reverse-DNS `domainIdentifier`. Domain
+    /// identifiers compare exactly, as deletions match them, and keys' domains are stored in
+    /// lower case: `Com.Example` is not under `example.com`.
     public static func allows(domainIdentifier: String, forDomain domain: String) -> Bool {
-        let own = ItemBuilder.reversedDomain(domain.lowercased())
-        let identifier = domainIdentifier.lowercased()
-        return identifier == own || identifier.hasPrefix(own + ".")
+        let own = reversedDomain(domain)
+        return domainIdentifier == own || domainIdentifier.hasPrefix(own + ".")
+    }
+
+    /// `example.com` → `com.example`.
+    public static func reversedDomain(_ domain: String) -> String {
+        ReverseDNS.name(forHost: domain.lowercased())
+    }
+
+    /// Engagement counts only from the item's owner, or for a page on the key's domain.
+    public static func mayReportEngagement(on item: SearchableItem, key: APIKey) -> Bool {
+        if let owner = item.owner, owner == key.owner { return true }
+        guard let webURL = item.webURL, let url = WebURL(webURL) else { return false }
+        return isHost(url.host, within: key.domain)
+    }
+
+    /// An owner name a key may carry: 1–64 letters, digits, `-`, `_` and `.`. No `/`, so
+    /// `owner/batch` names stay unambiguous, and nothing a crawled item could claim.
+    public static func isValidOwner(_ owner: String) -> Bool {
+        (1...64).contains(owner.utf8.count)
+            && owner.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
     }
 
     /// `host` is `domain` or a subdomain of it (`www.example.com` within `example.com`,

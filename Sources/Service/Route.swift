@@ -56,6 +56,22 @@ enum Route {
         }
     }
 
+    /// Writes, and reading a batch's state, need a key.
+    var needsKey: Bool {
+        switch self {
+        case .health, .metrics, .openAPI, .search: false
+        case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement: true
+        }
+    }
+
+    /// Requests that carry a JSON body (a DELETE of items may too, for long id lists).
+    var takesBody: Bool {
+        switch self {
+        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement: true
+        case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch: false
+        }
+    }
+
     /// The route's name in metrics: the path with its variables left as names.
     var label: String {
         switch self {

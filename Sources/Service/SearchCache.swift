@@ -17,7 +17,9 @@ import Synchronization
 /// - An answer is recomputed after `lifetime` (freshness depends on the clock), again in
 ///   the background, and never served past the expiration date of one of its results.
 /// - Requests that miss on a search already running wait for its answer rather than
-///   repeat it. At most `capacity` answers are kept; past that an arbitrary one goes.
+///   repeat it.
+/// - At most `capacityBytes` of answers and keys are kept (an answer larger than an
+///   eighth of that is not kept at all); past that, arbitrary ones go.
 final class SearchCache: Sendable {
     struct Key: Hashable, Sendable {
         var query: String
@@ -33,6 +35,8 @@ final class SearchCache: Sendable {
             installed = request.installed.sorted()
             snippets = request.snippets
         }
+
+        var bytes: Int { query.utf8.count + installed.reduce(0) { $0 + $1.utf8.count + 16 } + 64 }
     }
 
     /// Hits (fresh or within the staleness bound), misses that searched, and searches run
@@ -42,10 +46,14 @@ final class SearchCache: Sendable {
         var staleHits = 0
         var misses = 0
         var refreshes = 0
+        /// Bytes the cached answers and their keys take.
+        var bytes = 0
     }
 
     private struct Entry {
         var response: HTTPServerResponse
+        /// What the entry and its key take, as counted against the capacity.
+        var bytes: Int
         var version: Int
         var generation: Int
         var storedAt: Date
@@ -83,6 +91,7 @@ final class SearchCache: Sendable {
         var recentVersions: [(version: Int, seenAt: Date)] = []
         var settledVersion = Int.min
         var entries: [Key: Entry] = [:]
+        var bytes = 0
         var flights: [Key: Flight] = [:]
         var backgroundSearches = 0
         var statistics = Statistics()
@@ -107,7 +116,7 @@ final class SearchCache: Sendable {
 
     let lifetime: TimeInterval
     let refreshInterval: TimeInterval
-    let capacity: Int
+    let capacityBytes: Int
     let maximumBackgroundSearches: Int
     /// The connection whose data version is watched; only this cache uses it.
     private let probe: SearchIndex
@@ -116,26 +125,33 @@ final class SearchCache: Sendable {
     private let state = Mutex(State())
     private let background = DispatchQueue(label: "searchlight.search-cache.refresh", attributes: .concurrent)
 
-    init(indexPath: String, lifetime: TimeInterval, refreshInterval: TimeInterval, capacity: Int = 10_000,
+    init(indexPath: String, lifetime: TimeInterval, refreshInterval: TimeInterval, capacityBytes: Int = 64 << 20,
          clock: @escaping @Sendable () -> Date, search: @escaping @Sendable (SearchRequest) throws -> SearchResponse)
         throws(SearchIndexError)
     {
         self.lifetime = lifetime
         self.refreshInterval = refreshInterval
-        self.capacity = capacity
+        self.capacityBytes = capacityBytes
         maximumBackgroundSearches = max(1, ProcessInfo.processInfo.activeProcessorCount)
         self.clock = clock
         self.search = search
         probe = try SearchIndex(path: indexPath, mode: .existing)
     }
 
-    var statistics: Statistics { state.withLock { $0.statistics } }
+    var statistics: Statistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.bytes = state.bytes
+            return statistics
+        }
+    }
 
     /// Forgets every answer: the service has just written to the index.
     func invalidate() {
         state.withLock { state in
             state.generation += 1
             state.entries.removeAll(keepingCapacity: true)
+            state.bytes = 0
         }
     }
 
@@ -208,12 +224,25 @@ final class SearchCache: Sendable {
         state.withLock { state in
             guard flight.generation == state.generation else { return }
             if let existing = state.entries[key], existing.version > flight.version { return }
-            if state.entries.count >= capacity, state.entries[key] == nil {
+            let bytes = key.bytes + response.bodyBytes
+            guard bytes <= capacityBytes / 8 else { return }
+            if let replaced = state.entries.removeValue(forKey: key) { state.bytes -= replaced.bytes }
+            while state.bytes + bytes > capacityBytes, let victim = state.entries.first {
                 state.entries.remove(at: state.entries.startIndex)
+                state.bytes -= victim.value.bytes
             }
-            state.entries[key] = Entry(response: response, version: flight.version, generation: flight.generation,
+            state.entries[key] = Entry(response: response, bytes: bytes, version: flight.version, generation: flight.generation,
                                        storedAt: request.now, expiresAt: expiresAt)
+            state.bytes += bytes
         }
         return response
+    }
+}
+
+extension HTTPServerResponse {
+    /// The size of a body given whole; streamed bodies are not cached.
+    var bodyBytes: Int {
+        if case .bytes(let bytes) = body { return bytes.count }
+        return Int.max / 2
     }
 }

@@ -10,6 +10,12 @@ import WebURL
 /// activities (the NSUserActivity model) and engagement. `handle` is the whole API; it
 /// runs on libmicrohttpd's threads, several at once.
 ///
+/// Tenants do not trust each other: every write is checked against the key's owner and
+/// domain (``Ownership``), including writes that touch items nobody pushed (a crawl's);
+/// every field is range-checked and length-capped (``SearchableItem/Limits``); a write's
+/// key and content type are checked from its head, before any byte of its body is read
+/// (``admit(_:)``).
+///
 /// Reads go to a pool of connections and see the last committed state (SQLite WAL),
 /// through a result cache whose staleness bounds ``SearchCache`` states;
 /// writes go through one connection, so a crawl or another writer in another process
@@ -17,24 +23,31 @@ import WebURL
 public final class SearchService: Sendable {
     public struct Configuration: Sendable {
         public var indexPath: String
-        /// Distinct devices that must report an activity before it is searchable.
+        /// The service's own file (keys, activities): `service.sqlite` next to the index.
+        public var storePath: String
+        /// Distinct devices, on as many distinct networks, that must report an activity
+        /// before it is searchable.
         public var activityThreshold = 3
         public var maximumItemsPerRequest = 1000
         /// The largest request body read; larger ones get 413.
         public var maximumBodyBytes = 8 << 20
+        /// The most results one search may ask for.
+        public var maximumSearchLimit = 100
         /// Read connections; about the number of server threads.
         public var readers = 4
-        /// The largest `limit` a search may ask for.
-        public var maximumSearchLimit = 100
         /// How long a search answer may be reused before it is recomputed; 0 turns the
         /// result cache off. See ``SearchCache`` for the rules.
         public var cacheLifetime: TimeInterval = 60
         /// How soon another process's commits (a crawl's) show in cached answers.
         public var cacheRefreshInterval: TimeInterval = 5
+        /// Bytes of cached answers kept; past that the least recently stored go.
+        public var cacheBytes = 64 << 20
         public var clock: @Sendable () -> Date = { Date() }
 
         public init(indexPath: String) {
             self.indexPath = indexPath
+            self.storePath = (indexPath as NSString).deletingLastPathComponent.isEmpty
+                ? "service.sqlite" : ((indexPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("service.sqlite")
         }
     }
 
@@ -50,17 +63,43 @@ public final class SearchService: Sendable {
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        store = try ServiceStore(indexPath: configuration.indexPath)
-        writer = try SearchIndex(path: configuration.indexPath, mode: .existing)
+        writer = try SearchIndex(path: configuration.indexPath)
+        store = try ServiceStore(path: configuration.storePath, legacyIndexPath: configuration.indexPath)
         let readers = try ReaderPool(indexPath: configuration.indexPath, count: configuration.readers)
         self.readers = readers
         deviceSalt = try store.deviceSalt()
         if configuration.cacheLifetime > 0 {
             cache = try SearchCache(indexPath: configuration.indexPath, lifetime: configuration.cacheLifetime,
-                                    refreshInterval: configuration.cacheRefreshInterval, clock: configuration.clock)
+                                    refreshInterval: configuration.cacheRefreshInterval, capacityBytes: configuration.cacheBytes,
+                                    clock: configuration.clock)
             { request in try readers.reader.search(request) }
         } else {
             cache = nil
+        }
+    }
+
+    /// Starts an HTTP server for the API: ``admit(_:)`` on each request's head, then
+    /// ``handle(_:)`` on the whole request; the server's body limit is the service's.
+    public func serve(_ configuration: HTTPServer.Configuration) throws -> HTTPServer {
+        var configuration = configuration
+        configuration.maximumBodyBytes = self.configuration.maximumBodyBytes
+        configuration.refusal = { status, code, message in APIError(status, code, message).response }
+        return try HTTPServer(configuration: configuration, admission: { [self] in admit($0) }, handler: { [self] in handle($0) })
+    }
+
+    /// Answers a write at once, before its body is read, when its key or its content type
+    /// is wrong: an anonymous client cannot make the server buffer bodies.
+    public func admit(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        let segments = Self.segments(request.path)
+        guard let route = try? Route(method: request.method, segments: segments), route.needsKey else { return nil }
+        do {
+            _ = try authenticate(request)
+            if route.takesBody { try checkContentType(request) }
+            return nil
+        } catch {
+            let response = (error as? APIError ?? APIError(500, "internal", "\(error)")).response
+            metrics.record(route: route.label, status: response.status, seconds: 0)
+            return response
         }
     }
 
@@ -74,11 +113,14 @@ public final class SearchService: Sendable {
         return response
     }
 
+    private static func segments(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+    }
+
     private func respond(to request: HTTPServerRequest) -> (route: String, response: HTTPServerResponse) {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         let route: Route
         do {
-            route = try Route(method: request.method, segments: segments)
+            route = try Route(method: request.method, segments: Self.segments(request.path))
         } catch {
             return ("unknown", error.response)
         }
@@ -87,6 +129,8 @@ public final class SearchService: Sendable {
         } catch let error as APIError {
             return (route.label, error.response)
         } catch let error as SearchIndexError {
+            return (route.label, APIError(error).response)
+        } catch let error as FieldError {
             return (route.label, APIError(error).response)
         } catch {
             return (route.label, APIError(500, "internal", "\(error)").response)
@@ -101,9 +145,7 @@ public final class SearchService: Sendable {
         guard let query = request.queryValue("q") else { throw APIError.badRequest("q is required") }
         var limit = 10
         if let text = request.queryValue("limit") {
-            guard let number = Int(text), (1...configuration.maximumSearchLimit).contains(number) else {
-                throw APIError.badRequest("limit must be a whole number from 1 to \(configuration.maximumSearchLimit)")
-            }
+            guard let number = Int(text) else { throw APIError.badRequest("limit must be a whole number") }
             limit = number
         }
         let platformName = request.queryValue("platform") ?? "ios"
@@ -112,6 +154,7 @@ public final class SearchService: Sendable {
         let snippets = ["1", "true"].contains(request.queryValue("snippets") ?? "")
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
         search.now = configuration.clock()
+        try search.validate(maximumResults: configuration.maximumSearchLimit)
         guard let cache else { return .json(try reader.search(search).json) }
         return try cache.response(for: search)
     }
@@ -141,53 +184,51 @@ public final class SearchService: Sendable {
 
     /// The key the request carries, or 401.
     func authenticate(_ request: HTTPServerRequest) throws -> APIKey {
-        guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer "),
+        guard let header = request.header("Authorization"), header.utf8.count <= 256, header.lowercased().hasPrefix("bearer "),
             let key = try store.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         else { throw APIError.unauthorized }
         return key
     }
 
-    /// The request's JSON body as an object, with only `known` fields.
+    /// A body must be declared JSON (RFC 9110 media type; UTF-8 if a charset is given).
+    func checkContentType(_ request: HTTPServerRequest) throws {
+        guard let declared = request.header("Content-Type") else {
+            if request.body.isEmpty, request.header("Content-Length").map({ $0.trimmingCharacters(in: .whitespaces) == "0" }) ?? true {
+                return
+            }
+            throw APIError(415, "unsupported-media-type", "send the body as Content-Type: application/json")
+        }
+        guard let type = MediaType(declared), type.isJSON else {
+            throw APIError(415, "unsupported-media-type", "send application/json (UTF-8), not \(declared.prefix(100))")
+        }
+    }
+
+    /// The request's JSON body as an object, with only `known` fields, each at most once.
     func body(_ request: HTTPServerRequest, known: Set<String>) throws -> FieldReader {
         if request.bodyTooLarge { throw APIError.tooLarge("the body is larger than \(configuration.maximumBodyBytes) bytes") }
-        if let type = request.header("Content-Type"), !type.lowercased().contains("json") {
-            throw APIError(415, "unsupported-media-type", "send application/json, not \(type)")
-        }
+        try checkContentType(request)
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes: request.body)
         } catch {
             throw APIError.invalidJSON("the body is not valid JSON: \(error)")
         }
-        return try fields { () throws(SearchIndexError) in
-            let reader = try FieldReader(value: value, path: "body")
-            try reader.rejectUnknown(known)
-            return reader
-        }
-    }
-
-    /// Runs a field read; its errors are 400s about the request's fields.
-    func fields<T>(_ read: () throws(SearchIndexError) -> T) throws -> T {
-        do {
-            return try read()
-        } catch {
-            throw APIError(400, "invalid-field", error.message)
-        }
+        let reader = try FieldReader(value: value, path: "body")
+        try reader.rejectUnknown(known)
+        try reader.rejectDuplicates()
+        return reader
     }
 
     /// Reads `items` from a body, each one owned by the key and allowed for its domain.
     func items(_ body: FieldReader, key: APIKey) throws -> [SearchableItem] {
-        let list = try fields { () throws(SearchIndexError) in try body.array("items") } ?? []
-        guard list.count <= configuration.maximumItemsPerRequest else {
-            throw APIError.tooLarge("\(list.count) items; at most \(configuration.maximumItemsPerRequest) per request")
-        }
+        let list = try body.array("items", maximumCount: configuration.maximumItemsPerRequest) ?? []
         let now = configuration.clock()
         var items: [SearchableItem] = []
         for (index, value) in list.enumerated() {
             let item = try SearchableItem(pushed: value, path: "items[\(index)]", owner: key.owner, now: now)
             guard Ownership.allows(item, forDomain: key.domain) else {
                 throw APIError.forbidden("items[\(index)]: a key for \(key.domain) may only write items whose webURL is on \(key.domain) "
-                    + "or, without one, whose domainIdentifier is under \(ItemBuilder.reversedDomain(key.domain))")
+                    + "and whose domainIdentifier, if any, is under \(Ownership.reversedDomain(key.domain))")
             }
             items.append(item)
         }
@@ -203,9 +244,16 @@ public final class SearchService: Sendable {
         return .json(["upserted": JSONValue(result.upserted)])
     }
 
+    /// Deletes by the ids in the query (`?id=…&id=…`) or in a JSON body (`{"ids": […]}`, for
+    /// long lists); without either, every item of the caller.
     func deleteItems(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let key = try authenticate(request)
-        let ids = request.queryValues("id")
+        var ids = request.queryValues("id")
+        if !request.body.isEmpty || request.bodyTooLarge {
+            let body = try body(request, known: ["ids"])
+            ids += try body.strings("ids", maximumCount: configuration.maximumItemsPerRequest,
+                                    maximumBytes: SearchableItem.Limits.identifierBytes)
+        }
         guard !ids.isEmpty else {
             return .json(["deleted": JSONValue(try write { try $0.deleteAll(owner: key.owner) })])
         }
@@ -220,7 +268,7 @@ public final class SearchService: Sendable {
     func deleteDomain(_ request: HTTPServerRequest, _ domainIdentifier: String) throws -> HTTPServerResponse {
         let key = try authenticate(request)
         guard Ownership.allows(domainIdentifier: domainIdentifier, forDomain: key.domain) else {
-            throw APIError.forbidden("a key for \(key.domain) may only delete domains under \(ItemBuilder.reversedDomain(key.domain))")
+            throw APIError.forbidden("a key for \(key.domain) may only delete domains under \(Ownership.reversedDomain(key.domain))")
         }
         var batch = SearchIndex.Batch(deleteDomains: [domainIdentifier])
         batch.owner = key.owner
@@ -229,7 +277,8 @@ public final class SearchService: Sendable {
 
     // MARK: batches
 
-    /// Each owner has its own batch names.
+    /// Each owner has its own batch names. Owner names have no `/` (``Ownership/isValidOwner(_:)``),
+    /// so `owner/name` is unambiguous.
     private func batchName(_ name: String, key: APIKey) -> String { key.owner + "/" + name }
 
     func readBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
@@ -241,15 +290,14 @@ public final class SearchService: Sendable {
     func commitBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
         let key = try authenticate(request)
         let body = try body(request, known: ["items", "deleteIdentifiers", "expectedClientState", "clientState"])
-        guard body.object["expectedClientState"] != nil else {
+        guard body.contains("expectedClientState") else {
             throw APIError(400, "invalid-field", "body.expectedClientState: required (null when the batch has no state yet)")
         }
-        let (expected, state, deletions) = try fields { () throws(SearchIndexError) in
-            (try body.string("expectedClientState"), try body.requiredString("clientState"), try body.strings("deleteIdentifiers"))
-        }
-        guard state.utf8.count <= SearchIndex.maximumClientStateBytes else {
-            throw APIError(400, "invalid-field", "body.clientState: at most \(SearchIndex.maximumClientStateBytes) bytes")
-        }
+        let limit = SearchIndex.maximumClientStateBytes
+        let expected = try body.string("expectedClientState", maximumBytes: limit)
+        let state = try body.requiredString("clientState", maximumBytes: limit)
+        let deletions = try body.strings("deleteIdentifiers", maximumCount: configuration.maximumItemsPerRequest,
+                                         maximumBytes: SearchableItem.Limits.identifierBytes)
         var batch = SearchIndex.Batch(upserts: try items(body, key: key), deleteIdentifiers: deletions)
         guard batch.upserts.count + deletions.count <= configuration.maximumItemsPerRequest else {
             throw APIError.tooLarge("at most \(configuration.maximumItemsPerRequest) items and deletions per batch")
@@ -267,75 +315,81 @@ public final class SearchService: Sendable {
     private func commitChecked(_ batch: SearchIndex.Batch, name: String) throws -> (upserted: Int, deleted: Int) {
         do {
             return try write { try $0.commit(batch, now: configuration.clock()) }
-        } catch let error as SearchIndexError {
-            guard error.reason == "conflict" else { throw error }
+        } catch let error as SearchIndexError where error.kind == .conflict {
             throw APIError(409, "conflict", "batch '\(name)': the stored client state is not expectedClientState; GET /v1/batches/\(name) returns it")
         }
     }
 
     // MARK: activities and engagement
 
+    /// One device's report. The activity becomes a public item once ``Configuration/activityThreshold``
+    /// distinct devices reported it from as many distinct networks (``ClientNetwork``): a
+    /// key that invents device ids from one server counts as one network.
     func reportActivity(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let key = try authenticate(request)
         let body = try body(request, known: ["activityType", "title", "webpageURL", "keywords", "contentDescription", "thumbnailURL",
                                              "deviceId", "apps"])
         let now = configuration.clock()
-        let report = try fields { () throws(SearchIndexError) in try ActivityReport(body) }
+        let report = try ActivityReport(body)
         guard let host = WebURL(report.webpageURL)?.host, Ownership.isHost(host, within: key.domain) else {
             throw APIError.forbidden("a key for \(key.domain) may only report activities whose webpageURL is on \(key.domain)")
         }
         let deviceHash = SHA256.hash(deviceSalt + Array(report.deviceID.utf8))
-        let devices = try store.recordActivity(id: report.itemID, owner: key.owner, type: report.activityType,
-                                               webpageURL: report.webpageURL, deviceHash: deviceHash, now: now)
-        let isPublic = devices >= configuration.activityThreshold
+        let networkHash = SHA256.hash(deviceSalt + Array(("network:" + ClientNetwork.of(request.remoteAddress)).utf8))
+        let reach = try store.recordActivity(id: report.itemID, owner: key.owner, type: report.activityType,
+                                             webpageURL: report.webpageURL, deviceHash: deviceHash, networkHash: networkHash, now: now)
+        let isPublic = min(reach.devices, reach.networks) >= configuration.activityThreshold
         if isPublic {
             var batch = SearchIndex.Batch(upserts: [report.item(owner: key.owner, now: now)])
             batch.owner = key.owner
             try write { try $0.commit(batch, now: now) }
         }
         var response = HTTPServerResponse.json([
-            "id": .string(report.itemID), "devices": JSONValue(devices), "threshold": JSONValue(configuration.activityThreshold),
-            "public": .bool(isPublic),
+            "id": .string(report.itemID), "devices": JSONValue(reach.devices), "networks": JSONValue(reach.networks),
+            "threshold": JSONValue(configuration.activityThreshold), "public": .bool(isPublic),
         ])
         response.status = 202
         return response
     }
 
+    /// Impressions and clicks, for items the key's owner pushed or whose web page is on the
+    /// key's domain: a tenant cannot move another tenant's ranking.
     func recordEngagement(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        _ = try authenticate(request)
+        let key = try authenticate(request)
         let body = try body(request, known: ["query", "events"])
-        let events = try fields { () throws(SearchIndexError) -> [JSONValue] in
-            _ = try body.requiredString("query")
-            return try body.array("events") ?? []
-        }
-        guard events.count <= configuration.maximumItemsPerRequest else {
-            throw APIError.tooLarge("\(events.count) events; at most \(configuration.maximumItemsPerRequest) per request")
-        }
+        _ = try body.requiredString("query", maximumBytes: 1024)
+        let events = try body.array("events", maximumCount: configuration.maximumItemsPerRequest) ?? []
         var counts: [String: (impressions: Int, clicks: Int)] = [:]
         for (index, event) in events.enumerated() {
-            let (id, type) = try fields { () throws(SearchIndexError) in
-                let reader = try FieldReader(value: event, path: "events[\(index)]")
-                try reader.rejectUnknown(["id", "type"])
-                return (try reader.requiredString("id"), try reader.requiredString("type"))
-            }
-            switch type {
+            let reader = try FieldReader(value: event, path: "body.events[\(index)]")
+            try reader.rejectUnknown(["id", "type"])
+            let id = try reader.requiredString("id", maximumBytes: SearchableItem.Limits.identifierBytes)
+            switch try reader.requiredString("type", maximumBytes: 32) {
             case "impression": counts[id, default: (0, 0)].impressions += 1
             case "click": counts[id, default: (0, 0)].clicks += 1
-            default: throw APIError(400, "invalid-field", "events[\(index)].type: must be \"impression\" or \"click\"")
+            default: throw APIError(400, "invalid-field", "body.events[\(index)].type: must be \"impression\" or \"click\"")
             }
         }
         var recorded = 0
         var unknown = 0
+        var foreign = 0
         for (id, count) in counts.sorted(by: { $0.key < $1.key }) {
             // Only items the index has: engagement with anything else is noise.
-            guard try writer.item(identifier: id) != nil else {
+            guard let item = try writer.item(identifier: id) else {
                 unknown += 1
+                continue
+            }
+            guard Ownership.mayReportEngagement(on: item, key: key) else {
+                foreign += 1
                 continue
             }
             try writer.recordEngagement(itemID: id, impressions: count.impressions, clicks: count.clicks)
             recorded += 1
         }
-        return .json(["items": JSONValue(recorded), "unknownItems": JSONValue(unknown)])
+        if recorded == 0, foreign > 0 {
+            throw APIError.forbidden("a key for \(key.domain) may report engagement only for its owner's items or pages on \(key.domain)")
+        }
+        return .json(["items": JSONValue(recorded), "unknownItems": JSONValue(unknown), "foreignItems": JSONValue(foreign)])
     }
 }
 

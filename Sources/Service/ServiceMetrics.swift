@@ -74,6 +74,9 @@ final class ServiceMetrics: Sendable {
                 "# HELP searchlight_search_cache_refreshes_total Searches run in the background to refresh a stale answer.",
                 "# TYPE searchlight_search_cache_refreshes_total counter",
                 "searchlight_search_cache_refreshes_total \(cache.refreshes)",
+                "# HELP searchlight_search_cache_bytes Memory the cached answers and their keys take (bounded by --cache-megabytes).",
+                "# TYPE searchlight_search_cache_bytes gauge",
+                "searchlight_search_cache_bytes \(cache.bytes)",
             ]
         }
         lines += [

@@ -1,32 +1,70 @@
 import Foundation
 import SQLite
-import SearchIndex
 
-/// The service's own tables, next to the index in `index.sqlite`: API keys (only the hash
-/// of each secret), the secret salt for device ids, and public-activity reports (only
-/// salted hashes of device ids). One connection behind a lock; writes are short.
+/// The service's own file, `service.sqlite` next to the index: API keys (only the hash of
+/// each secret), the secret salt for device ids, and public-activity reports (only salted
+/// hashes of device ids and of the networks they reported from). This type owns the
+/// file's schema; nothing else opens it. One connection behind a lock; writes are short.
 public final class ServiceStore: Sendable {
+    public let path: String
     private let guarded: SerializedConnection<Void>
 
-    /// Opens the store in the index file at `path`, creating the index and the tables as
-    /// needed.
-    public init(indexPath path: String) throws {
-        _ = try SearchIndex(path: path)
+    static let schemaVersion = 1
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS api_keys(
+            id TEXT PRIMARY KEY, owner TEXT NOT NULL, domain TEXT NOT NULL, secret_hash BLOB NOT NULL,
+            created REAL NOT NULL, revoked REAL);
+        CREATE TABLE IF NOT EXISTS service_secrets(name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS activities(
+            id TEXT PRIMARY KEY, owner TEXT NOT NULL, activity_type TEXT NOT NULL, webpage_url TEXT NOT NULL,
+            first_reported REAL NOT NULL, last_reported REAL NOT NULL, devices INTEGER NOT NULL DEFAULT 0,
+            networks INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE IF NOT EXISTS activity_devices(
+            activity TEXT NOT NULL, device_hash BLOB NOT NULL, network_hash BLOB NOT NULL, reported REAL NOT NULL,
+            PRIMARY KEY(activity, device_hash)) WITHOUT ROWID;
+        """
+
+    /// Opens (creating as needed) the store at `path`. When it is new and `legacyIndexPath`
+    /// names an index that still holds keys (data folders made before the service had a file
+    /// of its own), those keys are copied over.
+    public init(path: String, legacyIndexPath: String? = nil) throws {
+        self.path = path
         let connection = try SQLiteConnection(path: path)
-        try connection.execute("""
-            PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
-            CREATE TABLE IF NOT EXISTS api_keys(
-                id TEXT PRIMARY KEY, owner TEXT NOT NULL, domain TEXT NOT NULL, secret_hash BLOB NOT NULL,
-                created REAL NOT NULL, revoked REAL);
-            CREATE TABLE IF NOT EXISTS service_secrets(name TEXT PRIMARY KEY, value BLOB NOT NULL);
-            CREATE TABLE IF NOT EXISTS activities(
-                id TEXT PRIMARY KEY, owner TEXT NOT NULL, activity_type TEXT NOT NULL, webpage_url TEXT NOT NULL,
-                first_reported REAL NOT NULL, last_reported REAL NOT NULL, devices INTEGER NOT NULL DEFAULT 0);
-            CREATE TABLE IF NOT EXISTS activity_devices(
-                activity TEXT NOT NULL, device_hash BLOB NOT NULL, reported REAL NOT NULL,
-                PRIMARY KEY(activity, device_hash)) WITHOUT ROWID;
-            """)
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        try connection.transaction {
+            let existing = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'meta'")
+            try existing.step()
+            if existing.int(0) == 0 {
+                try connection.execute(Self.schema)
+                try connection.statement("INSERT INTO meta(key, value) VALUES('schema_version', ?)").run([.text(String(Self.schemaVersion))])
+                if let legacyIndexPath, FileManager.default.fileExists(atPath: legacyIndexPath) {
+                    try Self.copyLegacyKeys(from: legacyIndexPath, connection)
+                }
+            }
+        }
         guarded = SerializedConnection(connection)
+    }
+
+    private static func copyLegacyKeys(from indexPath: String, _ connection: SQLiteConnection) throws {
+        let legacy = try SQLiteConnection(path: indexPath, mode: .readOnly)
+        let tables = try legacy.prepare("SELECT name FROM sqlite_master WHERE name IN ('api_keys', 'service_secrets')")
+        var found = Set<String>()
+        while try tables.step() { if let name = tables.string(0) { found.insert(name) } }
+        if found.contains("api_keys") {
+            let keys = try legacy.prepare("SELECT id, owner, domain, secret_hash, created, revoked FROM api_keys")
+            let insert = try connection.statement("INSERT OR IGNORE INTO api_keys(id, owner, domain, secret_hash, created, revoked) VALUES(?, ?, ?, ?, ?, ?)")
+            while try keys.step() {
+                try insert.run([SQLiteValue(keys.string(0)), SQLiteValue(keys.string(1)), SQLiteValue(keys.string(2)),
+                                keys.blob(3).map(SQLiteValue.blob) ?? .null, .real(keys.double(4)), SQLiteValue(keys.optionalDouble(5))])
+            }
+        }
+        if found.contains("service_secrets") {
+            let secrets = try legacy.prepare("SELECT name, value FROM service_secrets")
+            let insert = try connection.statement("INSERT OR IGNORE INTO service_secrets(name, value) VALUES(?, ?)")
+            while try secrets.step() { try insert.run([SQLiteValue(secrets.string(0)), secrets.blob(1).map(SQLiteValue.blob) ?? .null]) }
+        }
     }
 
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
@@ -70,7 +108,7 @@ public final class ServiceStore: Sendable {
 
     /// The live key a bearer token stands for, or nil.
     public func authenticate(_ token: String) throws -> APIKey? {
-        guard token.hasPrefix(APIKey.prefix) else { return nil }
+        guard token.utf8.count <= 200, token.hasPrefix(APIKey.prefix) else { return nil }
         let rest = token.dropFirst(APIKey.prefix.count)
         guard let separator = rest.firstIndex(of: "_") else { return nil }
         let id = String(rest[..<separator])
@@ -93,7 +131,7 @@ public final class ServiceStore: Sendable {
 
     // MARK: activities
 
-    /// The secret salt device ids are hashed with, made on first use.
+    /// The secret salt device ids and networks are hashed with, made on first use.
     func deviceSalt() throws -> [UInt8] {
         try withConnection { connection in
             try connection.transaction {
@@ -106,8 +144,16 @@ public final class ServiceStore: Sendable {
         }
     }
 
-    /// Records that a device reported an activity; returns how many distinct devices have.
-    func recordActivity(id: String, owner: String, type: String, webpageURL: String, deviceHash: [UInt8], now: Date) throws -> Int {
+    /// How many distinct devices, and from how many distinct networks, reported an activity.
+    struct ActivityReach: Sendable, Equatable {
+        var devices: Int
+        var networks: Int
+    }
+
+    /// Records that a device reported an activity from a network. A device keeps the
+    /// network it first reported from, so moving between networks does not count twice.
+    func recordActivity(id: String, owner: String, type: String, webpageURL: String, deviceHash: [UInt8], networkHash: [UInt8],
+                        now: Date) throws -> ActivityReach {
         try withConnection { connection in
             try connection.transaction {
                 try connection.statement("""
@@ -115,15 +161,17 @@ public final class ServiceStore: Sendable {
                     ON CONFLICT(id) DO UPDATE SET last_reported = ?5
                     """).run([.text(id), .text(owner), .text(type), .text(webpageURL), .real(now.timeIntervalSince1970)])
                 try connection.statement("""
-                    INSERT INTO activity_devices(activity, device_hash, reported) VALUES(?, ?, ?)
+                    INSERT INTO activity_devices(activity, device_hash, network_hash, reported) VALUES(?, ?, ?, ?)
                     ON CONFLICT(activity, device_hash) DO UPDATE SET reported = excluded.reported
-                    """).run([.text(id), .blob(deviceHash), .real(now.timeIntervalSince1970)])
-                let count = try connection.statement("SELECT count(*) FROM activity_devices WHERE activity = ?")
+                    """).run([.text(id), .blob(deviceHash), .blob(networkHash), .real(now.timeIntervalSince1970)])
+                let count = try connection.statement(
+                    "SELECT count(*), count(DISTINCT network_hash) FROM activity_devices WHERE activity = ?")
                 count.bind(1, id)
                 try count.step()
-                let devices = count.int(0)
-                try connection.statement("UPDATE activities SET devices = ? WHERE id = ?").run([.integer(Int64(devices)), .text(id)])
-                return devices
+                let reach = ActivityReach(devices: count.int(0), networks: count.int(1))
+                try connection.statement("UPDATE activities SET devices = ?, networks = ? WHERE id = ?")
+                    .run([.integer(Int64(reach.devices)), .integer(Int64(reach.networks)), .text(id)])
+                return reach
             }
         }
     }

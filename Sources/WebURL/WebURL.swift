@@ -191,3 +191,9 @@ extension String {
         return String(decoding: utf8[0..<authorityStart] + utf8[hostStart...], as: UTF8.self)
     }
 }
+
+extension WebURL {
+    /// True when the authority carries `user[:password]@`: a way to make a URL read as one
+    /// host (`https://bank.example@evil.example/`) while naming another.
+    public var hasUserInfo: Bool { hostRange.lowerBound > scheme.utf8.count + 3 }
+}

@@ -16,6 +16,8 @@ struct DataDirectory {
     }
 
     var indexPath: String { (path as NSString).appendingPathComponent("index.sqlite") }
+    /// Keys and activity reports: the service's own file.
+    var servicePath: String { (path as NSString).appendingPathComponent("service.sqlite") }
 
     /// Creates the folder when it is missing.
     func create() throws {

@@ -34,6 +34,31 @@ import WebURL
         #expect(item.allowsWebFallback)
     }
 
+    @Test func hostileRatingsAndScriptDeepLinksFromAPageAreDropped() throws {
+        let html = """
+            <title>Bad numbers</title>
+            <meta name="apple-itunes-app" content="app-id=123456789, app-argument=javascript:alert(document.cookie)">
+            <meta property="al:android:url" content="data:text/html,<script>alert(1)</script>">
+            <meta property="al:android:package" content="com.bad.app">
+            <script type="application/ld+json">
+            {"@type": "Product", "name": "Bad numbers",
+             "aggregateRating": {"ratingValue": 4, "bestRating": -5, "ratingCount": -1e19}}
+            </script>
+            """
+        let url = WebURL("https://shop.example/bad")!
+        let item = ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+        #expect(item.ratingScale == 5, "a scale of -5 is no scale")
+        #expect(item.rating == 4)
+        #expect(item.ratingCount == nil, "a negative count is dropped")
+        let score = Ranking.score(bm25: -3, quality: 1, rating: item.rating, ratingScale: item.ratingScale, ratingCount: item.ratingCount,
+                                  impressions: 0, clicks: 0, updated: Date(), now: Date())
+        #expect(score.isFinite)
+        #expect(item.apps.first { $0.platform == .ios }?.appStoreID == "123456789")
+        #expect(item.apps.allSatisfy { $0.deepLink == nil }, "a result's button never runs script: \(item.apps)")
+        #expect(Ranking.score(bm25: -3, quality: 1, rating: 3, ratingScale: -1, ratingCount: -5, impressions: -9, clicks: 7,
+                              updated: Date(), now: Date()).isFinite, "the ranking itself cannot make a NaN")
+    }
+
     @Test func aProfileWithTwoIOSAppsAndNoWebFallback() throws {
         let markup = Pages.markup("friend-profile.html", url: "https://friends.example/people/42")
         let item = ItemBuilder().item(for: markup, url: WebURL("https://friends.example/people/42")!)

@@ -14,22 +14,23 @@ final class RunningService: Sendable {
     let server: HTTPServer
     let client: HTTPClient
 
-    init(activityThreshold: Int = 3, maximumBodyBytes: Int = 1 << 20, maximumItems: Int = 100,
-         clock: (@Sendable () -> Date)? = nil) throws
+    init(activityThreshold: Int = 3, maximumBodyBytes: Int = 1 << 20, maximumItems: Int = 100, cacheBytes: Int = 64 << 20,
+         clock: (@Sendable () -> Date)? = nil, http configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws
     {
         folder = try TemporaryDirectory("service")
         var configuration = SearchService.Configuration(indexPath: folder.path + "/index.sqlite")
         configuration.activityThreshold = activityThreshold
         configuration.maximumBodyBytes = maximumBodyBytes
         configuration.maximumItemsPerRequest = maximumItems
+        configuration.cacheBytes = cacheBytes
         if let clock { configuration.clock = clock }
         _ = try SearchIndex(path: configuration.indexPath)
         let service = try SearchService(configuration: configuration)
         self.service = service
         var http = HTTPServer.Configuration()
         http.threading = .pool(4)
-        http.maximumBodyBytes = maximumBodyBytes
-        server = try HTTPServer(configuration: http) { service.handle($0) }
+        configure(&http)
+        server = try service.serve(http)
         var fetch = FetchConfiguration(userAgent: "searchlight-tests")
         fetch.addressPolicy = .any
         fetch.maximumConnections = 16
@@ -48,7 +49,7 @@ final class RunningService: Sendable {
 
     /// A new key for `domain`, owned by `owner`.
     func key(owner: String, domain: String) throws -> String {
-        try ServiceStore(indexPath: indexPath).createKey(owner: owner, domain: domain).secret
+        try ServiceStore(path: service.configuration.storePath).createKey(owner: owner, domain: domain).secret
     }
 
     struct Reply {
@@ -63,13 +64,23 @@ final class RunningService: Sendable {
     /// One request; `json` is sent as the body with `Content-Type: application/json`.
     @discardableResult
     func call(_ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil, key: String? = nil,
-              contentType: String? = "application/json") -> Reply {
+              contentType: String? = "application/json", from localAddress: String? = nil) -> Reply {
         var request = FetchRequest(url: baseURL + path)
         request.method = method
         request.body = json.map { JSONWriter.bytes($0) } ?? body
         if request.body != nil, let contentType { request.headers.append(HTTPHeader("Content-Type", contentType)) }
         if let key { request.headers.append(HTTPHeader("Authorization", "Bearer \(key)")) }
-        let response = client.fetch(request)
+        let response: FetchResponse
+        if let localAddress {
+            // Another loopback address (any of 127.0.0.0/8) stands for another network.
+            var configuration = client.configuration
+            configuration.localAddress = localAddress
+            let other = HTTPClient(configuration: configuration)
+            response = other.fetch(request)
+            other.shutdown()
+        } else {
+            response = client.fetch(request)
+        }
         return Reply(status: response.status, json: try? JSONParser.parse(bytes: response.body),
                      text: String(decoding: response.body, as: UTF8.self), headers: response.headers)
     }

@@ -92,25 +92,35 @@ import Testing
 
         // A revoked key stops working at once.
         let id = String(a.dropFirst(APIKey.prefix.count).prefix { $0 != "_" })
-        #expect(try ServiceStore(indexPath: running.indexPath).revokeKey(id: id))
+        #expect(try ServiceStore(path: running.service.configuration.storePath).revokeKey(id: id))
         #expect(running.call("DELETE", "/v1/items", key: a).status == 401)
     }
 
-    @Test func anActivityIsPublicOnlyAfterEnoughDevices() throws {
+    @Test func anActivityIsPublicOnlyAfterEnoughDevicesOnEnoughNetworks() throws {
         let running = try RunningService(activityThreshold: 3)
         defer { running.stop() }
         let key = try running.key(owner: "recipes", domain: "recipes.example")
-        func report(_ device: String) -> RunningService.Reply {
+        func report(_ device: String, from network: String) -> RunningService.Reply {
             running.call("POST", "/v1/activities", json: [
                 "activityType": "com.recipes.view", "title": "Saffron risotto", "webpageURL": "https://recipes.example/risotto",
                 "keywords": ["rice"], "deviceId": .string(device),
-            ], key: key)
+            ], key: key, from: network)
         }
-        #expect(report("device-one").json?["devices"] == 1)
-        #expect(report("device-one").json?["devices"] == 1, "the same device counts once")
-        #expect(report("device-two").json?["public"] == false)
+        // 127.1.0.1, 127.2.0.1 and 127.3.0.1 are loopback addresses in three different /24s.
+        #expect(report("device-one", from: "127.1.0.1").json?["devices"] == 1)
+        #expect(report("device-one", from: "127.1.0.1").json?["devices"] == 1, "the same device counts once")
+        #expect(report("device-two", from: "127.2.0.1").json?["public"] == false)
         #expect(running.ids("saffron").isEmpty, "two devices are not enough")
-        let third = report("device-three")
+
+        // One key inventing device ids from one network stays one network.
+        for n in 0..<5 {
+            let sybil = report("invented-\(n)", from: "127.2.0.\(n + 2)")
+            #expect(sybil.json?["public"] == false, "\(sybil.text)")
+        }
+        #expect(report("invented-5", from: "127.2.0.9").json?["networks"] == 2)
+        #expect(running.ids("saffron").isEmpty, "many devices on two networks are not enough")
+
+        let third = report("device-three", from: "127.3.0.1")
         #expect(third.status == 202)
         #expect(third.json?["public"] == true)
         #expect(running.ids("saffron") == ["activity:com.recipes.view:https://recipes.example/risotto"])
@@ -119,7 +129,9 @@ import Testing
         #expect(hit?["action"]?["type"] == "open-web")
 
         // Device ids are kept only as salted hashes.
-        let files = ["", "-wal"].compactMap { FileManager.default.contents(atPath: running.indexPath + $0) }
+        let store = running.service.configuration.storePath
+        let files = [store, store + "-wal", running.indexPath, running.indexPath + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }
+        #expect(!files.isEmpty)
         for file in files { #expect(file.range(of: Data("device-two".utf8)) == nil) }
         #expect(running.call("POST", "/v1/activities", json: [
             "activityType": "view", "title": "Elsewhere", "webpageURL": "https://other.example/x", "deviceId": "d",
@@ -209,7 +221,7 @@ import Testing
             ("control characters", running.call("GET", "/v1/search?q=a%00b"), 400, "invalid-query"),
             ("invalid UTF-8", running.call("GET", "/v1/search?q=%FF%FE"), 400, "invalid-query"),
             ("FTS5 syntax", running.call("GET", "/v1/search?q=%22unbalanced%20NEAR(%20*"), 200, ""),
-            ("a bad limit", running.call("GET", "/v1/search?q=a&limit=5000"), 400, "bad-request"),
+            ("a bad limit", running.call("GET", "/v1/search?q=a&limit=5000"), 400, "invalid-query"),
             ("a bad platform", running.call("GET", "/v1/search?q=a&platform=palm"), 400, "bad-request"),
             ("an unknown path", running.call("GET", "/v2/search"), 404, "not-found"),
             ("a wrong method", running.call("PUT", "/v1/items", key: key), 405, "method-not-allowed"),
@@ -329,8 +341,8 @@ import Testing
         #expect(created.status == 0)
         let secret = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(secret.hasPrefix("slk_"))
-        let index = try Data(contentsOf: folder.url.appendingPathComponent("index.sqlite"))
-        #expect(index.range(of: Data(secret.utf8)) == nil, "only the hash is stored")
+        let store = try Data(contentsOf: folder.url.appendingPathComponent("service.sqlite"))
+        #expect(store.range(of: Data(secret.utf8)) == nil, "only the hash is stored")
         let list = try JSONParser.parse(try CommandRunner.run(["keys", "list", "--data", folder.path, "--json"]).stdout)
         let key = try #require(list["keys"]?.arrayValue?.first)
         #expect(key["owner"] == "recipes")

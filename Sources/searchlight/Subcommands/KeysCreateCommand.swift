@@ -23,8 +23,8 @@ struct KeysCreateCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
-        guard let owner = arguments.value("--owner"), !owner.isEmpty, owner.utf8.count <= 128, !owner.contains("/") else {
-            throw UsageError("--owner NAME is required (at most 128 bytes, no '/')")
+        guard let owner = arguments.value("--owner"), Ownership.isValidOwner(owner) else {
+            throw UsageError("--owner NAME is required: 1 to 64 letters, digits, '-', '_' or '.'")
         }
         guard let domain = arguments.value("--domain"), Ownership.isValidDomain(domain) else {
             throw UsageError("--domain needs a DNS domain such as example.com")
@@ -35,7 +35,7 @@ struct KeysCreateCommand: Command {
 
     func run() throws {
         try data.create()
-        let (key, secret) = try ServiceStore(indexPath: data.indexPath).createKey(owner: owner, domain: domain)
+        let (key, secret) = try ServiceStore(path: data.servicePath, legacyIndexPath: data.indexPath).createKey(owner: owner, domain: domain)
         Console.writeLine(secret)
         Console.error("Created key \(key.id) for \(owner) on \(domain). It is shown only this once: store it now.")
     }

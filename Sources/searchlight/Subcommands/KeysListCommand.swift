@@ -19,8 +19,10 @@ struct KeysListCommand: Command {
     }
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: data.indexPath) else { throw CommandFailure("no index at \(data.indexPath)") }
-        let keys = try ServiceStore(indexPath: data.indexPath).keys()
+        guard FileManager.default.fileExists(atPath: data.servicePath) || FileManager.default.fileExists(atPath: data.indexPath) else {
+            throw CommandFailure("no keys in \(data.path): create one with `searchlight keys create`")
+        }
+        let keys = try ServiceStore(path: data.servicePath, legacyIndexPath: data.indexPath).keys()
         let formatter = ISO8601DateFormatter()
         if json {
             let list: [JSONValue] = keys.map { key in

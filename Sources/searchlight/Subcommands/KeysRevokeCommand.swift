@@ -19,8 +19,10 @@ struct KeysRevokeCommand: Command {
     }
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: data.indexPath) else { throw CommandFailure("no index at \(data.indexPath)") }
-        guard try ServiceStore(indexPath: data.indexPath).revokeKey(id: id) else { throw CommandFailure("no key with id \(id)") }
+        guard FileManager.default.fileExists(atPath: data.servicePath) || FileManager.default.fileExists(atPath: data.indexPath) else {
+            throw CommandFailure("no keys in \(data.path): create one with `searchlight keys create`")
+        }
+        guard try ServiceStore(path: data.servicePath, legacyIndexPath: data.indexPath).revokeKey(id: id) else { throw CommandFailure("no key with id \(id)") }
         Console.writeLine("Revoked key \(id).")
     }
 }

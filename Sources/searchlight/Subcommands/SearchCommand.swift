@@ -42,7 +42,7 @@ struct SearchCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
         data = DataDirectory(arguments)
-        limit = try arguments.int("--limit", in: 1...1000) ?? 10
+        limit = try arguments.int("--limit", in: 1...SearchRequest.Limits.results) ?? 10
         installed = Set(arguments.values("--installed"))
         let platformName = arguments.value("--platform") ?? "ios"
         guard let platform = AppTarget.Platform(rawValue: platformName) else {

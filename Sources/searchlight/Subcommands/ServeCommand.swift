@@ -28,6 +28,9 @@ struct ServeCommand: Command {
             .value("--activity-threshold", "n", help: "Distinct devices before an activity is public (default 3)."),
             .value("--cache-seconds", "n", help: "Reuse a search answer for at most n seconds (default 60; 0 turns the result cache off)."),
             .value("--refresh-seconds", "n", help: "Show other processes' commits (a crawl's) in cached answers within n seconds (default 5)."),
+            .value("--cache-megabytes", "n", help: "Memory for cached answers, in MiB (default 64)."),
+            .value("--max-connections", "n", help: "Connections open at once (default 1024, within the file-descriptor limit)."),
+            .value("--max-connections-per-address", "n", help: "Connections open at once from one client address (default 64)."),
             .flag("--openapi", help: "Print the OpenAPI document and exit."),
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
@@ -39,6 +42,9 @@ struct ServeCommand: Command {
     var activityThreshold: Int
     var cacheSeconds: Int
     var refreshSeconds: Int
+    var cacheMegabytes: Int
+    var maximumConnections: Int
+    var maximumConnectionsPerAddress: Int
     var printOpenAPI: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -53,6 +59,9 @@ struct ServeCommand: Command {
         activityThreshold = try arguments.int("--activity-threshold", in: 1...1_000_000) ?? 3
         cacheSeconds = try arguments.int("--cache-seconds", in: 0...3600) ?? 60
         refreshSeconds = try arguments.int("--refresh-seconds", in: 0...3600) ?? 5
+        cacheMegabytes = try arguments.int("--cache-megabytes", in: 1...65536) ?? 64
+        maximumConnections = try arguments.int("--max-connections", in: 16...100_000) ?? 1024
+        maximumConnectionsPerAddress = try arguments.int("--max-connections-per-address", in: 1...100_000) ?? 64
         printOpenAPI = arguments.flag("--openapi")
     }
 
@@ -67,14 +76,16 @@ struct ServeCommand: Command {
         configuration.readers = threads
         configuration.cacheLifetime = TimeInterval(cacheSeconds)
         configuration.cacheRefreshInterval = TimeInterval(refreshSeconds)
+        configuration.cacheBytes = cacheMegabytes << 20
         let service = try SearchService(configuration: configuration)
         var server = HTTPServer.Configuration()
         server.host = host
         server.port = port
         server.threading = .pool(threads)
-        server.maximumBodyBytes = configuration.maximumBodyBytes
+        server.connectionLimit = maximumConnections
+        server.perAddressConnectionLimit = maximumConnectionsPerAddress
         StopSignal.install()
-        let running = try HTTPServer(configuration: server) { service.handle($0) }
+        let running = try service.serve(server)
         Console.writeLine("Serving \(data.indexPath) on http://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
         StopSignal.wait(until: .distantFuture)
         Console.writeLine("Stopping: letting requests in flight finish.")
