@@ -54,6 +54,11 @@ let package = Package(
         .testTarget(name: "FetchTests", dependencies: ["searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(name: "SearchlightCLITests", dependencies: ["searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 
+        // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
+        .executableTarget(
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "JSON", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"],
+            path: "Fuzz/SearchlightFuzz"),
+
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
             name: "searchlight-bench", dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "SearchIndex", "SQLite", "CSQLite"],

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPServer
+import JSON
+import Markup
+import SearchIndex
+import TextUtilities
+import WebRules
+import WebURL
+
+/// The parsers that read what strangers send: a page, a robots.txt, a sitemap, an
+/// association file, a pushed item, a query. Each target takes arbitrary bytes and must
+/// return without crashing, hanging or leaking, whatever the bytes are.
+enum FuzzTarget: String, CaseIterable {
+    case markup, jsonStrict = "json-strict", jsonLenient = "json-lenient", robots, sitemap, association, pushItem = "push-item"
+    case query, url, mediaType = "media-type", date
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .markup:
+            let url = WebURL("https://fuzz.example/dir/page?x=1")!
+            let markup = MarkupExtractor().extract(bytes, url: url, response: .init(contentType: Self.contentType(bytes)))
+            _ = ItemBuilder().item(for: markup, url: url)
+            _ = markup.json
+        case .jsonStrict:
+            if let value = try? JSONParser.parse(bytes: bytes) { _ = JSONWriter.bytes(value) }
+        case .jsonLenient:
+            let result = bytes.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
+            for value in result.values { _ = JSONWriter.bytes(value) }
+        case .robots:
+            let rules = RobotsRules(parsing: bytes, productToken: "searchlightbot", robotsURL: WebURL("https://fuzz.example/robots.txt"))
+            for path in ["/", "/a/b?c=d", "/%2A$", Self.tail(bytes)] { _ = rules.allows(pathAndQuery: path) }
+        case .sitemap:
+            let sitemap = Sitemap(parsing: bytes, url: WebURL("https://fuzz.example/sitemap.xml")!, crossSubmitOrigins: ["https://other.example"])
+            _ = sitemap.entries.count
+        case .association:
+            if let association = AppSiteAssociation(parsing: bytes) {
+                for url in ["https://fuzz.example/", "https://fuzz.example/a/b?q=1#f", "https://fuzz.example/" + Self.tail(bytes)] {
+                    if let url = WebURL(url) { _ = association.appIDs(claiming: url) }
+                }
+            }
+            _ = AssetLinks(parsing: bytes)?.packages
+        case .pushItem:
+            guard let value = try? JSONParser.parse(bytes: bytes) else { return }
+            for (index, element) in (value["items"]?.arrayValue ?? [value]).enumerated() {
+                if let item = try? SearchableItem(pushed: element, path: "items[\(index)]", owner: "fuzz") {
+                    _ = JSONWriter.bytes(item.json)
+                    _ = Ranking.quality(of: item)
+                }
+            }
+        case .query:
+            let text = String(decoding: bytes, as: UTF8.self)
+            for platform in AppTarget.Platform.allCases {
+                _ = try? QueryIndex.shared.index.search(SearchRequest(text, limit: 5, platform: platform, snippets: true))
+            }
+        case .url:
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let url = WebURL(text) {
+                _ = (url.origin, url.path, url.query, url.hasUserInfo, url.withoutFragment)
+                _ = WebURL("../x/./y?z#w", relativeTo: url)
+            }
+            _ = WebURL(text, relativeTo: WebURL("https://fuzz.example/a/b/c")!)
+        case .mediaType:
+            _ = MediaType(String(decoding: bytes, as: UTF8.self))?.isJSON
+        case .date:
+            if let seconds = ISO8601.seconds(from: String(decoding: bytes, as: UTF8.self)) {
+                _ = ISO8601.string(fromSeconds: seconds)
+            }
+        }
+    }
+
+    /// A content type chosen by the first byte, so the fuzzer reaches every charset path.
+    private static func contentType(_ bytes: [UInt8]) -> String? {
+        switch (bytes.first ?? 0) % 6 {
+        case 0: nil
+        case 1: "text/html; charset=utf-8"
+        case 2: "text/html; charset=gbk"
+        case 3: "text/html; charset=shift_jis"
+        case 4: "text/html; charset=windows-1252"
+        default: "application/xhtml+xml"
+        }
+    }
+
+    /// The last few bytes as a path, so rules and the paths they are tried on co-vary.
+    private static func tail(_ bytes: [UInt8]) -> String {
+        "/" + String(decoding: bytes.suffix(24), as: UTF8.self)
+    }
+}
+
+/// A small index the query target searches, made once per process in a temporary folder.
+final class QueryIndex: @unchecked Sendable {
+    // @unchecked: written once in init; SearchIndex serialises its own use.
+    let index: SearchIndex
+
+    static let shared = QueryIndex()
+
+    private init() {
+        let folder = NSTemporaryDirectory() + "searchlight-fuzz-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        index = try! SearchIndex(path: folder + "/index.sqlite")
+        let words = ["lemon", "tart", "直播", "篮球", "café", "tarte", "lemonade", "mountain", "boots", "walking"]
+        let items = (0..<200).map { n in
+            SearchableItem(uniqueIdentifier: "item-\(n)", title: "\(words[n % 10]) \(words[(n / 10) % 10])",
+                           contentDescription: "Item \(n) about \(words[(n * 7) % 10])", keywords: [words[(n * 3) % 10]],
+                           webURL: "https://fuzz.example/\(n)", rating: Double(n % 6), ratingCount: n)
+        }
+        try! index.upsert(items)
+    }
+}
