@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import SearchIndex
 
 /// The API described in OpenAPI 3.1, served at `/v1/openapi.json` and kept in the repo as
 /// `docs/openapi.json` (`searchlight serve --openapi` prints it; a test checks the two
@@ -14,7 +15,11 @@ public enum OpenAPIDocument {
                 "description": .string("""
                     The shared app-content index: search for everyone; for API-key holders, pushed items \
                     (the CoreSpotlight model), batches with client state, public activities (the NSUserActivity \
-                    model) and engagement. Errors are {"error": {"code", "message"}}; client mistakes are 4xx.
+                    model) and engagement. Errors are {"error": {"code", "message"}}; client mistakes are 4xx. \
+                    Writes are checked from their head first: a missing or bad key (401) or a body not declared \
+                    application/json (415) is answered before any body byte is read, as is a Content-Length over \
+                    8 MB (413). Strings must be UTF-8 without control characters; fields are length-capped as \
+                    the schemas say (maxLength counts bytes).
                     """),
             ]),
             ("components", components),
@@ -40,7 +45,7 @@ public enum OpenAPIDocument {
                     parameter("q", required: true, "The words searched for (at most 32 words, 512 characters)."),
                     parameter("limit", "Results, 1 to 100 (default 10).", schema: ["type": "integer", "minimum": 1, "maximum": 100]),
                     parameter("platform", "ios (default) or android.", schema: ["type": "string", "enum": ["ios", "android"]]),
-                    parameter("installed", "Installed apps: App Store ids, bundle ids or packages; repeat or separate with commas."),
+                    parameter("installed", "Installed apps: App Store ids, bundle ids or packages; repeat or separate with commas (at most 64, 256 bytes each)."),
                     parameter("snippets", "1 adds a highlighted excerpt to each result (between U+0002 and U+0003)."),
                 ])),
                 ("responses", responses(ok: ref("SearchResponse"), errors: ["400"])),
@@ -50,10 +55,12 @@ public enum OpenAPIDocument {
                               body: object(["items": ["type": "array", "items": ref("Item"), "maxItems": 1000]], required: ["items"]),
                               response: object(["upserted": integer]), errors: ["400", "401", "403", "413", "415"]),
                 "delete": .object(JSONObject([
-                    ("summary", "Delete the caller's items with these ids, or without ids every item the caller pushed."),
+                    ("summary", "Delete the caller's items with these ids (in the query, or as {\"ids\": [...]} for long lists), or without ids every item the caller pushed."),
                     ("security", security),
-                    ("parameters", .array([parameter("id", "An item id; repeat for several.")])),
-                    ("responses", responses(ok: object(["deleted": integer]), errors: ["401", "413"])),
+                    ("parameters", .array([parameter("id", "An item id; repeat for several (at most 1000).")])),
+                    ("requestBody", ["required": false, "content": ["application/json": ["schema": object(
+                        ["ids": ["type": "array", "items": text(Limits.identifierBytes), "maxItems": 1000]])]]]),
+                    ("responses", responses(ok: object(["deleted": integer]), errors: ["400", "401", "413", "415"])),
                 ])),
             ]),
             ("/v1/domains/{domainIdentifier}", ["delete": .object(JSONObject([
@@ -82,15 +89,15 @@ public enum OpenAPIDocument {
                 ])),
             ]),
             ("/v1/activities", ["post": write(
-                "Report a public activity from one device; it becomes searchable once enough distinct devices reported it.",
-                body: ref("Activity"), response: object(["id": string, "devices": integer, "threshold": integer, "public": boolean]),
+                "Report a public activity from one device; it becomes searchable once enough distinct devices, on as many distinct networks (IPv4 /24, IPv6 /48), reported it.",
+                body: ref("Activity"), response: object(["id": string, "devices": integer, "networks": integer, "threshold": integer, "public": boolean]),
                 errors: ["400", "401", "403"], status: "202")]),
             ("/v1/engagement", ["post": write(
-                "Impressions and clicks of results for a query; they feed the ranking's engagement signal.",
+                "Impressions and clicks of results for a query; they feed the ranking's engagement signal. Counted only for items the key's owner pushed or whose page is on the key's domain (others are foreignItems; 403 when all are).",
                 body: object(["query": string, "events": ["type": "array", "maxItems": 1000, "items": object(
                     ["id": string, "type": ["type": "string", "enum": ["impression", "click"]]], required: ["id", "type"])]],
                     required: ["query", "events"]),
-                response: object(["items": integer, "unknownItems": integer]), errors: ["400", "401"])]),
+                response: object(["items": integer, "unknownItems": integer, "foreignItems": integer]), errors: ["400", "401", "403"])]),
         ]))
     }
 
@@ -101,22 +108,34 @@ public enum OpenAPIDocument {
             "securitySchemes": ["apiKey": ["type": "http", "scheme": "bearer", "description": "A key from `searchlight keys create`."]],
             "schemas": [
                 "Error": object(["error": object(["code": string, "message": string], required: ["code", "message"])], required: ["error"]),
-                "App": object([
-                    "platform": ["type": "string", "enum": ["ios", "android"]], "appStoreId": string, "bundleId": string, "package": string,
-                    "name": string, "deepLink": string, "universalLink": boolean,
-                ], required: ["platform"]),
-                "Item": object([
-                    "uniqueIdentifier": string, "domainIdentifier": string, "contentType": string, "title": string,
-                    "contentDescription": string, "keywords": ["type": "array", "items": string], "thumbnailURL": url, "webURL": url,
-                    "rating": number, "ratingScale": number, "ratingCount": integer, "price": string, "currency": string,
-                    "telephone": string, "address": string, "apps": ["type": "array", "items": ref("App")], "allowsWebFallback": boolean,
-                    "expirationDate": ["type": "string", "format": "date-time"], "text": string,
-                ], required: ["uniqueIdentifier", "title"]),
-                "Activity": object([
-                    "activityType": string, "title": string, "webpageURL": url, "keywords": ["type": "array", "items": string],
-                    "contentDescription": string, "thumbnailURL": url, "deviceId": string,
-                    "apps": ["type": "array", "items": ref("App")],
-                ], required: ["activityType", "title", "webpageURL", "deviceId"]),
+                "App": closed(object([
+                    "platform": ["type": "string", "enum": ["ios", "android"]],
+                    "appStoreId": ["type": "string", "pattern": "^(id)?[0-9]{1,20}$"],
+                    "bundleId": text(255), "package": text(255), "name": text(256),
+                    "deepLink": ["type": "string", "maxLength": .number(String(Limits.urlBytes)),
+                                 "description": "An absolute URI (myapp://item/42); not javascript:, data:, vbscript: or file:."],
+                ], required: ["platform"])),
+                "Item": closed(object([
+                    "uniqueIdentifier": text(Limits.identifierBytes), "domainIdentifier": text(Limits.domainIdentifierBytes),
+                    "contentType": text(Limits.contentTypeBytes), "title": text(Limits.titleBytes),
+                    "contentDescription": text(Limits.descriptionBytes),
+                    "keywords": ["type": "array", "items": text(Limits.keywordBytes), "maxItems": .number(String(Limits.keywords))],
+                    "thumbnailURL": url, "webURL": url,
+                    "rating": ["type": "number", "minimum": 0, "description": "On the scale 0…ratingScale."],
+                    "ratingScale": ["type": "number", "exclusiveMinimum": 0, "maximum": .number(String(Int(Limits.ratingScale)))],
+                    "ratingCount": ["type": "integer", "minimum": 0, "maximum": .number(String(Limits.ratingCount))],
+                    "price": text(Limits.shortTextBytes), "currency": text(Limits.shortTextBytes),
+                    "telephone": text(Limits.shortTextBytes), "address": text(Limits.addressBytes),
+                    "apps": ["type": "array", "items": ref("App"), "maxItems": .number(String(Limits.apps))], "allowsWebFallback": boolean,
+                    "expirationDate": ["type": "string", "format": "date-time", "description": "At most ten years ahead; a month by default."],
+                    "text": text(Limits.textBytes),
+                ], required: ["uniqueIdentifier", "title"])),
+                "Activity": closed(object([
+                    "activityType": text(256), "title": text(Limits.titleBytes), "webpageURL": url,
+                    "keywords": ["type": "array", "items": text(Limits.keywordBytes), "maxItems": .number(String(Limits.keywords))],
+                    "contentDescription": text(Limits.descriptionBytes), "thumbnailURL": url, "deviceId": text(256),
+                    "apps": ["type": "array", "items": ref("App"), "maxItems": .number(String(Limits.apps))],
+                ], required: ["activityType", "title", "webpageURL", "deviceId"])),
                 "SearchResult": object([
                     "id": string, "url": nullableString, "title": string, "description": nullableString, "domain": nullableString,
                     "thumbnail": nullableString, "score": number, "apps": ["type": "array", "items": ref("App")],
@@ -138,7 +157,22 @@ public enum OpenAPIDocument {
     private static let integer: JSONValue = ["type": "integer"]
     private static let number: JSONValue = ["type": "number"]
     private static let boolean: JSONValue = ["type": "boolean"]
-    private static let url: JSONValue = ["type": "string", "format": "uri"]
+    private typealias Limits = SearchableItem.Limits
+    private static let url: JSONValue = [
+        "type": "string", "format": "uri", "maxLength": .number(String(SearchableItem.Limits.urlBytes)),
+        "description": "An absolute http(s) URL without user@.",
+    ]
+
+    /// A string of at most `bytes` UTF-8 bytes (JSON Schema counts characters, so this is a
+    /// bound, not the exact rule), without control characters.
+    private static func text(_ bytes: Int) -> JSONValue { ["type": "string", "maxLength": .number(String(bytes))] }
+
+    /// No members but the listed ones (unknown fields are 400).
+    private static func closed(_ schema: JSONValue) -> JSONValue {
+        guard case .object(var fields) = schema else { return schema }
+        fields.append("additionalProperties", .bool(false))
+        return .object(fields)
+    }
     private static let security: JSONValue = [["apiKey": []]]
 
     private static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
@@ -196,6 +230,7 @@ enum HTTPStatusText {
         case 409: "Conflict"
         case 413: "Content Too Large"
         case 415: "Unsupported Media Type"
+        case 503: "Service Unavailable"
         default: "Error"
         }
     }

@@ -357,6 +357,50 @@ import Testing
         #expect(try CommandRunner.run(["keys", "create", "--owner", "x", "--domain", "not a domain", "--data", folder.path]).status == 64)
     }
 
+    @Test func memoryStaysBoundedUnderHugePushesAndEndlessCacheKeys() throws {
+        let folder = try TemporaryDirectory("serve-memory")
+        defer { folder.remove() }
+        let key = try CommandRunner.run(["keys", "create", "--owner", "app", "--domain", "app.example", "--data", folder.path])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["serve", "--data", folder.path, "--listen", "127.0.0.1:0", "--cache-megabytes", "8"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("\n"), Date() < deadline { text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
+        let base = try #require(text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        var configuration = FetchConfiguration(userAgent: "tests")
+        configuration.addressPolicy = .any
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        func rss() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        var push = FetchRequest(url: base + "/v1/items", headers: [HTTPHeader("Authorization", "Bearer \(key)"),
+                                                                   HTTPHeader("Content-Type", "application/json")])
+        push.method = "POST"
+        push.body = JSONWriter.bytes(["items": [["uniqueIdentifier": "m", "title": "Memory", "webURL": "https://app.example/m"]]])
+        #expect(client.fetch(push).status == 200)
+        let start = rss()
+        // Ten 4 MB titles (refused, not kept) and 300 searches that differ only in `installed`.
+        push.body = JSONWriter.bytes(["items": [["uniqueIdentifier": "h", "title": .string(String(repeating: "A", count: 4 << 20)),
+                                                 "webURL": "https://app.example/h"]]])
+        for _ in 0..<10 { #expect(client.fetch(push).status == 400) }
+        for n in 0..<300 {
+            let installed = (0..<60).map { "installed=com.example.app\(n).\($0)" }.joined(separator: "&")
+            #expect(client.fetch(FetchRequest(url: base + "/v1/search?q=memory&" + installed)).status == 200)
+        }
+        let end = rss()
+        #expect(end - start < 120 * 1024, "RSS grew from \(start) kB to \(end) kB")
+    }
+
     @Test func serveStopsGracefullyOnSIGTERM() throws {
         let folder = try TemporaryDirectory("serve")
         defer { folder.remove() }
