@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "WebURLTests", dependencies: ["WebURL"]),
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markup", "JSON", "WebURL"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markup", "JSON", "SQLite", "WebURL"]),
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip"]),
         .testTarget(
             name: "CrawlTests",

@@ -64,7 +64,25 @@ enum IndexBenchmark {
         var body: String
     }
 
-    static func run(sizes: [Int], directory: String) {
+    /// The query sets: 1–2 words from the 5,000 most frequent (the issue-3 set), the 20 most
+    /// frequent words alone and in pairs (the worst case for exhaustive scoring), and CJK
+    /// words alone and in pairs.
+    static func querySets(_ corpus: inout Corpus) -> [(name: String, queries: [String])] {
+        let standard = (0..<300).map { _ in corpus.query() }
+        let top = Array(corpus.vocabulary.prefix(20))
+        var frequent = top
+        var seen = Set(top)
+        while frequent.count < 120 {
+            let a = top[Int(corpus.generator.next(in: 0...19))]
+            let b = top[Int(corpus.generator.next(in: 0...19))]
+            if a != b, seen.insert(a + " " + b).inserted { frequent.append(a + " " + b) }
+        }
+        var cjk = IndexBenchmark.cjk
+        for i in 0..<40 { cjk.append(IndexBenchmark.cjk[i % 20] + " " + IndexBenchmark.cjk[(i * 7 + 3) % 20]) }
+        return [("standard", standard), ("frequent", frequent), ("cjk", cjk)]
+    }
+
+    static func run(sizes: [Int], directory: String, export: String?) {
         for size in sizes {
             let folder = (directory as NSString).appendingPathComponent("index-bench-\(size)")
             try? FileManager.default.removeItem(atPath: folder)
@@ -75,7 +93,8 @@ enum IndexBenchmark {
                 Document(id: "https://bench.example/items/\(i)", title: corpus.text(4), description: corpus.text(20),
                          keywords: corpus.text(5).split(separator: " ").map(String.init), body: corpus.text(300))
             }
-            let queries = (0..<300).map { _ in corpus.query() }
+            let sets = querySets(&corpus)
+            if let export { exportCorpus(documents, sets, to: export) }
 
             let raw = try! SQLiteConnection(path: folder + "/raw.sqlite")
             try! raw.execute("""
@@ -85,9 +104,10 @@ enum IndexBenchmark {
             let rawInsert = time {
                 for batch in stride(from: 0, to: size, by: 1000) {
                     try! raw.transaction {
-                        let statement = try raw.statement("INSERT INTO fts(title, keywords, description, body) VALUES(?, ?, ?, ?)")
-                        for d in documents[batch..<min(size, batch + 1000)] {
-                            try statement.run([.text(d.title), .text(d.keywords.joined(separator: ", ")), .text(d.description), .text(d.body)])
+                        let statement = try raw.statement("INSERT INTO fts(rowid, title, keywords, description, body) VALUES(?, ?, ?, ?, ?)")
+                        for (offset, d) in documents[batch..<min(size, batch + 1000)].enumerated() {
+                            try statement.run([.integer(Int64(batch + offset)), .text(d.title), .text(d.keywords.joined(separator: ", ")),
+                                               .text(d.description), .text(d.body)])
                         }
                     }
                 }
@@ -103,28 +123,111 @@ enum IndexBenchmark {
                     try! index.commit(SearchIndex.Batch(upserts: items), now: now)
                 }
             }
-            let rawQuery = try! raw.prepare("SELECT rowid, bm25(fts, \("10.0, 5.0, 3.0, 1.0")) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT 10")
-            var rawLatencies: [Double] = []
-            var ourLatencies: [Double] = []
-            for query in queries {
-                rawLatencies.append(time {
-                    rawQuery.reset()
-                    rawQuery.bind(1, query)
-                    while try! rawQuery.step() {}
-                } * 1000)
-                ourLatencies.append(time { _ = try! index.search(SearchRequest(query, limit: 10, now: now)) } * 1000)
-            }
-            func percentile(_ values: [Double], _ p: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * p))] }
-            let report: JSONValue = [
-                "benchmark": "index", "items": .init(size),
-                "raw_fts5_items_per_s": .init(Double(size) / rawInsert), "searchlight_items_per_s": .init(Double(size) / ourInsert),
-                "indexing_ratio": .init(rawInsert / ourInsert),
-                "raw_query_p50_ms": .init(percentile(rawLatencies, 0.5)), "raw_query_p99_ms": .init(percentile(rawLatencies, 0.99)),
-                "searchlight_query_p50_ms": .init(percentile(ourLatencies, 0.5)), "searchlight_query_p99_ms": .init(percentile(ourLatencies, 0.99)),
-                "query_p99_ratio": .init(percentile(ourLatencies, 0.99) / percentile(rawLatencies, 0.99)),
+            var report: [(String, JSONValue)] = [
+                ("benchmark", "index"), ("items", .init(size)),
+                ("raw_fts5_items_per_s", .init(Double(size) / rawInsert)), ("searchlight_items_per_s", .init(Double(size) / ourInsert)),
+                ("indexing_ratio", .init(rawInsert / ourInsert)),
+                ("index_bytes", .init(fileBytes(folder + "/index.sqlite"))), ("raw_fts5_bytes", .init(fileBytes(folder + "/raw.sqlite"))),
             ]
-            print(JSONWriter.string(report))
+            let rawQuery = try! raw.prepare("SELECT rowid, bm25(fts, \("10.0, 5.0, 3.0, 1.0")) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT 10")
+            for (name, queries) in sets {
+                var rawLatencies: [Double] = []
+                var prunedLatencies: [Double] = []
+                var exhaustiveLatencies: [Double] = []
+                var overlap = 0.0
+                var sameFirst = 0
+                var rawOverlap = 0.0
+                var compared = 0
+                for query in queries {
+                    var rawIDs: [String] = []
+                    rawLatencies.append(time {
+                        rawQuery.reset()
+                        rawQuery.bind(1, query.split(separator: " ").map { "\"\($0)\"" }.joined(separator: " "))
+                        while try! rawQuery.step() { rawIDs.append("https://bench.example/items/\(rawQuery.int(0))") }
+                    } * 1000)
+                    var pruned: [String] = []
+                    var exhaustive: [String] = []
+                    prunedLatencies.append(time {
+                        pruned = try! index.search(SearchRequest(query, limit: 10, now: now)).hits.map(\.item.uniqueIdentifier)
+                    } * 1000)
+                    exhaustiveLatencies.append(time {
+                        exhaustive = try! index.search(SearchRequest(query, limit: 10, now: now), retrieval: .exhaustive).hits.map(\.item.uniqueIdentifier)
+                    } * 1000)
+                    guard !exhaustive.isEmpty else { continue }
+                    compared += 1
+                    overlap += Double(Set(pruned).intersection(exhaustive).count) / Double(exhaustive.count)
+                    if pruned.first == exhaustive.first { sameFirst += 1 }
+                    if !rawIDs.isEmpty { rawOverlap += Double(Set(rawIDs).intersection(exhaustive).count) / Double(max(rawIDs.count, exhaustive.count)) }
+                }
+                func percentile(_ values: [Double], _ p: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * p))] }
+                report += [
+                    ("\(name)_queries", .init(queries.count)),
+                    ("\(name)_raw_fts5_p50_ms", .init(percentile(rawLatencies, 0.5))), ("\(name)_raw_fts5_p99_ms", .init(percentile(rawLatencies, 0.99))),
+                    ("\(name)_exhaustive_p50_ms", .init(percentile(exhaustiveLatencies, 0.5))),
+                    ("\(name)_exhaustive_p99_ms", .init(percentile(exhaustiveLatencies, 0.99))),
+                    ("\(name)_pruned_p50_ms", .init(percentile(prunedLatencies, 0.5))), ("\(name)_pruned_p99_ms", .init(percentile(prunedLatencies, 0.99))),
+                    ("\(name)_top10_overlap", .init(compared > 0 ? overlap / Double(compared) : 1)),
+                    ("\(name)_same_first", .init(compared > 0 ? Double(sameFirst) / Double(compared) : 1)),
+                    ("\(name)_top10_overlap_with_raw_fts5", .init(compared > 0 ? rawOverlap / Double(compared) : 1)),
+                ]
+            }
+            print(JSONWriter.string(.object(JSONObject(report))))
         }
+    }
+
+    static func insertOnly(size: Int, directory: String) {
+        let folder = (directory as NSString).appendingPathComponent("insert-profile-\(size)")
+        try? FileManager.default.removeItem(atPath: folder)
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var corpus = Corpus()
+        let now = Date()
+        let items = (0..<size).map { i in
+            SearchableItem(uniqueIdentifier: "https://bench.example/items/\(i)", title: corpus.text(4), contentDescription: corpus.text(20),
+                           keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: "https://bench.example/items/\(i)",
+                           bodyText: corpus.text(300), source: .crawled, lastUpdated: now)
+        }
+        let index = try! SearchIndex(path: folder + "/index.sqlite")
+        let seconds = time {
+            for batch in stride(from: 0, to: size, by: 1000) {
+                try! index.commit(SearchIndex.Batch(upserts: Array(items[batch..<min(size, batch + 1000)])), now: now)
+            }
+        }
+        print(JSONWriter.string(["items": .init(size), "items_per_s": .init(Double(size) / seconds)]))
+    }
+
+    static func queryOnly(directory: String, set name: String, rounds: Int, exhaustive: Bool) {
+        var corpus = Corpus()
+        let queries = querySets(&corpus).first { $0.name == name }?.queries ?? []
+        let index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing)
+        var latencies: [Double] = []
+        for round in 0..<rounds {
+            for query in queries {
+                let seconds = time { _ = try! index.search(SearchRequest(query, limit: 10), retrieval: exhaustive ? .exhaustive : .pruned) }
+                if round > 0 { latencies.append(seconds * 1000) }
+            }
+        }
+        latencies.sort()
+        print(JSONWriter.string(["set": .string(name), "queries": .init(queries.count), "p50_ms": .init(latencies[latencies.count / 2]),
+                                 "p99_ms": .init(latencies[Int(Double(latencies.count) * 0.99)])]))
+    }
+
+    static func fileBytes(_ path: String) -> Int {
+        ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: path + $1)[.size] as? Int) ?? 0) }
+    }
+
+    /// Writes the corpus (one JSON array per line: id, title, description, keywords, body)
+    /// and the query sets, for a peer engine to index the very same documents.
+    static func exportCorpus(_ documents: [Document], _ sets: [(name: String, queries: [String])], to directory: String) {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var lines = ""
+        for (i, d) in documents.enumerated() {
+            lines += JSONWriter.string(.array([.init(i), .string(d.title), .string(d.description), .string(d.keywords.joined(separator: ", ")),
+                                               .string(d.body)])) + "\n"
+        }
+        try! lines.write(toFile: directory + "/corpus.jsonl", atomically: true, encoding: .utf8)
+        let queries: JSONValue = .object(JSONObject(sets.map { ($0.name, .array($0.queries.map(JSONValue.string))) }))
+        try! JSONWriter.string(queries).write(toFile: directory + "/queries.json", atomically: true, encoding: .utf8)
     }
 
     static func time(_ body: () -> Void) -> Double {

@@ -8,7 +8,7 @@ import WebURL
 // baseline measured in the same run, so ratios stay meaningful on a shared machine.
 //
 //   searchlight-bench extract DIR [--rounds N]
-//   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp]
+//   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR]
 //   searchlight-bench serve-index DIR [--items 100000]
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30]
 
@@ -27,7 +27,14 @@ case "extract":
     ExtractBenchmark.run(directory: arguments.count > 1 ? arguments[1] : ".", rounds: Int(option("--rounds") ?? "3") ?? 3)
 case "index":
     let sizes = (option("--sizes") ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
-    IndexBenchmark.run(sizes: sizes, directory: option("--dir") ?? NSTemporaryDirectory())
+    IndexBenchmark.run(sizes: sizes, directory: option("--dir") ?? NSTemporaryDirectory(), export: option("--export"))
+case "insert-profile":
+    // Only our indexing of N items, for a profiler.
+    IndexBenchmark.insertOnly(size: Int(option("--items") ?? "20000") ?? 20_000, directory: option("--dir") ?? NSTemporaryDirectory())
+case "query-profile":
+    // Searches a query set over an index made by `serve-index`, for a profiler.
+    IndexBenchmark.queryOnly(directory: arguments.count > 1 ? arguments[1] : ".", set: option("--set") ?? "frequent",
+                             rounds: Int(option("--rounds") ?? "3") ?? 3, exhaustive: arguments.contains("--exhaustive"))
 case "serve-index":
     ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".")
 case "search-in-process":

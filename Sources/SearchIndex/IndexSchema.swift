@@ -1,30 +1,35 @@
 import SQLite
 
-/// The tables of `index.sqlite`.
+/// The tables of `index.sqlite`, created and migrated here and nowhere else.
 ///
-/// - `items`: one row per item with everything but the text; `apps` holds the app list
-///   as JSON.
-/// - `items_fts`: FTS5 over title, keywords, description and body text with the
-///   `searchlight` tokenizer, storing the text itself, under the same rowid as `items`.
-///   (An external-content table with sync triggers indexed at half the rate in the
-///   index benchmark; FTS5 owning its text also makes deletes exact without having to
-///   hand it the old values.) ``SearchIndex`` keeps the two in step in each transaction.
-/// - `items_vocab`: the fts5vocab view of the index's terms, for typo tolerance.
+/// - `items`: one row per item with its text columns (title, keywords, description) and
+///   its length in tokens; `apps` holds the app list as JSON. Rowids are never reused
+///   (AUTOINCREMENT), and replacing an item gives it a new rowid, so a posting in a
+///   segment is live exactly while its row exists.
+/// - `item_bodies`: the body text of each item (read for phrase checks and snippets).
+/// - `segments`, `segment_chunks`: the inverted index (``SegmentStore``): immutable
+///   segments of postings with block-max bounds, merged eight at a time.
+/// - `meta`: the schema version, the index's identity, and the counts BM25 needs
+///   (documents, tokens).
 /// - `engagement`: impressions and clicks per item.
 /// - `batches`: the client state stored with the last committed batch of each indexer.
+///
+/// Version 1 kept the text in an FTS5 table and let FTS5 rank every match; version 2 has
+/// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
+/// A version 1 file is migrated when it is opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 1
-
-    /// FTS5 column weights for bm25, in column order: title, keywords, description, body.
-    static let columnWeights = "10.0, 5.0, 3.0, 1.0"
+    static let version = 2
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS items(
-            rowid INTEGER PRIMARY KEY,
+            rowid INTEGER PRIMARY KEY AUTOINCREMENT,
             uid TEXT NOT NULL UNIQUE,
             domain_id TEXT,
             content_type TEXT,
+            title TEXT NOT NULL,
+            keywords TEXT NOT NULL DEFAULT '',
+            description TEXT,
             thumbnail TEXT,
             web_url TEXT,
             domain TEXT,
@@ -41,33 +46,58 @@ enum IndexSchema {
             owner TEXT,
             expires REAL,
             updated REAL NOT NULL,
-            quality REAL NOT NULL DEFAULT 1
+            quality REAL NOT NULL DEFAULT 1,
+            length INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX IF NOT EXISTS items_domain_id ON items(domain_id);
         CREATE INDEX IF NOT EXISTS items_expires ON items(expires) WHERE expires IS NOT NULL;
         CREATE INDEX IF NOT EXISTS items_owner ON items(owner) WHERE owner IS NOT NULL;
-        CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(title, keywords, description, body, tokenize='searchlight');
-        CREATE VIRTUAL TABLE IF NOT EXISTS items_vocab USING fts5vocab('items_fts', 'row');
+        CREATE TABLE IF NOT EXISTS item_bodies(rowid INTEGER PRIMARY KEY, body TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS engagement(
             uid TEXT PRIMARY KEY, impressions INTEGER NOT NULL DEFAULT 0, clicks INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE IF NOT EXISTS batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
-        """
+        """ + SegmentStore.schema
 
-    /// Creates the tables on a new file and checks the version of an existing one.
-    static func prepare(_ connection: SQLiteConnection) throws {
+    /// Creates the tables on a new file, migrates an older one, and checks the version.
+    /// Returns the index's identity (a random id made with the file, so that caches of two
+    /// files at one path over time never mix).
+    static func prepare(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws -> String {
         let existing = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'meta'")
         try existing.step()
-        if existing.int(0) == 0 {
+        let isNew = existing.int(0) == 0
+        existing.reset()
+        if isNew {
             try connection.transaction {
                 try connection.execute(statements)
-                try connection.execute("INSERT INTO items_fts(items_fts, rank) VALUES('rank', 'bm25(\(columnWeights))')")
-                try connection.statement("INSERT INTO meta(key, value) VALUES('schema_version', ?)").run([.text(String(version))])
+                try setVersion(connection)
             }
-            return
+            return try identity(connection)
         }
         let versionRow = try connection.prepare("SELECT value FROM meta WHERE key = 'schema_version'")
-        guard try versionRow.step(), let found = versionRow.string(0), Int(found) == version else {
+        guard try versionRow.step(), let found = versionRow.string(0).flatMap({ Int($0) }) else {
             throw SearchIndexError.incompatible(path: connection.path)
         }
+        // A statement left running would keep the migration from dropping tables.
+        versionRow.reset()
+        if found == 1 {
+            try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
+        } else if found != version {
+            throw SearchIndexError.incompatible(path: connection.path)
+        }
+        return try identity(connection)
+    }
+
+    static func setVersion(_ connection: SQLiteConnection) throws {
+        try connection.statement("INSERT INTO meta(key, value) VALUES('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .run([.text(String(version))])
+    }
+
+    private static func identity(_ connection: SQLiteConnection) throws -> String {
+        let read = try connection.statement("SELECT value FROM meta WHERE key = 'index_id'")
+        if try read.step(), let id = read.string(0) { return id }
+        let id = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        try connection.statement("INSERT OR IGNORE INTO meta(key, value) VALUES('index_id', ?)").run([.text(id)])
+        let again = try connection.statement("SELECT value FROM meta WHERE key = 'index_id'")
+        return try again.step() ? again.string(0) ?? id : id
     }
 }

@@ -54,11 +54,16 @@ public enum Ranking {
         return 1
     }
 
-    /// Word frequencies over UTF-8 bytes, hashed with FNV-1a: cheap enough to run on every
-    /// item a crawl indexes.
+    /// Word frequencies over UTF-8 bytes, hashed with FNV-1a into a small open-addressing
+    /// table (the byte budget bounds the words, so it never grows): cheap enough to run on
+    /// every item a crawl indexes.
     struct WordCounts {
         static let byteBudget = 8 * 1024
-        private var counts: [UInt64: Int] = [:]
+        /// Room for every word the budget can hold (a word is at least three bytes and a
+        /// separator), at most half full.
+        private static let slots = 8192
+        private var hashes = [UInt64](repeating: 0, count: WordCounts.slots)
+        private var counts = [Int32](repeating: 0, count: WordCounts.slots)
         private(set) var total = 0
         private(set) var maximum = 0
         private var bytesRead = 0
@@ -89,9 +94,12 @@ public enum Ranking {
         private mutating func finishWord(_ hash: UInt64, _ length: Int) {
             guard length >= 3 else { return }
             total += 1
-            let count = counts[hash, default: 0] + 1
-            counts[hash] = count
-            maximum = max(maximum, count)
+            let key = hash | 1
+            var slot = Int(truncatingIfNeeded: key ^ (key >> 32)) & (Self.slots - 1)
+            while hashes[slot] != 0, hashes[slot] != key { slot = (slot + 1) & (Self.slots - 1) }
+            hashes[slot] = key
+            counts[slot] += 1
+            maximum = max(maximum, Int(counts[slot]))
         }
     }
 }

@@ -3,17 +3,23 @@ import JSON
 import SQLite
 import TextUtilities
 
-/// The searchable index in `index.sqlite`: SQLite FTS5 with the ``SearchTokenizer``,
-/// items in the CoreSpotlight model, ranking (``Ranking``) and tap actions (``TapAction``).
+/// The searchable index in `index.sqlite`: items in the CoreSpotlight model, their text
+/// analysed by the ``SearchTokenizer`` into segments of postings (``SegmentStore``),
+/// searched with BM25 as FTS5 ranks (``BM25``) but without scoring every match
+/// (``BlockMaxSearch``), reranked by ``Ranking``, with tap actions (``TapAction``).
 ///
 /// WAL mode lets searches read while a crawl writes (from another process, too). Writes
-/// come in batches, each one transaction: a crash leaves the index as of the last
-/// committed batch, and a batch can carry an indexer's client state to resume from.
-/// One connection per instance, serialised by a mutex; open several instances for
-/// parallel readers.
+/// come in batches, each one transaction — items, postings and counts together: a crash
+/// leaves the index as of the last committed batch, a search sees whole batches only, and
+/// a batch can carry an indexer's client state to resume from. One connection per
+/// instance, serialised by a mutex; open several instances for parallel readers. Segment
+/// dictionaries and recently used postings are shared by every instance in the process
+/// (``SegmentCache``).
 public final class SearchIndex: Sendable {
     public let path: String
     private let guarded: SerializedConnection<SearchTokenizer.Session>
+    /// The file's identity, for the process-wide segment cache.
+    private let identity: String
 
     public enum Mode: Sendable {
         /// Create the file if it is missing; for writers.
@@ -26,6 +32,13 @@ public final class SearchIndex: Sendable {
     /// read(2) calls and a private page cache: searches touch pages all over a large index.
     static let mappedBytes = 1 << 30
 
+    /// Bytes of recently used postings every index in this process may keep in memory
+    /// together (default 256 MiB).
+    public static var postingsCacheBytes: Int {
+        get { SegmentCache.shared.postingsBudget }
+        set { SegmentCache.shared.postingsBudget = newValue }
+    }
+
     public init(path: String, mode: Mode = .create) throws(SearchIndexError) {
         self.path = path
         if mode == .existing, !FileManager.default.fileExists(atPath: path) { throw .notFound(path: path) }
@@ -33,8 +46,11 @@ public final class SearchIndex: Sendable {
             let connection = try SQLiteConnection(path: path, mode: mode == .create ? .readWrite : .readWriteExisting)
             try SearchTokenizer.register(on: connection)
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = \(Self.mappedBytes);")
-            try IndexSchema.prepare(connection)
-            self.guarded = SerializedConnection(connection, companion: try SearchTokenizer.Session(connection: connection))
+            let tokenizer = try SearchTokenizer.Session(connection: connection)
+            identity = path + "#" + (try IndexSchema.prepare(connection, tokenizer: tokenizer))
+            // A statement left at its row would keep this connection's first snapshot.
+            connection.finishStatements()
+            self.guarded = SerializedConnection(connection, companion: tokenizer)
         } catch let error as SQLiteError {
             throw .database(error, path: path)
         } catch let error as SearchIndexError {
@@ -49,7 +65,7 @@ public final class SearchIndex: Sendable {
         try withConnectionAndTokenizer { connection, _ in try body(connection) }
     }
 
-    private func withConnectionAndTokenizer<T>(_ body: (SQLiteConnection, SearchTokenizer.Session) throws -> T) throws(SearchIndexError) -> T {
+    func withConnectionAndTokenizer<T>(_ body: (SQLiteConnection, SearchTokenizer.Session) throws -> T) throws(SearchIndexError) -> T {
         do {
             return try guarded.withConnection(body)
         } catch let error as SQLiteError {
@@ -91,18 +107,16 @@ public final class SearchIndex: Sendable {
 
     public static let maximumClientStateBytes = 250
 
-    /// Commits a batch in one transaction; expired items are purged on the way.
-    ///
-    /// The metadata is written first and the text second: FTS5 (SQLite 3.40) flushes its
-    /// pending terms to a new segment at every statement savepoint, and upserts open one
-    /// per row, so interleaving the two cut the indexing rate by more than half.
+    /// Commits a batch in one transaction — items, their postings as a new segment, and
+    /// the counts — purging expired items on the way; then merges segments if a level is
+    /// full (each merge its own transaction).
     @discardableResult
     public func commit(_ batch: Batch, now: Date = Date()) throws(SearchIndexError) -> (upserted: Int, deleted: Int) {
         if let state = batch.clientState, state.count > Self.maximumClientStateBytes {
             throw .invalidItem("client state is \(state.count) bytes; at most \(Self.maximumClientStateBytes) are kept")
         }
-        return try withConnection { connection in
-            try connection.transaction {
+        return try withConnectionAndTokenizer { connection, tokenizer in
+            let result = try connection.transaction {
                 if let expected = batch.expectedClientState {
                     let current = try Self.clientState(batch.clientStateName, connection)
                     guard current == expected else {
@@ -121,36 +135,42 @@ public final class SearchIndex: Sendable {
                         }
                     }
                 }
+                var writer = IndexWriter(connection: connection, tokenizer: tokenizer)
                 // With an owner, deletions are limited to its items.
                 let mine = batch.owner.map { _ in " AND owner = ?2" } ?? ""
                 let ownerValue: [SQLiteValue] = batch.owner.map { [.text($0)] } ?? []
-                var removed: [Int64] = []
+                var deleted = 0
                 for id in batch.deleteIdentifiers {
-                    removed += try Self.deleteRows("uid = ?1" + mine, [.text(id)] + ownerValue, connection)
+                    deleted += try writer.remove(where: "uid = ?1" + mine, [.text(id)] + ownerValue).count
                 }
                 for domain in batch.deleteDomains {
                     // `a.b` and everything under `a.b.`: '/' is the character after '.', so
                     // the range ['a.b.', 'a.b/') holds exactly the identifiers below "a.b.".
-                    removed += try Self.deleteRows("(domain_id = ?1 OR (domain_id >= ?1 || '.' AND domain_id < ?1 || '/'))" + mine,
-                                                   [.text(domain)] + ownerValue, connection)
+                    deleted += try writer.remove(where: "(domain_id = ?1 OR (domain_id >= ?1 || '.' AND domain_id < ?1 || '/'))" + mine,
+                                                 [.text(domain)] + ownerValue).count
                 }
-                var written = try batch.upserts.map { try (Self.upsertMetadata($0, connection), $0) }
                 let confirm = try connection.statement("UPDATE items SET expires = ? WHERE uid = ?")
                 for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
                     try confirm.run([.real(expiration.timeIntervalSince1970), .text(id)])
                 }
-                let expired = try Self.deleteRows("expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)], connection)
-                removed += expired
-                // An item that arrives already expired is purged at once, text and all.
-                let purged = Set(expired)
-                written.removeAll { purged.contains($0.0) }
+                deleted += try writer.remove(where: "expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)]).count
+                // The last version of an identifier in the batch wins; one arriving already
+                // expired replaces the old version with nothing.
+                var latest: [String: Int] = [:]
+                for (index, item) in batch.upserts.enumerated() { latest[item.uniqueIdentifier] = index }
+                for (index, item) in batch.upserts.enumerated() where latest[item.uniqueIdentifier] == index {
+                    try writer.remove(where: "uid = ?1", [.text(item.uniqueIdentifier)])
+                    if !item.isExpired(at: now) { try writer.insert(item) }
+                }
                 if let state = batch.clientState {
                     try connection.statement("INSERT INTO batches(name, state, updated) VALUES(?, ?, ?) ON CONFLICT(name) DO UPDATE SET state = excluded.state, updated = excluded.updated")
                         .run([.text(batch.clientStateName), .blob(state), .real(now.timeIntervalSince1970)])
                 }
-                try Self.writeText(removing: removed, adding: written, connection)
-                return (batch.upserts.count, removed.count)
+                try writer.finish()
+                return (batch.upserts.count, deleted)
             }
+            try IndexWriter.mergeSegments(connection)
+            return result
         }
     }
 
@@ -174,11 +194,11 @@ public final class SearchIndex: Sendable {
     /// Deletes every item, or every item of one owner.
     @discardableResult
     public func deleteAll(owner: String? = nil) throws(SearchIndexError) -> Int {
-        try withConnection { connection in
+        try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction {
-                let removed = try owner.map { try Self.deleteRows("owner = ?1", [.text($0)], connection) }
-                    ?? Self.deleteRows("1", [], connection)
-                try Self.writeText(removing: removed, adding: [], connection)
+                var writer = IndexWriter(connection: connection, tokenizer: tokenizer)
+                let removed = try owner.map { try writer.remove(where: "owner = ?1", [.text($0)]) } ?? writer.remove(where: "1", [])
+                try writer.finish()
                 return removed.count
             }
         }
@@ -202,57 +222,6 @@ public final class SearchIndex: Sendable {
                 INSERT INTO engagement(uid, impressions, clicks) VALUES(?, ?, ?)
                 ON CONFLICT(uid) DO UPDATE SET impressions = impressions + excluded.impressions, clicks = clicks + excluded.clicks
                 """).run([.text(itemID), .integer(Int64(impressions)), .integer(Int64(clicks))])
-        }
-    }
-
-    /// Writes an item's metadata row; returns its rowid.
-    private static func upsertMetadata(_ item: SearchableItem, _ connection: SQLiteConnection) throws -> Int64 {
-        let metadata = try connection.statement("""
-            INSERT INTO items(uid, domain_id, content_type, thumbnail, web_url, domain, rating, rating_scale, rating_count, price,
-                currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
-            ON CONFLICT(uid) DO UPDATE SET domain_id = ?2, content_type = ?3, thumbnail = ?4, web_url = ?5, domain = ?6,
-                rating = ?7, rating_scale = ?8, rating_count = ?9, price = ?10, currency = ?11, telephone = ?12, address = ?13,
-                apps = ?14, web_fallback = ?15, source = ?16, owner = ?17, expires = ?18, updated = ?19, quality = ?20
-            RETURNING rowid
-            """)
-        metadata.bind([
-            .text(item.uniqueIdentifier), SQLiteValue(item.domainIdentifier), SQLiteValue(item.contentType),
-            SQLiteValue(item.thumbnailURL), SQLiteValue(item.webURL), SQLiteValue(item.domain), SQLiteValue(item.rating),
-            .real(item.ratingScale), SQLiteValue(item.ratingCount), SQLiteValue(item.price), SQLiteValue(item.currency),
-            SQLiteValue(item.telephone), SQLiteValue(item.address), .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))),
-            SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue), SQLiteValue(item.owner),
-            SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
-            .real(Ranking.quality(of: item)),
-        ])
-        guard try metadata.step() else { throw SQLiteError(code: 1, message: "upsert returned no row", sql: metadata.sql) }
-        let rowid = Int64(metadata.int(0))
-        while try metadata.step() {}
-        return rowid
-    }
-
-    /// Deletes the metadata rows matching `condition`; returns their rowids, whose text
-    /// ``writeText(removing:adding:_:)`` then removes.
-    private static func deleteRows(_ condition: String, _ values: [SQLiteValue], _ connection: SQLiteConnection) throws -> [Int64] {
-        let select = try connection.statement("SELECT rowid FROM items WHERE \(condition)")
-        select.bind(values)
-        var rowids: [Int64] = []
-        while try select.step() { rowids.append(Int64(select.int(0))) }
-        guard !rowids.isEmpty else { return [] }
-        try connection.statement("DELETE FROM items WHERE \(condition)").run(values)
-        return rowids
-    }
-
-    /// The second half of a write: the text of removed items goes, the text of written ones
-    /// replaces what their rowids had. Single-row statements, so no savepoint flushes.
-    private static func writeText(removing removed: [Int64], adding written: [(Int64, SearchableItem)], _ connection: SQLiteConnection) throws {
-        let kept = Set(written.map(\.0))
-        let delete = try connection.statement("DELETE FROM items_fts WHERE rowid = ?")
-        for rowid in removed where !kept.contains(rowid) { try delete.run([.integer(rowid)]) }
-        let insert = try connection.statement("INSERT OR REPLACE INTO items_fts(rowid, title, keywords, description, body) VALUES(?, ?, ?, ?, ?)")
-        for (rowid, item) in written {
-            try insert.run([.integer(rowid), .text(item.title), .text(item.keywords.joined(separator: ", ")),
-                            .text(item.contentDescription ?? ""), .text(item.bodyText)])
         }
     }
 
@@ -311,9 +280,9 @@ public final class SearchIndex: Sendable {
 
     public func item(identifier: String) throws(SearchIndexError) -> SearchableItem? {
         try withConnection { connection in
-            let statement = try connection.statement("SELECT \(Self.itemColumns) FROM items i JOIN items_fts f ON f.rowid = i.rowid WHERE uid = ?")
+            let statement = try connection.statement("SELECT \(IndexSearch.itemColumns) FROM items i WHERE uid = ?")
             statement.bind(1, identifier)
-            return try statement.step() ? Self.item(from: statement, offset: 0) : nil
+            return try statement.step() ? IndexSearch.item(from: statement, offset: 0) : nil
         }
     }
 
@@ -322,133 +291,31 @@ public final class SearchIndex: Sendable {
         try withConnectionAndTokenizer { _, tokenizer in tokenizer.tokens(text, query: query) }
     }
 
+    /// How a search finds its candidates.
+    public enum Retrieval: Sendable {
+        /// Skipping every block of postings that cannot reach the top candidates (the
+        /// default): the same results, without scoring every match.
+        case pruned
+        /// Scoring every match: the reference the pruned search is measured against.
+        case exhaustive
+    }
+
     /// Searches in tiers, each one run only when the ones before found fewer than `limit`
     /// results, and each one's new results ranked after the earlier ones':
     /// 1. every word, exactly;
-    /// 2. every word, the last one as a prefix (search-as-you-type: `lemo` finds lemon);
+    /// 2. every word, the last one also as a prefix (search-as-you-type: `lemo` finds lemon);
     /// 3. every word, words the vocabulary does not know also under their spelling
     ///    corrections;
     /// 4. only when nothing matched at all: any word.
-    public func search(_ request: SearchRequest) throws(SearchIndexError) -> SearchResponse {
+    /// All of it in one read transaction, so one snapshot of the index.
+    public func search(_ request: SearchRequest, retrieval: Retrieval = .pruned) throws(SearchIndexError) -> SearchResponse {
         try request.validate()
         return try withConnectionAndTokenizer { connection, tokenizer in
-            let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
-            var hits: [SearchHit] = []
-            var seen = Set<String>()
-            func add(_ expression: String) throws {
-                for hit in try Self.run(expression, request, connection) where seen.insert(hit.item.uniqueIdentifier).inserted {
-                    hits.append(hit)
-                }
+            try connection.transaction("DEFERRED") {
+                let search = try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity,
+                                             exhaustive: retrieval == .exhaustive)
+                return try search.run(request)
             }
-            try add(query.matchExpression(requireAll: true, prefix: false))
-            if hits.count < request.limit, query.lastWordIsPrefix {
-                try add(query.matchExpression(requireAll: true, prefix: true))
-            }
-            var alternatives: [Int: [String]] = [:]
-            if hits.count < request.limit {
-                alternatives = try Self.corrections(for: query, connection)
-                if !alternatives.isEmpty {
-                    try add(query.matchExpression(requireAll: true, prefix: query.lastWordIsPrefix, alternatives: alternatives))
-                }
-            }
-            var matchedAny = false
-            if hits.isEmpty, query.words.count > 1 {
-                try add(query.matchExpression(requireAll: false, prefix: query.lastWordIsPrefix, alternatives: alternatives))
-                matchedAny = !hits.isEmpty
-            }
-            hits = Array(hits.prefix(request.limit))
-            if request.snippets {
-                let expression = query.matchExpression(requireAll: false, prefix: query.lastWordIsPrefix, alternatives: alternatives)
-                for index in hits.indices {
-                    hits[index].snippet = try Self.snippet(expression, uid: hits[index].item.uniqueIdentifier, connection)
-                }
-            }
-            var corrections: [String: [String]] = [:]
-            for (index, spellings) in alternatives { corrections[query.words[index]] = spellings }
-            return SearchResponse(query: request.text, hits: hits, matchedAnyWord: matchedAny, corrections: corrections)
         }
-    }
-
-    /// The columns ``item(from:offset:)`` reads, from `items i` and the text table `f`.
-    static let itemColumns = """
-        i.uid, i.domain_id, i.content_type, f.title, f.keywords, f.description, i.thumbnail, i.web_url, i.rating, i.rating_scale,
-        i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback, i.source, i.owner, i.expires, i.updated
-        """
-
-    private static func item(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
-        let keywords = (s.string(o + 4) ?? "").split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
-        let description = s.string(o + 5) ?? ""
-        return SearchableItem(
-            uniqueIdentifier: s.string(o) ?? "", domainIdentifier: s.string(o + 1), contentType: s.string(o + 2),
-            title: s.string(o + 3) ?? "", contentDescription: description.isEmpty ? nil : description, keywords: keywords,
-            thumbnailURL: s.string(o + 6), webURL: s.string(o + 7), rating: s.optionalDouble(o + 8), ratingScale: s.double(o + 9),
-            ratingCount: s.optionalInt(o + 10), price: s.string(o + 11), currency: s.string(o + 12), telephone: s.string(o + 13),
-            address: s.string(o + 14), apps: AppTarget.decodeStored(s.string(o + 15) ?? "[]"), allowsWebFallback: s.int(o + 16) != 0,
-            expirationDate: s.optionalDouble(o + 19).map(Date.init(timeIntervalSince1970:)),
-            source: SearchableItem.Source(rawValue: s.string(o + 17) ?? "") ?? .pushed, owner: s.string(o + 18),
-            lastUpdated: Date(timeIntervalSince1970: s.double(o + 20)))
-    }
-
-    /// The best candidates by bm25, reranked by ``Ranking``.
-    private static func run(_ expression: String, _ request: SearchRequest, _ connection: SQLiteConnection) throws -> [SearchHit] {
-        let candidates = max(50, request.limit * 5)
-        let statement = try connection.statement("""
-            SELECT f.rank, i.quality, coalesce(e.impressions, 0), coalesce(e.clicks, 0), \(itemColumns)
-            FROM (SELECT rowid, rank, title, keywords, description FROM items_fts WHERE items_fts MATCH ?1 ORDER BY rank LIMIT ?2) AS f
-            JOIN items i ON i.rowid = f.rowid
-            LEFT JOIN engagement e ON e.uid = i.uid
-            WHERE i.expires IS NULL OR i.expires > ?3
-            """)
-        statement.bind([.text(expression), .integer(Int64(candidates)), .real(request.now.timeIntervalSince1970)])
-        var hits: [SearchHit] = []
-        while try statement.step() {
-            let item = item(from: statement, offset: 4)
-            let score = Ranking.score(
-                bm25: statement.double(0), quality: statement.double(1), rating: item.rating, ratingScale: item.ratingScale,
-                ratingCount: item.ratingCount, impressions: statement.int(2), clicks: statement.int(3), updated: item.lastUpdated,
-                now: request.now)
-            hits.append(SearchHit(item: item, score: score,
-                                  action: TapAction.resolve(for: item, platform: request.platform, installed: request.installed)))
-        }
-        return hits.sorted { ($0.score, $1.item.uniqueIdentifier) > ($1.score, $0.item.uniqueIdentifier) }
-    }
-
-    private static func snippet(_ expression: String, uid: String, _ connection: SQLiteConnection) throws -> String? {
-        let statement = try connection.statement("""
-            SELECT snippet(items_fts, -1, ?1, ?2, '…', 16) FROM items_fts
-            WHERE items_fts MATCH ?3 AND rowid = (SELECT rowid FROM items WHERE uid = ?4)
-            """)
-        statement.bind([.text(SearchRequest.snippetStart), .text(SearchRequest.snippetEnd), .text(expression), .text(uid)])
-        return try statement.step() ? statement.string(0) : nil
-    }
-
-    /// Spelling alternatives for words the vocabulary does not know: terms with the same
-    /// first letter within the allowed number of edits, most frequent first.
-    private static func corrections(for query: SearchQuery, _ connection: SQLiteConnection) throws -> [Int: [String]] {
-        var result: [Int: [String]] = [:]
-        for (index, tokens) in query.tokens.enumerated() {
-            guard tokens.count == 1, let term = tokens.first, let first = term.unicodeScalars.first,
-                first.properties.isAlphabetic, !SearchTokenizer.isCJK(first.value)
-            else { continue }
-            let edits = TypoTolerance.allowedEdits(forLength: term.unicodeScalars.count)
-            guard edits > 0 else { continue }
-            let known = try connection.statement("SELECT 1 FROM items_vocab WHERE term = ?")
-            known.bind(1, term)
-            if try known.step() { continue }
-            let upper = String(Character(Unicode.Scalar(first.value + 1) ?? first))
-            let candidates = try connection.statement("SELECT term, doc FROM items_vocab WHERE term >= ?1 AND term < ?2")
-            candidates.bind([.text(String(first)), .text(upper)])
-            let target = Array(term.unicodeScalars)
-            var found: [(term: String, documents: Int)] = []
-            while try candidates.step() {
-                guard let candidate = candidates.string(0) else { continue }
-                let scalars = Array(candidate.unicodeScalars)
-                guard abs(scalars.count - target.count) <= edits else { continue }
-                if TypoTolerance.distance(target, scalars, limit: edits) <= edits { found.append((candidate, candidates.int(1))) }
-            }
-            let best = found.sorted { ($0.documents, $1.term) > ($1.documents, $0.term) }.prefix(5).map(\.term)
-            if !best.isEmpty { result[index] = best }
-        }
-        return result
     }
 }

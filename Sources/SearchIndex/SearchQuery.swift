@@ -1,11 +1,10 @@
-/// A user's query, turned into FTS5 MATCH expressions without ever letting the user's
-/// text be read as FTS5 syntax.
+/// A user's query as words and their tokens; no part of the text is ever syntax.
 ///
-/// The text is split into words at whitespace; each word becomes an FTS5 *string*
-/// (`"…"`, inner quotes doubled), which FTS5 hands to the tokenizer, so quotes,
-/// operators (`AND`, `NEAR`), `*`, `:`, `^` and parentheses are searched as text and
-/// punctuation is dropped the same way it is dropped from documents. Words that leave no
-/// token (`()`, `--`) are ignored. The last word may be searched as a prefix, for
+/// The text is split into words at whitespace; each word is tokenized as documents are
+/// (query mode), so quotes, `AND`, `NEAR`, `*`, `:`, `^` and parentheses are searched as
+/// text and punctuation is dropped the same way it is dropped from documents. A word of
+/// several tokens (a CJK run, `e-mail`) is a phrase. Words that leave no token (`()`,
+/// `--`) are ignored. The last word may be searched as a prefix, for
 /// search-as-you-type, when it ends in a word of three or more letters: shorter prefixes
 /// match too much of the vocabulary to be useful, and CJK characters are indexed one by
 /// one already.
@@ -50,24 +49,6 @@ public struct SearchQuery: Sendable, Hashable {
         self.words = words
         self.tokens = tokens
         self.lastWordIsPrefix = last.unicodeScalars.count >= 3 && !last.unicodeScalars.contains { SearchTokenizer.isCJK($0.value) }
-    }
-
-    /// A word as an FTS5 string.
-    static func quoted(_ word: String) -> String {
-        "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// Every word required, or any; the last word as a prefix when `prefix` is set;
-    /// `alternatives` lists other spellings to accept for a word (typo corrections), keyed
-    /// by its index.
-    func matchExpression(requireAll: Bool, prefix: Bool, alternatives: [Int: [String]] = [:]) -> String {
-        let terms = words.enumerated().map { index, word -> String in
-            let isLast = index == words.count - 1 && prefix
-            let spellings = [word] + (alternatives[index] ?? [])
-            let phrases = spellings.map { Self.quoted($0) + (isLast ? " *" : "") }
-            return phrases.count == 1 ? phrases[0] : "(" + phrases.joined(separator: " OR ") + ")"
-        }
-        return terms.joined(separator: requireAll ? " AND " : " OR ")
     }
 }
 

@@ -212,21 +212,46 @@ enum SearchTokenizer {
         }
 
         func tokens(_ text: String, query: Bool) -> [String] {
-            final class Collected { var tokens: [String] = [] }
-            let collected = Collected()
+            var tokens: [String] = []
+            tokenize(text, mode: query ? .query : .document) { token, _, _, _ in
+                tokens.append(String(decoding: token, as: UTF8.self))
+            }
+            return tokens
+        }
+
+        /// How the text is tokenized: documents index CJK runs as bigrams and the unigrams
+        /// under them; queries look for the bigrams only (a run of one character for itself).
+        enum Mode {
+            case document, query
+            var flags: Int32 { self == .query ? FTS5_TOKENIZE_QUERY : FTS5_TOKENIZE_DOCUMENT }
+        }
+
+        /// Calls `visit` for every token of `text` with its bytes, whether it sits at the
+        /// position of the token before it (a CJK unigram under its bigram), and its byte
+        /// range in `text`. The bytes are valid only during the call.
+        func tokenize(_ text: String, mode: Mode, _ visit: (UnsafeRawBufferPointer, Bool, Int, Int) -> Void) {
             var text = text
-            let flags = query ? FTS5_TOKENIZE_QUERY : FTS5_TOKENIZE_DOCUMENT
-            _ = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    tokenizer.xTokenize(instance, Unmanaged.passUnretained(collected).toOpaque(), flags, chars.baseAddress, Int32(chars.count)) {
-                        context, _, token, length, _, _ in
-                        let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
-                        collected.tokens.append(String(decoding: UnsafeRawBufferPointer(start: token, count: Int(length)), as: UTF8.self))
+            text.withUTF8 { tokenize($0, mode: mode, visit) }
+        }
+
+        func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode, _ visit: (UnsafeRawBufferPointer, Bool, Int, Int) -> Void) {
+            guard bytes.count > 0 else { return }
+            withoutActuallyEscaping(visit) { visit in
+                let box = Visitor(visit)
+                _ = bytes.withMemoryRebound(to: CChar.self) { chars in
+                    tokenizer.xTokenize(instance, Unmanaged.passUnretained(box).toOpaque(), mode.flags, chars.baseAddress, Int32(chars.count)) {
+                        context, flags, token, length, start, end in
+                        let box = Unmanaged<Visitor>.fromOpaque(context!).takeUnretainedValue()
+                        box.visit(UnsafeRawBufferPointer(start: token, count: Int(length)), flags & FTS5_TOKEN_COLOCATED != 0, Int(start), Int(end))
                         return SQLITE_OK
                     }
                 }
             }
-            return collected.tokens
+        }
+
+        private final class Visitor {
+            let visit: (UnsafeRawBufferPointer, Bool, Int, Int) -> Void
+            init(_ visit: @escaping (UnsafeRawBufferPointer, Bool, Int, Int) -> Void) { self.visit = visit }
         }
     }
 }

@@ -51,6 +51,12 @@ import Testing
         // count()'s statement stopped at its one row; it must not keep the old snapshot.
         #expect(try reader.search(SearchRequest("lemon")).hits.map(\.item.uniqueIdentifier) == ["a"])
         #expect(try reader.dataVersion() != version, "the data version shows another connection's commit")
+
+        // A reader whose first search comes after another connection's commit sees it too
+        // (opening the index must not leave a statement holding the first snapshot).
+        let late = try SearchIndex(path: t.directory.appendingPathComponent("index.sqlite").path, mode: .existing)
+        try t.index.upsert([item("b", "Lemon curd")])
+        #expect(try late.search(SearchRequest("lemon")).hits.count == 2)
     }
 
     @Test func batchesCommitAtomicallyWithClientState() throws {

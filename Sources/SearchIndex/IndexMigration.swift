@@ -1,0 +1,76 @@
+import SQLite
+
+/// Brings an index of an older schema version to ``IndexSchema/version`` in place, in one
+/// transaction: a crash half-way leaves the old version, which the next open migrates.
+enum IndexMigration {
+    /// Version 1 kept titles, keywords, descriptions and bodies in the FTS5 table
+    /// `items_fts` and no lengths or postings: the items move to the new table under the
+    /// same rowids, their text is analysed into segments, and the FTS5 tables go.
+    static func fromVersion1(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws {
+        try connection.transaction {
+            try connection.execute("ALTER TABLE items RENAME TO items_v1")
+            for index in ["items_domain_id", "items_expires", "items_owner"] { try connection.execute("DROP INDEX IF EXISTS \(index)") }
+            try connection.execute(IndexSchema.statements)
+            let rows = try connection.prepare("""
+                SELECT i.rowid, i.uid, i.domain_id, i.content_type, f.title, f.keywords, f.description, i.thumbnail, i.web_url, i.domain,
+                    i.rating, i.rating_scale, i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback,
+                    i.source, i.owner, i.expires, i.updated, i.quality, f.body
+                FROM items_v1 i JOIN items_fts f ON f.rowid = i.rowid ORDER BY i.rowid
+                """)
+            let insert = try connection.prepare("""
+                INSERT INTO items(rowid, uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating,
+                    rating_scale, rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated,
+                    quality, length)
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
+                """)
+            let body = try connection.prepare("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)")
+            var builder = SegmentBuilder()
+            var documents = 0
+            var tokens = 0
+            var batches: [SegmentBuilder] = []
+            while try rows.step() {
+                let rowid = Int64(rows.int(0))
+                let text = [rows.string(4) ?? "", rows.string(5) ?? "", rows.string(6) ?? "", rows.string(24) ?? ""]
+                let length = builder.analyze(columns: text, tokenizer: tokenizer)
+                builder.assign(rowid: rowid)
+                var values: [SQLiteValue] = [.integer(rowid)]
+                for column in 1...23 { values.append(value(rows, Int32(column))) }
+                values.append(.integer(Int64(length)))
+                insert.reset()
+                insert.bind(values)
+                try insert.step()
+                if !text[3].isEmpty { try body.run([.integer(rowid), .text(text[3])]) }
+                documents += 1
+                tokens += length
+                if builder.documents >= 16_384 {
+                    batches.append(builder)
+                    builder = SegmentBuilder()
+                }
+            }
+            if !builder.isEmpty { batches.append(builder) }
+            // A statement still reading items_v1 would stop the table from being dropped.
+            rows.reset()
+            insert.reset()
+            body.reset()
+            try connection.execute("DELETE FROM meta WHERE key IN ('documents', 'tokens')")
+            try IndexStatistics.add(documents: documents, tokens: tokens, connection)
+            let average = documents > 0 ? Double(tokens) / Double(documents) : 1
+            for batch in batches {
+                try SegmentStore.create(connection, documents: batch.documents, averageLength: average,
+                                        rowids: batch.rowids.first!...batch.rowids.last!) { emit in try batch.write(averageLength: average, emit: emit) }
+            }
+            try connection.execute("DROP TABLE items_v1; DROP TABLE IF EXISTS items_vocab; DROP TABLE IF EXISTS items_fts;")
+            try IndexSchema.setVersion(connection)
+        }
+        try IndexWriter.mergeSegments(connection)
+    }
+
+    private static func value(_ statement: SQLiteStatement, _ column: Int32) -> SQLiteValue {
+        if statement.isNull(column) { return .null }
+        switch column {
+        case 10, 11, 21, 22, 23: return .real(statement.double(column))
+        case 12, 18: return .integer(Int64(statement.int(column)))
+        default: return .text(statement.string(column) ?? "")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import JSON
+import SQLite
+
+/// Every write to the index's items and postings, inside the caller's transaction: rows
+/// removed (and their postings left to the next merge), rows inserted under new rowids,
+/// their postings written as one new segment, the BM25 counts kept in step.
+struct IndexWriter {
+    let connection: SQLiteConnection
+    let tokenizer: SearchTokenizer.Session
+    private var builder = SegmentBuilder()
+    private var documents = 0
+    private var tokens = 0
+
+    init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) {
+        self.connection = connection
+        self.tokenizer = tokenizer
+    }
+
+    /// Deletes the item rows matching `condition`; returns their uids.
+    @discardableResult
+    mutating func remove(where condition: String, _ values: [SQLiteValue]) throws -> [String] {
+        let statement = try connection.statement("DELETE FROM items WHERE \(condition) RETURNING rowid, length, uid")
+        statement.bind(values)
+        var removed: [(Int64, Int, String)] = []
+        while try statement.step() { removed.append((Int64(statement.int(0)), statement.int(1), statement.string(2) ?? "")) }
+        let bodies = try connection.statement("DELETE FROM item_bodies WHERE rowid = ?")
+        for (rowid, length, _) in removed {
+            try bodies.run([.integer(rowid)])
+            documents -= 1
+            tokens -= length
+        }
+        return removed.map(\.2)
+    }
+
+    /// Inserts an item under a new rowid and adds its postings to this write's segment.
+    mutating func insert(_ item: SearchableItem) throws {
+        let keywords = item.keywords.joined(separator: ", ")
+        let description = item.contentDescription ?? ""
+        let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer)
+        let statement = try connection.statement("""
+            INSERT INTO items(uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating, rating_scale,
+                rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
+            RETURNING rowid
+            """)
+        statement.bind([
+            .text(item.uniqueIdentifier), SQLiteValue(item.domainIdentifier), SQLiteValue(item.contentType), .text(item.title),
+            .text(keywords), SQLiteValue(item.contentDescription), SQLiteValue(item.thumbnailURL), SQLiteValue(item.webURL),
+            SQLiteValue(item.domain), SQLiteValue(item.rating), .real(item.ratingScale), SQLiteValue(item.ratingCount),
+            SQLiteValue(item.price), SQLiteValue(item.currency), SQLiteValue(item.telephone), SQLiteValue(item.address),
+            .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),
+            SQLiteValue(item.owner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
+            .real(Ranking.quality(of: item)), .integer(Int64(length)),
+        ])
+        guard try statement.step() else { throw SQLiteError(code: 1, message: "insert returned no row", sql: statement.sql) }
+        let rowid = Int64(statement.int(0))
+        while try statement.step() {}
+        builder.assign(rowid: rowid)
+        if !item.bodyText.isEmpty { try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), .text(item.bodyText)]) }
+        documents += 1
+        tokens += length
+    }
+
+    /// Writes this write's segment and counts. Call once, last.
+    mutating func finish() throws {
+        try IndexStatistics.add(documents: documents, tokens: tokens, connection)
+        documents = 0
+        tokens = 0
+        guard !builder.isEmpty, let first = builder.rowids.first, let last = builder.rowids.last else { return }
+        let stats = try IndexStatistics.read(connection)
+        let average = stats.documents > 0 ? Double(stats.tokens) / Double(stats.documents) : 1
+        let builder = self.builder
+        try SegmentStore.create(connection, documents: builder.documents, averageLength: average, rowids: first...last) { emit in
+            try builder.write(averageLength: average, emit: emit)
+        }
+        self.builder = SegmentBuilder()
+    }
+
+    /// Merges segments while a level holds eight; each merge is its own transaction, so a
+    /// reader or another writer waits at most one merge.
+    static func mergeSegments(_ connection: SQLiteConnection) throws {
+        while try connection.transaction("IMMEDIATE", { () throws -> Bool in
+            guard let inputs = SegmentMerger.pick(try SegmentStore.list(connection)) else { return false }
+            let stats = try IndexStatistics.read(connection)
+            let average = stats.documents > 0 ? Double(stats.tokens) / Double(stats.documents) : 1
+            try SegmentMerger.merge(inputs, connection: connection, averageLength: average)
+            return true
+        }) {}
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Okapi BM25 exactly as SQLite FTS5's `bm25()` computes it (ext/fts5/fts5_aux.c), so that
+/// the index ranks as an FTS5 table with the same columns and weights would:
+///
+///     score = Σ_phrases idf × f × (k1 + 1) / (f + k1 × (1 − b + b × D / avgdl))
+///
+/// with k1 = 1.2, b = 0.75; `f` the phrase's weighted frequency in the document (each hit
+/// counts its column's weight: title 10, keywords 5, description 3, body 1); `D` the
+/// document's length in tokens over all columns (tokens at the same position, as a CJK
+/// unigram under its bigram, count once); `avgdl` the mean length; and
+/// `idf = ln((N − n + 0.5) / (n + 0.5))`, where `n` documents of `N` hold the phrase, or
+/// 1e-6 when that is not positive (a phrase in more than half the documents adds almost
+/// nothing). Higher is better here; FTS5 reports the negation.
+public enum BM25 {
+    public static let k1 = 1.2
+    public static let b = 0.75
+
+    /// Column weights in column order: title, keywords, description, body.
+    public static let columnWeights: [Int] = [10, 5, 3, 1]
+
+    public static func idf(documents: Int, containing: Int) -> Double {
+        let value = log((Double(documents) - Double(containing) + 0.5) / (Double(containing) + 0.5))
+        return value > 0 ? value : 1e-6
+    }
+
+    /// The term part of one phrase's contribution, without its idf. Written as
+    /// f(k1+1) / (f + k1(1−b) + (k1·b/avgdl)·D), the form the search loops compute with
+    /// constants hoisted, so that every path gives the same bits.
+    @inline(__always)
+    public static func saturation(frequency f: Double, length d: Double, averageLength avgdl: Double) -> Double {
+        (f * (k1 + 1)) / (f + k1 * (1 - b) + (k1 * b / avgdl) * d)
+    }
+
+    /// How far a block bound computed with average length `built` may be exceeded when
+    /// scoring with `now`: the saturation grows with avgdl, by at most the ratio.
+    @inline(__always)
+    public static func boundFactor(builtWith built: Double, scoringWith now: Double) -> Double {
+        now > built ? now / built : 1
+    }
+}

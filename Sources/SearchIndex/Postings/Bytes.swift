@@ -1,0 +1,109 @@
+import Foundation
+
+/// Little-endian integers, floats and LEB128 varints into a growing byte buffer.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    var count: Int { bytes.count }
+
+    mutating func u16(_ value: UInt16) {
+        bytes.append(UInt8(truncatingIfNeeded: value))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+    }
+
+    mutating func u32(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    mutating func u64(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    mutating func f32(_ value: Float) { u32(value.bitPattern) }
+
+    @inline(__always)
+    mutating func varint(_ value: UInt32) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
+}
+
+/// Reads what ``ByteWriter`` wrote, from raw memory; every read is bounds-checked, and a
+/// read past the end yields zero and marks the reader ``failed`` (segments are written by
+/// this process's code, but a damaged file must not crash a reader).
+struct ByteReader {
+    let base: UnsafeRawBufferPointer
+    var offset: Int
+    private(set) var failed = false
+
+    init(_ base: UnsafeRawBufferPointer, offset: Int = 0) {
+        self.base = base
+        self.offset = offset
+    }
+
+    private mutating func take(_ count: Int) -> Int? {
+        guard offset >= 0, count <= base.count - offset else {
+            failed = true
+            return nil
+        }
+        defer { offset += count }
+        return offset
+    }
+
+    mutating func u16() -> UInt16 {
+        guard let at = take(2) else { return 0 }
+        return UInt16(base[at]) | UInt16(base[at + 1]) << 8
+    }
+
+    mutating func u32() -> UInt32 {
+        guard let at = take(4) else { return 0 }
+        return base.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian
+    }
+
+    mutating func u64() -> UInt64 {
+        guard let at = take(8) else { return 0 }
+        return base.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian
+    }
+
+    mutating func f32() -> Float { Float(bitPattern: u32()) }
+
+    mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer {
+        guard let at = take(count) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(rebasing: base[at..<(at + count)])
+    }
+}
+
+/// Decodes a LEB128 varint at `offset` of `bytes`, moving `offset` past it; at most five
+/// bytes are read, and never past `end`.
+@inline(__always)
+func readVarint(_ bytes: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int) -> UInt32 {
+    var value: UInt32 = 0
+    var shift: UInt32 = 0
+    while offset < end {
+        let byte = bytes[offset]
+        offset += 1
+        value |= UInt32(byte & 0x7F) << shift
+        if byte < 0x80 || shift >= 28 { return value }
+        shift += 7
+    }
+    return value
+}
+
+/// Lexicographic comparison of two byte strings.
+@inline(__always)
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let common = min(a.count, b.count)
+    if common > 0, let x = a.baseAddress, let y = b.baseAddress {
+        let order = memcmp(x, y, common)
+        if order != 0 { return Int(order) }
+    }
+    return a.count - b.count
+}

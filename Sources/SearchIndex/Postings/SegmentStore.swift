@@ -1,0 +1,134 @@
+import SQLite
+
+/// The segments' tables in `index.sqlite`, owned with the rest of its schema by
+/// ``IndexSchema``: `segments` (one row per segment, ``SegmentInfo``) and `segment_chunks`
+/// (the segment's bytes, ``SegmentWriter/chunkBytes`` per row). Written in the same
+/// transactions as the items they index, so a commit is one state and readers never see
+/// half a segment.
+enum SegmentStore {
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS segments(
+            id INTEGER PRIMARY KEY AUTOINCREMENT, level INTEGER NOT NULL, documents INTEGER NOT NULL, terms INTEGER NOT NULL,
+            documents_offset INTEGER NOT NULL, dictionary_offset INTEGER NOT NULL, length INTEGER NOT NULL,
+            average_length REAL NOT NULL, min_rowid INTEGER NOT NULL, max_rowid INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS segment_chunks(
+            segment INTEGER NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY(segment, chunk)) WITHOUT ROWID;
+        """
+
+    /// Segments hold 256 documents at level 0, eight times more at each level up.
+    static func level(documents: Int) -> Int {
+        var level = 0
+        var size = 2048
+        while documents >= size, level < 12 {
+            level += 1
+            size *= 8
+        }
+        return level
+    }
+
+    static func list(_ connection: SQLiteConnection) throws -> [SegmentInfo] {
+        let statement = try connection.statement("""
+            SELECT id, level, documents, terms, documents_offset, dictionary_offset, length, average_length, min_rowid, max_rowid
+            FROM segments ORDER BY documents DESC, id
+            """)
+        var segments: [SegmentInfo] = []
+        while try statement.step() {
+            segments.append(SegmentInfo(
+                id: Int64(statement.int(0)), level: statement.int(1), documents: statement.int(2), terms: statement.int(3),
+                documentsOffset: statement.int(4), dictionaryOffset: statement.int(5), length: statement.int(6),
+                averageLength: statement.double(7), minimumRowid: Int64(statement.int(8)), maximumRowid: Int64(statement.int(9))))
+        }
+        return segments
+    }
+
+    /// Writes a segment: `write` receives the function that stores each chunk and returns
+    /// the layout's offsets.
+    @discardableResult
+    static func create(
+        _ connection: SQLiteConnection, documents: Int, averageLength: Double, rowids: ClosedRange<Int64>,
+        write: (_ emit: @escaping (Int, [UInt8]) throws -> Void) throws -> (documentsOffset: Int, dictionaryOffset: Int, length: Int, terms: Int)
+    ) throws -> Int64 {
+        try connection.statement("""
+            INSERT INTO segments(level, documents, terms, documents_offset, dictionary_offset, length, average_length, min_rowid, max_rowid)
+            VALUES(?, ?, 0, 0, 0, 0, ?, ?, ?)
+            """).run([.integer(Int64(level(documents: documents))), .integer(Int64(documents)), .real(averageLength),
+                      .integer(rowids.lowerBound), .integer(rowids.upperBound)])
+        let id = connection.lastInsertRowID
+        let insert = try connection.statement("INSERT INTO segment_chunks(segment, chunk, data) VALUES(?, ?, ?)")
+        let layout = try write { chunk, bytes in
+            try insert.run([.integer(id), .integer(Int64(chunk)), .blob(bytes)])
+        }
+        try connection.statement("UPDATE segments SET terms = ?, documents_offset = ?, dictionary_offset = ?, length = ? WHERE id = ?")
+            .run([.integer(Int64(layout.terms)), .integer(Int64(layout.documentsOffset)), .integer(Int64(layout.dictionaryOffset)),
+                  .integer(Int64(layout.length)), .integer(id)])
+        return id
+    }
+
+    static func delete(_ connection: SQLiteConnection, segments: [Int64]) throws {
+        for id in segments {
+            try connection.statement("DELETE FROM segment_chunks WHERE segment = ?").run([.integer(id)])
+            try connection.statement("DELETE FROM segments WHERE id = ?").run([.integer(id)])
+        }
+    }
+
+    /// Reads one segment's bytes front to back, each chunk once: for a merge, which wants
+    /// every term's postings in order.
+    struct SequentialReader {
+        let connection: SQLiteConnection
+        let segment: Int64
+        private var chunk = -1
+        private var data: [UInt8] = []
+
+        init(connection: SQLiteConnection, segment: Int64) {
+            self.connection = connection
+            self.segment = segment
+        }
+
+        /// The bytes `range`; ranges must come in increasing order.
+        mutating func read(_ range: Range<Int>) throws -> [UInt8] {
+            let size = SegmentWriter.chunkBytes
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(range.count)
+            var position = range.lowerBound
+            while position < range.upperBound {
+                let index = position / size
+                if index != chunk {
+                    let statement = try connection.statement("SELECT data FROM segment_chunks WHERE segment = ? AND chunk = ?")
+                    statement.bind([.integer(segment), .integer(Int64(index))])
+                    guard try statement.step(), let found = statement.blob(0) else {
+                        throw SQLiteError(code: 11, message: "segment \(segment) is missing chunk \(index)")
+                    }
+                    chunk = index
+                    data = found
+                }
+                let lower = position - index * size
+                let upper = min(range.upperBound - index * size, data.count)
+                guard lower < upper else { throw SQLiteError(code: 11, message: "segment \(segment): chunk \(index) is short") }
+                bytes.append(contentsOf: data[lower..<upper])
+                position = index * size + upper
+            }
+            return bytes
+        }
+    }
+
+    /// The bytes `range` of a segment, read from its chunks.
+    static func read(_ connection: SQLiteConnection, segment: Int64, range: Range<Int>) throws -> [UInt8] {
+        guard !range.isEmpty else { return [] }
+        let size = SegmentWriter.chunkBytes
+        let statement = try connection.statement("SELECT chunk, data FROM segment_chunks WHERE segment = ? AND chunk BETWEEN ? AND ?")
+        statement.bind([.integer(segment), .integer(Int64(range.lowerBound / size)), .integer(Int64((range.upperBound - 1) / size))])
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(range.count)
+        while try statement.step() {
+            let chunkStart = statement.int(0) * size
+            guard let data = statement.blob(1) else { continue }
+            let lower = max(range.lowerBound, chunkStart) - chunkStart
+            let upper = min(range.upperBound, chunkStart + data.count) - chunkStart
+            if lower < upper { bytes.append(contentsOf: data[lower..<upper]) }
+        }
+        guard bytes.count == range.count else {
+            throw SQLiteError(code: 11, message: "segment \(segment) is missing bytes \(range) (found \(bytes.count))")
+        }
+        return bytes
+    }
+}

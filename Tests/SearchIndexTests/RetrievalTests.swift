@@ -1,0 +1,168 @@
+import Foundation
+import SQLite
+import Testing
+
+@testable import SearchIndex
+
+/// The index's own postings against the two references they must agree with: FTS5's
+/// bm25() over the same text, and exhaustive scoring of every match.
+@Suite struct RetrievalTests {
+    /// A small Zipf-like vocabulary, so some words are in most documents and some in few.
+    static func corpus(_ count: Int, seed: UInt64) -> [SearchableItem] {
+        var state = seed
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let vocabulary = (0..<400).map { "w\($0)" } + ["直播", "篮球", "博物馆"]
+        func word() -> String {
+            // P(rank r) ∝ 1/(r + 3)
+            let weights = vocabulary.indices.map { 1 / Double($0 + 3) }
+            var target = Double(next() % 1_000_000) / 1_000_000 * weights.reduce(0, +)
+            for (index, weight) in weights.enumerated() {
+                target -= weight
+                if target <= 0 { return vocabulary[index] }
+            }
+            return vocabulary[vocabulary.count - 1]
+        }
+        func text(_ n: Int) -> String { (0..<n).map { _ in word() }.joined(separator: " ") }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        return (0..<count).map { i in
+            SearchableItem(uniqueIdentifier: "doc-\(i)", title: text(3), contentDescription: text(8), keywords: [word(), word()],
+                           bodyText: text(Int(next() % 60) + 5), source: .crawled, lastUpdated: now)
+        }
+    }
+
+    static let queries = ["w0", "w1", "w0 w1", "w2 w7", "w5 w0 w9", "w150", "w30 w300", "w3 w399", "直播", "篮球 w0", "博物馆", "w0 w1 w2 w3"]
+
+    @Test func scoresAreFTS5sBM25() throws {
+        let t = try TemporaryIndex()
+        let items = Self.corpus(600, seed: 3)
+        try t.index.upsert(items, now: Date(timeIntervalSince1970: 1_800_000_000))
+        // The same text in an FTS5 table with the same tokenizer and weights.
+        let reference = try SQLiteConnection(path: t.directory.appendingPathComponent("reference.sqlite").path)
+        try SearchTokenizer.register(on: reference)
+        try reference.execute("CREATE VIRTUAL TABLE fts USING fts5(title, keywords, description, body, tokenize='searchlight')")
+        let insert = try reference.statement("INSERT INTO fts(rowid, title, keywords, description, body) VALUES(?, ?, ?, ?, ?)")
+        for (i, item) in items.enumerated() {
+            try insert.run([.integer(Int64(i)), .text(item.title), .text(item.keywords.joined(separator: ", ")),
+                            .text(item.contentDescription ?? ""), .text(item.bodyText)])
+        }
+        let rank = try reference.prepare("SELECT rowid, -bm25(fts, 10.0, 5.0, 3.0, 1.0) FROM fts WHERE fts MATCH ? ORDER BY 2 DESC, rowid LIMIT 20")
+        for query in Self.queries {
+            rank.reset()
+            rank.bind(1, query.split(separator: " ").map { "\"\($0)\"" }.joined(separator: " "))
+            var expected: [Double] = []
+            while try rank.step() { expected.append(rank.double(1)) }
+            let ours = try t.index.candidates(query, k: 20)
+            #expect(ours.count == expected.count, "\(query)")
+            for (a, b) in zip(ours.map(\.score), expected) {
+                #expect(abs(a - b) <= 1e-9 * max(1, abs(b)), "\(query): \(a) against FTS5's \(b)")
+            }
+        }
+    }
+
+    @Test func prunedSearchFindsExactlyWhatExhaustiveScoringFinds() throws {
+        let t = try TemporaryIndex()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // Many commits: several segments and merges.
+        let items = Self.corpus(1500, seed: 11)
+        for start in stride(from: 0, to: items.count, by: 30) {
+            try t.index.upsert(Array(items[start..<min(items.count, start + 30)]), now: now)
+        }
+        // Replace and delete some, so segments hold dead postings.
+        try t.index.upsert(Self.corpus(100, seed: 12).enumerated().map { var item = $1; item.uniqueIdentifier = "doc-\($0 * 13)"; return item },
+                           now: now)
+        try t.index.delete(identifiers: (0..<150).map { "doc-\($0 * 7)" })
+        #expect(try t.index.segmentCount() < 20, "merges keep the segments few")
+        for query in Self.queries + ["w0 w2", "w1 w4", "w10", "w11 w0"] {
+            for limit in [1, 10] {
+                let request = SearchRequest(query, limit: limit, now: now)
+                let pruned = try t.index.search(request)
+                let exhaustive = try t.index.search(request, retrieval: .exhaustive)
+                #expect(pruned.hits.map(\.item.uniqueIdentifier) == exhaustive.hits.map(\.item.uniqueIdentifier), "\(query) \(limit)")
+                #expect(pruned.hits.map(\.score) == exhaustive.hits.map(\.score))
+                #expect(pruned.hits.allSatisfy { !$0.item.uniqueIdentifier.isEmpty && (try? t.index.item(identifier: $0.item.uniqueIdentifier)) != nil },
+                        "no deleted item comes back")
+            }
+        }
+    }
+
+    @Test func mergedIndexEqualsOneBuiltAtOnce() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let items = Self.corpus(1200, seed: 5)
+        let merged = try TemporaryIndex()
+        for start in stride(from: 0, to: items.count, by: 10) {
+            try merged.index.upsert(Array(items[start..<min(items.count, start + 10)]), now: now)
+        }
+        let single = try TemporaryIndex()
+        try single.index.upsert(items, now: now)
+        for query in Self.queries {
+            let a = try merged.index.search(SearchRequest(query, limit: 20, now: now))
+            let b = try single.index.search(SearchRequest(query, limit: 20, now: now))
+            #expect(a.hits.map(\.item.uniqueIdentifier) == b.hits.map(\.item.uniqueIdentifier), "\(query)")
+            for (x, y) in zip(a.hits, b.hits) { #expect(abs(x.score - y.score) <= 1e-12 * max(1, abs(y.score))) }
+        }
+    }
+
+    @Test func aVersion1IndexIsMigratedOnOpen() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("v1-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("index.sqlite").path
+        do {
+            // The version 1 schema: text in FTS5, metadata in items.
+            let old = try SQLiteConnection(path: path)
+            try SearchTokenizer.register(on: old)
+            try old.execute("""
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                INSERT INTO meta VALUES('schema_version', '1');
+                CREATE TABLE items(rowid INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, domain_id TEXT, content_type TEXT, thumbnail TEXT,
+                    web_url TEXT, domain TEXT, rating REAL, rating_scale REAL NOT NULL DEFAULT 5, rating_count INTEGER, price TEXT,
+                    currency TEXT, telephone TEXT, address TEXT, apps TEXT NOT NULL DEFAULT '[]', web_fallback INTEGER NOT NULL DEFAULT 1,
+                    source TEXT NOT NULL, owner TEXT, expires REAL, updated REAL NOT NULL, quality REAL NOT NULL DEFAULT 1);
+                CREATE INDEX items_domain_id ON items(domain_id);
+                CREATE VIRTUAL TABLE items_fts USING fts5(title, keywords, description, body, tokenize='searchlight');
+                CREATE VIRTUAL TABLE items_vocab USING fts5vocab('items_fts', 'row');
+                CREATE TABLE engagement(uid TEXT PRIMARY KEY, impressions INTEGER NOT NULL DEFAULT 0, clicks INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
+                INSERT INTO items(rowid, uid, domain_id, web_url, domain, rating, apps, source, owner, updated)
+                    VALUES(7, 'tart', 'example.recipes', 'https://recipes.example/tart', 'recipes.example', 4.5,
+                           '[{"platform":"ios","appStoreId":"123","universalLink":false,"evidence":"pushed"}]', 'pushed', 'recipes', 1800000000);
+                INSERT INTO items_fts(rowid, title, keywords, description, body) VALUES(7, 'Lemon tart', 'citrus, baking', 'Sharp and silky', 'shortcrust');
+                INSERT INTO items(rowid, uid, source, updated) VALUES(9, 'live', 'crawled', 1800000000);
+                INSERT INTO items_fts(rowid, title, keywords, description, body) VALUES(9, '篮球直播', '', '', '');
+                """)
+        }
+        let index = try SearchIndex(path: path)
+        let hit = try #require(try index.search(SearchRequest("citrus", snippets: true)).hits.first)
+        #expect(hit.item.uniqueIdentifier == "tart")
+        #expect(hit.item.rating == 4.5)
+        #expect(hit.item.owner == "recipes")
+        #expect(hit.item.apps.first?.appStoreID == "123")
+        #expect(try index.search(SearchRequest("shortcrust")).hits.count == 1, "the body moved too")
+        #expect(try index.search(SearchRequest("直播")).hits.map(\.item.uniqueIdentifier) == ["live"])
+        #expect(try index.count() == 2)
+        // New items never take an old rowid.
+        try index.upsert([SearchableItem(uniqueIdentifier: "new", title: "Lemon curd")])
+        #expect(try index.search(SearchRequest("lemon")).hits.count == 2)
+    }
+}
+
+extension SearchIndex {
+    /// The top candidates by BM25 alone, for comparing with FTS5.
+    func candidates(_ text: String, k: Int) throws -> [TopK.Entry] {
+        try withConnectionAndTokenizer { connection, tokenizer in
+            let searcher = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: path + "#test")
+            let words = text.split(separator: " ").map { tokenizer.tokens(String($0), query: true).map { Array($0.utf8) } }
+            return try searcher.top(PostingsQuery(clauses: words.map { [$0] }, requireAll: true), k: k, now: 0, exhaustive: true)
+        }
+    }
+
+    func segmentCount() throws -> Int {
+        try withConnectionAndTokenizer { connection, _ in try SegmentStore.list(connection).count }
+    }
+}
