@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # /v1/search throughput and latency with wrk (64 connections) against `searchlight serve`
 # on a 100k-item index, next to the same queries run in process on as many threads, in the
-# same run, with the service's result cache off and on; then a 60 s wrk run (each way)
-# while `searchlight crawl` writes to the same index.
+# same run: one-off queries (each asked once, so no result cache helps) with the cache off;
+# a 300-query rotation with the cache off and on; then 60 s wrk runs while `searchlight
+# crawl` writes to the same index (one-off queries with the cache on, the rotation off and on).
 #
 # usage: Benchmarks/serve.sh
 #   (ITEMS=100000 THREADS=4 SERVER_THREADS=16 DURATION=30 WRITE_DURATION=60 PORT=18090 WEB_PORT=18080)
@@ -21,24 +22,47 @@ swift build -c release --product searchlight >/dev/null
 swift build -c release --product searchlight-bench >/dev/null
 searchlight=$PWD/.build/release/searchlight
 mkdir -p "$work"
-if [ ! -f "$work/data/index.sqlite" ]; then
+if [ ! -f "$work/data/distinct-queries.txt" ]; then
+  rm -rf "$work/data"
   echo "making a $items-item index…" >&2
   .build/release/searchlight-bench serve-index "$work/data" --items "$items" >&2
 fi
 
 cat > "$work/queries.lua" <<'LUA'
--- Each wrk thread walks the query list from its own starting point.
+-- Each wrk thread walks the query list from its own starting point: for the one-off list,
+-- thread i takes the i-th of as many slices, so no query is asked twice (the list is long
+-- enough for the run; past its end a thread starts its slice again).
 local queries = {}
 local next = 0
+local first, size = 0, 0
+local counter = 0
+local threads = {}
 local function encode(text)
   return (text:gsub("[^%w%-%._~]", function(c) return string.format("%%%02X", string.byte(c)) end))
 end
+function setup(thread)
+  thread:set("index", counter)
+  counter = counter + 1
+  table.insert(threads, thread)
+end
 function init(args)
   for line in io.lines(args[1]) do table.insert(queries, encode(line)) end
-  next = math.random(#queries)
+  local count = tonumber(args[2] or "2")
+  if args[3] == "slices" then
+    size = math.floor(#queries / count)
+    first = index * size
+    next = first
+  else
+    next = math.random(#queries)
+  end
 end
 function request()
-  next = next % #queries + 1
+  if size > 0 then
+    next = next + 1
+    if next > first + size then next = first + 1 end
+  else
+    next = next % #queries + 1
+  end
   return wrk.format("GET", "/v1/search?q=" .. queries[next])
 end
 function done(summary, latency, requests)
@@ -59,6 +83,7 @@ cleanup() {
 trap cleanup EXIT
 
 # 1. The same queries in process: the floor the HTTP figures are compared with.
+.build/release/searchlight-bench search-in-process "$work/data" --threads "$threads" --seconds "$duration" --queries distinct-queries.txt
 .build/release/searchlight-bench search-in-process "$work/data" --threads "$threads" --seconds "$duration"
 
 # 2. Over HTTP, with the result cache off (every request searches the index) and on (the
@@ -79,11 +104,12 @@ cache_figures() {  # $1: name; the result cache's counters from /metrics
 warm_up() {  # every query once, as a service that has been up a while has seen them
   while read -r query; do curl -s -o /dev/null -G --data-urlencode "q=$query" "http://127.0.0.1:$port/v1/search"; done < "$work/data/queries.txt"
 }
-run_wrk() {  # $1: name, $2: seconds, $3: cache seconds
-  wrk -t2 -c64 -d"$2s" --timeout 5s -s "$work/queries.lua" "http://127.0.0.1:$port" -- "$work/data/queries.txt" \
+run_wrk() {  # $1: name, $2: seconds, $3: cache seconds, $4: queries file (default the rotation), $5: "slices" for one-off
+  wrk -t2 -c64 -d"$2s" --timeout 5s -s "$work/queries.lua" "http://127.0.0.1:$port" -- "$work/data/${4:-queries.txt}" 2 "${5:-}" \
     | grep '^{' | sed "s/^{/{\"benchmark\": \"$1\", \"cacheSeconds\": $3, \"connections\": 64, /"
 }
 start_server 0
+run_wrk wrk-search-one-off "$duration" 0 distinct-queries.txt slices
 run_wrk wrk-search "$duration" 0
 stop_server
 start_server 60
@@ -110,7 +136,12 @@ for cache in 0 60; do
     --max-time "$((write_duration + 10))" --json > "$work/crawl-report.json" &
   crawl_pid=$!
   sleep 2
-  run_wrk wrk-search-while-crawling "$write_duration" "$cache"
+  if [ "$cache" = 60 ]; then
+    run_wrk wrk-search-one-off-while-crawling "$((write_duration / 2))" "$cache" distinct-queries.txt slices
+    run_wrk wrk-search-while-crawling "$((write_duration / 2))" "$cache"
+  else
+    run_wrk wrk-search-while-crawling "$write_duration" "$cache"
+  fi
   [ "$cache" = 0 ] || cache_figures cache
   wait "$crawl_pid" || true
   crawl_pid=""

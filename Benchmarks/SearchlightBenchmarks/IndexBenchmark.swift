@@ -131,20 +131,29 @@ enum IndexBenchmark {
             ]
             let rawQuery = try! raw.prepare("SELECT rowid, bm25(fts, \("10.0, 5.0, 3.0, 1.0")) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT 10")
             for (name, queries) in sets {
+                /// Raw FTS5's ten best (its unicode61 tokenizer keeps a CJK run whole, so its
+                /// lengths and scores differ from ours where CJK words occur; the ranking
+                /// test checks ours equals FTS5's bm25 with the same tokenizer).
+                func rawSearch(_ query: String) {
+                    rawQuery.reset()
+                    rawQuery.bind(1, query.split(separator: " ").map { "\"\($0)\"" }.joined(separator: " "))
+                    while try! rawQuery.step() {}
+                }
+                // A first pass, measured apart: the postings are read from the file then.
+                var coldLatencies: [Double] = []
+                for query in queries {
+                    coldLatencies.append(time { _ = try! index.search(SearchRequest(query, limit: 10, now: now)) } * 1000)
+                    _ = try! index.search(SearchRequest(query, limit: 10, now: now), retrieval: .exhaustive)
+                    rawSearch(query)
+                }
                 var rawLatencies: [Double] = []
                 var prunedLatencies: [Double] = []
                 var exhaustiveLatencies: [Double] = []
                 var overlap = 0.0
                 var sameFirst = 0
-                var rawOverlap = 0.0
                 var compared = 0
                 for query in queries {
-                    var rawIDs: [String] = []
-                    rawLatencies.append(time {
-                        rawQuery.reset()
-                        rawQuery.bind(1, query.split(separator: " ").map { "\"\($0)\"" }.joined(separator: " "))
-                        while try! rawQuery.step() { rawIDs.append("https://bench.example/items/\(rawQuery.int(0))") }
-                    } * 1000)
+                    rawLatencies.append(time { rawSearch(query) } * 1000)
                     var pruned: [String] = []
                     var exhaustive: [String] = []
                     prunedLatencies.append(time {
@@ -157,7 +166,6 @@ enum IndexBenchmark {
                     compared += 1
                     overlap += Double(Set(pruned).intersection(exhaustive).count) / Double(exhaustive.count)
                     if pruned.first == exhaustive.first { sameFirst += 1 }
-                    if !rawIDs.isEmpty { rawOverlap += Double(Set(rawIDs).intersection(exhaustive).count) / Double(max(rawIDs.count, exhaustive.count)) }
                 }
                 func percentile(_ values: [Double], _ p: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * p))] }
                 report += [
@@ -166,9 +174,10 @@ enum IndexBenchmark {
                     ("\(name)_exhaustive_p50_ms", .init(percentile(exhaustiveLatencies, 0.5))),
                     ("\(name)_exhaustive_p99_ms", .init(percentile(exhaustiveLatencies, 0.99))),
                     ("\(name)_pruned_p50_ms", .init(percentile(prunedLatencies, 0.5))), ("\(name)_pruned_p99_ms", .init(percentile(prunedLatencies, 0.99))),
+                    ("\(name)_pruned_cold_p50_ms", .init(percentile(coldLatencies, 0.5))),
+                    ("\(name)_pruned_cold_p99_ms", .init(percentile(coldLatencies, 0.99))),
                     ("\(name)_top10_overlap", .init(compared > 0 ? overlap / Double(compared) : 1)),
                     ("\(name)_same_first", .init(compared > 0 ? Double(sameFirst) / Double(compared) : 1)),
-                    ("\(name)_top10_overlap_with_raw_fts5", .init(compared > 0 ? rawOverlap / Double(compared) : 1)),
                 ]
             }
             print(JSONWriter.string(.object(JSONObject(report))))
@@ -201,11 +210,18 @@ enum IndexBenchmark {
         let queries = querySets(&corpus).first { $0.name == name }?.queries ?? []
         let index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing)
         var latencies: [Double] = []
+        var slowest: [(Double, String)] = []
         for round in 0..<rounds {
             for query in queries {
                 let seconds = time { _ = try! index.search(SearchRequest(query, limit: 10), retrieval: exhaustive ? .exhaustive : .pruned) }
-                if round > 0 { latencies.append(seconds * 1000) }
+                if round > 0 || rounds == 1 {
+                    latencies.append(seconds * 1000)
+                    slowest.append((seconds * 1000, query))
+                }
             }
+        }
+        if ProcessInfo.processInfo.environment["SLOWEST"] != nil {
+            for (ms, query) in slowest.sorted(by: { $0.0 > $1.0 }).prefix(8) { print(String(format: "%8.2f ms  %@", ms, query)) }
         }
         latencies.sort()
         print(JSONWriter.string(["set": .string(name), "queries": .init(queries.count), "p50_ms": .init(latencies[latencies.count / 2]),

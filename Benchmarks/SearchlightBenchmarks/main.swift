@@ -10,7 +10,7 @@ import WebURL
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR]
 //   searchlight-bench serve-index DIR [--items 100000]
-//   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30]
+//   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
@@ -39,7 +39,7 @@ case "serve-index":
     ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".")
 case "search-in-process":
     ServeBenchmark.searchInProcess(directory: arguments.count > 1 ? arguments[1] : ".", threads: Int(option("--threads") ?? "4") ?? 4,
-                                   seconds: Double(option("--seconds") ?? "30") ?? 30)
+                                   seconds: Double(option("--seconds") ?? "30") ?? 30, file: option("--queries") ?? "queries.txt")
 default:
     FileHandle.standardError.write(Data("unknown benchmark \(mode)\n".utf8))
     exit(64)

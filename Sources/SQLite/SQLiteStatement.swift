@@ -108,6 +108,14 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The bytes of a blob column without copying them, valid only inside `body` (and
+    /// only until the statement steps again).
+    public func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        let bytes = sqlite3_column_blob(handle, column)
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count > 0 && bytes != nil ? count : 0))
+    }
+
     public func blob(_ column: Int32) -> [UInt8]? {
         guard !isNull(column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))

@@ -91,6 +91,20 @@ import Testing
         }
     }
 
+    @Test func deletedBestMatchesGiveWayToTheNextBest() throws {
+        let t = try TemporaryIndex()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // 120 strong matches in one segment, 30 weak ones in another.
+        try t.index.upsert((0..<120).map { SearchableItem(uniqueIdentifier: "strong-\($0)", title: "zebra zebra crossing", lastUpdated: now) }, now: now)
+        try t.index.upsert((0..<30).map { SearchableItem(uniqueIdentifier: "weak-\($0)", title: "crossing", bodyText: "a zebra", lastUpdated: now) }, now: now)
+        // Every strong one goes: their postings stay until a merge.
+        try t.index.delete(identifiers: (0..<120).map { "strong-\($0)" })
+        let ids = try t.ids("zebra", limit: 10, now: now)
+        #expect(ids.count == 10)
+        #expect(ids.allSatisfy { $0.hasPrefix("weak-") })
+        #expect(try t.index.search(SearchRequest("zebra", limit: 10, now: now), retrieval: .exhaustive).hits.map(\.item.uniqueIdentifier) == ids)
+    }
+
     @Test func mergedIndexEqualsOneBuiltAtOnce() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let items = Self.corpus(1200, seed: 5)

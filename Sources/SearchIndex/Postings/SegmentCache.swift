@@ -21,6 +21,8 @@ final class SegmentCache: Sendable {
 
     private struct State {
         var readers: [Key: SegmentReader] = [:]
+        /// Rowids of a segment found gone: never live again, as rowids are not reused.
+        var gone: [Key: Set<Int64>] = [:]
         var postings: [PostingsKey: (value: TermPostings, used: UInt64)] = [:]
         var postingsBytes = 0
         var clock: UInt64 = 0
@@ -51,12 +53,25 @@ final class SegmentCache: Sendable {
             let gone = state.readers.keys.filter { $0.file == file && !current.contains($0.segment) }
             guard !gone.isEmpty else { return }
             let ids = Set(gone.map(\.segment))
-            for key in gone { state.readers[key] = nil }
+            for key in gone {
+                state.readers[key] = nil
+                state.gone[key] = nil
+            }
             for key in state.postings.keys where key.file == file && ids.contains(key.segment) {
                 state.postingsBytes -= state.postings[key]!.value.byteCount
                 state.postings[key] = nil
             }
         }
+    }
+
+    /// The rowids of a segment known to be gone.
+    func gone(file: String, segment: Int64) -> Set<Int64> {
+        state.withLock { $0.gone[Key(file: file, segment: segment)] ?? [] }
+    }
+
+    func markGone(file: String, segment: Int64, rowids: [Int64]) {
+        guard !rowids.isEmpty else { return }
+        state.withLock { $0.gone[Key(file: file, segment: segment), default: []].formUnion(rowids) }
     }
 
     func postings(file: String, segment: SegmentReader, term: SegmentReader.Term, connection: SQLiteConnection) throws -> TermPostings {

@@ -119,17 +119,39 @@ struct SegmentSearcher {
     }
 
     /// The best `k` live documents by the postings' scores (for phrases, their bounds).
+    ///
+    /// Documents deleted or replaced since their segment was written keep their postings
+    /// until a merge, and expired ones until the next write: rather than look up every
+    /// document that enters the heap, the search looks up the k it ends with, and runs
+    /// again without those that are gone (rare: only when gone documents were among the
+    /// best). After a few such runs it looks every entrant up instead.
     private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool) throws -> [TopK.Entry] {
+        let live = LivenessCheck(statement: try connection.statement("SELECT expires FROM items WHERE rowid = ?"), now: now)
+        for segment in segments { live.exclude(SegmentCache.shared.gone(file: file, segment: segment.info.id)) }
+        for attempt in 0..<5 {
+            if attempt == 4 { live.checksEveryEntrant = true }
+            let heap = try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live)
+            let (gone, expired) = try live.gone(heap.entries.map(\.rowid))
+            if gone.isEmpty, expired.isEmpty { return heap.sorted }
+            // Gone is forever: remembered for every later search in this process.
+            let goneSet = Set(gone)
+            for segment in segments where segment.info.minimumRowid <= (gone.max() ?? 0) {
+                SegmentCache.shared.markGone(file: file, segment: segment.info.id,
+                                             rowids: gone.filter { segment.info.minimumRowid...segment.info.maximumRowid ~= $0 })
+            }
+            live.exclude(goneSet.union(expired))
+        }
+        return try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live).sorted
+    }
+
+    private func collectOnce(_ query: PostingsQuery, idfs: [[Double]], k: Int, exhaustive: Bool, live: LivenessCheck) throws -> TopK {
         var heap = TopK(capacity: k)
-        let alive = try connection.statement("SELECT expires FROM items WHERE rowid = ?")
-        var failure: Error?
         for segment in segments {
             try segment.lengths.withUnsafeBufferPointer { lengths in
                 let context = ScoringContext(lengths: lengths, averageLength: averageLength,
                                              boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: averageLength))
-                if query.requireAll, query.clauses.allSatisfy({ $0.count == 1 && $0[0].count == 1 }) {
-                    try searchTerms(query, idfs: idfs, segment: segment, context: context, heap: &heap, exhaustive: exhaustive,
-                                    now: now, alive: alive)
+                if query.requireAll, query.clauses.allSatisfy({ $0.count == 1 }) {
+                    try searchTerms(query, idfs: idfs, segment: segment, context: context, heap: &heap, exhaustive: exhaustive, live: live)
                     return
                 }
                 var clauses: [MatchNode] = []
@@ -145,61 +167,48 @@ struct SegmentSearcher {
                     clauses.append(nodes.count == 1 ? nodes[0] : AnyNode(nodes))
                 }
                 guard !clauses.isEmpty else { return }
-                let admit: BlockMaxSearch.Admission = { ordinal, estimate in
-                    guard failure == nil else { return nil }
-                    do {
-                        alive.reset()
-                        alive.bind(1, segment.rowids[Int(ordinal)])
-                        guard try alive.step() else { return nil }
-                        if let expires = alive.optionalDouble(0), expires <= now { return nil }
-                        return estimate
-                    } catch {
-                        failure = error
-                        return nil
-                    }
-                }
+                let admit: BlockMaxSearch.Admission = { ordinal, score in live.admit(segment.rowids[Int(ordinal)], score) }
                 if query.requireAll {
                     BlockMaxSearch.conjunctive(clauses, rowids: segment.rowids, heap: &heap, exhaustive: exhaustive, admit: admit)
                 } else {
                     BlockMaxSearch.disjunctive(clauses, rowids: segment.rowids, heap: &heap, exhaustive: exhaustive, admit: admit)
                 }
             }
-            if let failure { throw failure }
+            if let failure = live.failure { throw failure }
         }
-        return heap.sorted
+        return heap
     }
 
-    /// Every clause one term: the loop of ``TermConjunction``.
+    /// Every clause one term or one phrase: the loop of ``TermConjunction``.
     private func searchTerms(_ query: PostingsQuery, idfs: [[Double]], segment: SegmentReader, context: ScoringContext, heap: inout TopK,
-                             exhaustive: Bool, now: Double, alive: SQLiteStatement) throws
+                             exhaustive: Bool, live: LivenessCheck) throws
     {
-        var postings: [(TermPostings, Double)] = []
+        var postings: [TermPostings] = []
+        var groups: [TermConjunction.Group] = []
         for (index, clause) in query.clauses.enumerated() {
-            guard let term = clause[0][0].withUnsafeBytes({ segment.term($0) }) else { return }
-            postings.append((try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection), idfs[index][0]))
+            var members: [Int] = []
+            for token in clause[0] {
+                guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return }
+                members.append(postings.count)
+                postings.append(try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection))
+            }
+            groups.append(TermConjunction.Group(members: members, idf: idfs[index][0]))
         }
-        postings.sort { $0.0.documents < $1.0.documents }
-        var clauses = postings.map { TermConjunction.Clause(cursor: PostingCursor($0.0), idf: $0.1) }
-        defer { for clause in clauses { clause.cursor.release() } }
-        var failure: Error?
+        // The rarest term leads: cursors sorted by documents, groups renumbered to match.
+        let order = postings.indices.sorted { postings[$0].documents < postings[$1].documents }
+        var position = [Int](repeating: 0, count: order.count)
+        for (sorted, original) in order.enumerated() { position[original] = sorted }
+        for index in groups.indices { groups[index].members = groups[index].members.map { position[$0] } }
+        var cursors = order.map { PostingCursor(postings[$0]) }
+        defer { for cursor in cursors { cursor.release() } }
         withExtendedLifetime(postings) {
-            clauses.withUnsafeMutableBufferPointer { clauses in
-                TermConjunction.search(clauses, lengths: context.lengths, averageLength: context.averageLength, boundFactor: context.boundFactor,
-                                       rowids: segment.rowids, heap: &heap, exhaustive: exhaustive) { ordinal, estimate in
-                    do {
-                        alive.reset()
-                        alive.bind(1, segment.rowids[Int(ordinal)])
-                        guard try alive.step() else { return nil }
-                        if let expires = alive.optionalDouble(0), expires <= now { return nil }
-                        return estimate
-                    } catch {
-                        failure = error
-                        return nil
-                    }
+            cursors.withUnsafeMutableBufferPointer { cursors in
+                TermConjunction.search(cursors, groups: groups, lengths: context.lengths, averageLength: context.averageLength,
+                                       boundFactor: context.boundFactor, rowids: segment.rowids, heap: &heap, exhaustive: exhaustive) { ordinal, score in
+                    live.admit(segment.rowids[Int(ordinal)], score)
                 }
             }
         }
-        if let failure { throw failure }
     }
 
     private func node(for unit: [[UInt8]], idf: Double, segment: SegmentReader, context: ScoringContext) throws -> MatchNode? {
@@ -223,6 +232,67 @@ struct SegmentSearcher {
         let text = try body.step() ? body.string(0) ?? "" : ""
         return [item.string(0) ?? "", item.string(1) ?? "", item.string(2) ?? "", text]
     }
+}
+
+/// Whether a document found in a segment is still an item, and not expired: by default the
+/// search trusts the postings and checks the documents it ends with (``gone(_:)``), leaving
+/// out those found gone (``exclude(_:)``); with ``checksEveryEntrant`` every document that
+/// would enter the heap is looked up. The first database error is kept for the caller,
+/// since the search loops cannot throw.
+final class LivenessCheck {
+    private let statement: SQLiteStatement
+    private let now: Double
+    private var excluded = Set<Int64>()
+    var checksEveryEntrant = false
+    private(set) var failure: Error?
+
+    init(statement: SQLiteStatement, now: Double) {
+        self.statement = statement
+        self.now = now
+    }
+
+    /// `score` for a document that may enter, else nil.
+    @inline(__always)
+    func admit(_ rowid: Int64, _ score: Double) -> Double? {
+        if !excluded.isEmpty, excluded.contains(rowid) { return nil }
+        guard checksEveryEntrant else { return score }
+        guard failure == nil else { return nil }
+        do {
+            return try isLive(rowid) ? score : nil
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    func exclude<S: Sequence>(_ rowids: S) where S.Element == Int64 { excluded.formUnion(rowids) }
+
+    /// Those of `rowids` whose item is gone, and those that have expired.
+    func gone(_ rowids: [Int64]) throws -> (gone: [Int64], expired: [Int64]) {
+        if let failure { throw failure }
+        var gone: [Int64] = []
+        var expired: [Int64] = []
+        for rowid in rowids {
+            switch try state(rowid) {
+            case .live: break
+            case .gone: gone.append(rowid)
+            case .expired: expired.append(rowid)
+            }
+        }
+        return (gone, expired)
+    }
+
+    private enum State { case live, gone, expired }
+
+    private func state(_ rowid: Int64) throws -> State {
+        statement.reset()
+        statement.bind(1, rowid)
+        guard try statement.step() else { return .gone }
+        if let expires = statement.optionalDouble(0), expires <= now { return .expired }
+        return .live
+    }
+
+    private func isLive(_ rowid: Int64) throws -> Bool { try state(rowid) == .live }
 }
 
 /// The counts BM25 needs, kept in `meta` and updated by every write in its transaction:

@@ -2,18 +2,21 @@ import SQLite
 
 /// The segments' tables in `index.sqlite`, owned with the rest of its schema by
 /// ``IndexSchema``: `segments` (one row per segment, ``SegmentInfo``) and `segment_chunks`
-/// (the segment's bytes, ``SegmentWriter/chunkBytes`` per row). Written in the same
-/// transactions as the items they index, so a commit is one state and readers never see
-/// half a segment.
+/// (the segment's bytes, ``SegmentWriter/chunkBytes`` per row, keyed by
+/// `segment × 2²⁴ + chunk` as the rowid so that one B-tree lookup finds a chunk and a chunk
+/// fits in one page, never in overflow pages). Written in the same transactions as the
+/// items they index, so a commit is one state and readers never see half a segment.
 enum SegmentStore {
     static let schema = """
         CREATE TABLE IF NOT EXISTS segments(
             id INTEGER PRIMARY KEY AUTOINCREMENT, level INTEGER NOT NULL, documents INTEGER NOT NULL, terms INTEGER NOT NULL,
             documents_offset INTEGER NOT NULL, dictionary_offset INTEGER NOT NULL, length INTEGER NOT NULL,
             average_length REAL NOT NULL, min_rowid INTEGER NOT NULL, max_rowid INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS segment_chunks(
-            segment INTEGER NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY(segment, chunk)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS segment_chunks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
         """
+
+    /// The rowid of a segment's chunk.
+    static func chunkID(_ segment: Int64, _ chunk: Int) -> Int64 { segment << 24 | Int64(chunk) }
 
     /// Segments hold 256 documents at level 0, eight times more at each level up.
     static func level(documents: Int) -> Int {
@@ -54,9 +57,10 @@ enum SegmentStore {
             """).run([.integer(Int64(level(documents: documents))), .integer(Int64(documents)), .real(averageLength),
                       .integer(rowids.lowerBound), .integer(rowids.upperBound)])
         let id = connection.lastInsertRowID
-        let insert = try connection.statement("INSERT INTO segment_chunks(segment, chunk, data) VALUES(?, ?, ?)")
+        let insert = try connection.statement("INSERT INTO segment_chunks(id, data) VALUES(?, ?)")
         let layout = try write { chunk, bytes in
-            try insert.run([.integer(id), .integer(Int64(chunk)), .blob(bytes)])
+            guard chunk < 1 << 24 else { throw SQLiteError(code: 13, message: "segment \(id) is too large") }
+            try insert.run([.integer(chunkID(id, chunk)), .blob(bytes)])
         }
         try connection.statement("UPDATE segments SET terms = ?, documents_offset = ?, dictionary_offset = ?, length = ? WHERE id = ?")
             .run([.integer(Int64(layout.terms)), .integer(Int64(layout.documentsOffset)), .integer(Int64(layout.dictionaryOffset)),
@@ -66,7 +70,7 @@ enum SegmentStore {
 
     static func delete(_ connection: SQLiteConnection, segments: [Int64]) throws {
         for id in segments {
-            try connection.statement("DELETE FROM segment_chunks WHERE segment = ?").run([.integer(id)])
+            try connection.statement("DELETE FROM segment_chunks WHERE id BETWEEN ? AND ?").run([.integer(chunkID(id, 0)), .integer(chunkID(id, (1 << 24) - 1))])
             try connection.statement("DELETE FROM segments WHERE id = ?").run([.integer(id)])
         }
     }
@@ -93,8 +97,8 @@ enum SegmentStore {
             while position < range.upperBound {
                 let index = position / size
                 if index != chunk {
-                    let statement = try connection.statement("SELECT data FROM segment_chunks WHERE segment = ? AND chunk = ?")
-                    statement.bind([.integer(segment), .integer(Int64(index))])
+                    let statement = try connection.statement("SELECT data FROM segment_chunks WHERE id = ?")
+                    statement.bind(1, SegmentStore.chunkID(segment, index))
                     guard try statement.step(), let found = statement.blob(0) else {
                         throw SQLiteError(code: 11, message: "segment \(segment) is missing chunk \(index)")
                     }
@@ -115,19 +119,24 @@ enum SegmentStore {
     static func read(_ connection: SQLiteConnection, segment: Int64, range: Range<Int>) throws -> [UInt8] {
         guard !range.isEmpty else { return [] }
         let size = SegmentWriter.chunkBytes
-        let statement = try connection.statement("SELECT chunk, data FROM segment_chunks WHERE segment = ? AND chunk BETWEEN ? AND ?")
-        statement.bind([.integer(segment), .integer(Int64(range.lowerBound / size)), .integer(Int64((range.upperBound - 1) / size))])
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(range.count)
-        while try statement.step() {
-            let chunkStart = statement.int(0) * size
-            guard let data = statement.blob(1) else { continue }
-            let lower = max(range.lowerBound, chunkStart) - chunkStart
-            let upper = min(range.upperBound, chunkStart + data.count) - chunkStart
-            if lower < upper { bytes.append(contentsOf: data[lower..<upper]) }
+        let statement = try connection.statement("SELECT id, data FROM segment_chunks WHERE id BETWEEN ? AND ?")
+        statement.bind([.integer(chunkID(segment, range.lowerBound / size)), .integer(chunkID(segment, (range.upperBound - 1) / size))])
+        var bytes = [UInt8](repeating: 0, count: range.count)
+        var filled = 0
+        try bytes.withUnsafeMutableBytes { output in
+            while try statement.step() {
+                let chunkStart = (statement.int(0) & ((1 << 24) - 1)) * size
+                statement.withBlob(1) { data in
+                    let lower = max(range.lowerBound, chunkStart) - chunkStart
+                    let upper = min(range.upperBound, chunkStart + data.count) - chunkStart
+                    guard lower < upper, let source = data.baseAddress else { return }
+                    (output.baseAddress! + (chunkStart + lower - range.lowerBound)).copyMemory(from: source + lower, byteCount: upper - lower)
+                    filled += upper - lower
+                }
+            }
         }
-        guard bytes.count == range.count else {
-            throw SQLiteError(code: 11, message: "segment \(segment) is missing bytes \(range) (found \(bytes.count))")
+        guard filled == range.count else {
+            throw SQLiteError(code: 11, message: "segment \(segment) is missing bytes \(range) (found \(filled))")
         }
         return bytes
     }

@@ -2,7 +2,9 @@
 /// handing out fixed-size chunks as they fill so that even a merge into a segment of
 /// millions of documents holds only one chunk of postings in memory.
 final class SegmentWriter {
-    static let chunkBytes = 32 * 1024
+    /// Small enough that a chunk and its row header fit in one 4 KiB page: a read of a
+    /// short posting list touches one page, and nothing goes to overflow pages.
+    static let chunkBytes = 4000
 
     private let rowids: [Int64]
     private let lengths: [UInt16]
