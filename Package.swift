@@ -22,14 +22,16 @@ let package = Package(
         .target(name: "Markup", dependencies: ["CLibXML2", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "Fetch", dependencies: ["CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
-        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "Markup", "JSON", "WebURL", "TextUtilities"]),
+        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer"], resources: [.copy("Sites"), .copy("Certificates")]),
         .target(name: "WebRules", dependencies: ["CLibXML2", "CPSL", "Gzip", "JSON", "WebURL", "TextUtilities"]),
+        .target(name: "PageItems", dependencies: ["Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "SearchIndex", "SQLite", "TextUtilities", "WebRules", "WebURL"]),
+            dependencies: ["CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+                           "WebURL"]),
         .target(name: "Service", dependencies: ["CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "WebURL"]),
 
         .executableTarget(
@@ -43,7 +45,8 @@ let package = Package(
         .testTarget(name: "WebURLTests", dependencies: ["WebURL"]),
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markup", "JSON", "SQLite", "WebURL"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "JSON", "SQLite", "WebURL"]),
+        .testTarget(name: "PageItemsTests", dependencies: ["PageItems", "Markup", "SearchIndex", "WebRules", "WebURL"]),
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip"]),
         .testTarget(
             name: "CrawlTests",
@@ -56,7 +59,7 @@ let package = Package(
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(
-            name: "searchlight-fuzz", dependencies: ["HTTPServer", "JSON", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"],
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "JSON", "Markup", "PageItems", "SearchIndex", "TextUtilities", "WebRules", "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
 
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSON
 import Markup
+import PageItems
 import SearchIndex
 import TextUtilities
 import WebRules

@@ -13,80 +13,7 @@ import WebURL
 ///
 /// Not thread-safe: the crawl coordinator owns it.
 final class Frontier {
-    struct Entry: Sendable {
-        var id: Int64
-        var url: WebURL
-        var origin: String
-        var depth: Int
-        var fromSitemap: Bool
-        var fetched: Bool
-        var etag: String?
-        var lastModified: String?
-        var contentHash: String?
-        var itemID: String?
-        var failures: Int
-        var firstFailure: Date?
-        var redirects: Int
-        var interval: TimeInterval?
-        var sitemapLastModified: Date?
-        var fetchedAt: Date?
-        /// The sitemap's `changefreq` for the URL, if one gave it.
-        var changeFrequency: String?
-    }
-
-    /// A URL to add.
-    struct NewURL: Sendable {
-        var url: WebURL
-        var depth: Int
-        var foundOn: String?
-        var fromSitemap = false
-        var priority = 0.5
-        var redirects = 0
-        var changeFrequency: String?
-        var sitemapLastModified: Date?
-    }
-
-    /// What became of a fetched URL.
-    struct Outcome: Sendable {
-        enum State: String, Sendable {
-            /// Fetched and handled (indexed or not).
-            case done
-            /// A transient failure (timeout, 5xx, connection refused): tried again later.
-            case failing
-            /// 404/410: gone.
-            case gone
-            /// Not fetched on purpose (robots.txt, out of scope, a trap).
-            case excluded
-        }
-
-        var id: Int64
-        var state: State
-        var due: Date
-        var status: Int?
-        var etag: String?
-        var lastModified: String?
-        var contentHash: String?
-        var itemID: String?
-        var failures: Int
-        var firstFailure: Date?
-        var interval: TimeInterval?
-        var redirectedTo: String?
-        var changed: Bool
-    }
-
-    struct HostRecord: Sendable {
-        var origin: String
-        var robotsStatus: Int?
-        var robotsBody: [UInt8]?
-        var robotsFetched: Date?
-        var associationFetched: Date?
-        var aasaBody: [UInt8]?
-        var assetLinksBody: [UInt8]?
-        var backoffUntil: Date?
-        var sitemapsFetched: Date?
-    }
-
-    let connection: SQLiteConnection
+    private let connection: SQLiteConnection
 
     init(path: String) throws {
         connection = try SQLiteConnection(path: path)
@@ -160,7 +87,7 @@ final class Frontier {
 
     /// Adds URLs not yet known (known ones are left as they are); returns how many were new.
     @discardableResult
-    func add(_ urls: [NewURL], now: Date) throws -> Int {
+    func add(_ urls: [FrontierURL], now: Date) throws -> Int {
         guard !urls.isEmpty else { return 0 }
         let statement = try connection.statement("""
             INSERT OR IGNORE INTO urls(url, origin, depth, found_on, from_sitemap, priority, redirects, due, changefreq, sitemap_lastmod)
@@ -202,8 +129,8 @@ final class Frontier {
 
     /// Claims up to `limit` URLs of one origin: those due again first (most overdue
     /// first), then new ones (sitemap URLs first, then the shallowest).
-    func claim(origin: String, now: Date, limit: Int) throws -> [Entry] {
-        var entries: [Entry] = []
+    func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
+        var entries: [FrontierEntry] = []
         let revisit = try connection.statement("""
             SELECT \(Self.columns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY due LIMIT ?
             """)
@@ -230,8 +157,8 @@ final class Frontier {
         redirects, interval, sitemap_lastmod, fetched_at, changefreq
         """
 
-    private static func entry(_ s: SQLiteStatement) -> Entry {
-        Entry(
+    private static func entry(_ s: SQLiteStatement) -> FrontierEntry {
+        FrontierEntry(
             id: Int64(s.int(0)), url: WebURL(s.string(1) ?? "")!, origin: s.string(2) ?? "", depth: s.int(3), fromSitemap: s.int(4) != 0,
             fetched: s.int(5) != 0, etag: s.string(6), lastModified: s.string(7), contentHash: s.string(8), itemID: s.string(9),
             failures: s.int(10), firstFailure: s.optionalDouble(11).map(Date.init(timeIntervalSince1970:)), redirects: s.int(12),
@@ -241,7 +168,7 @@ final class Frontier {
 
     // MARK: recording
 
-    func record(_ outcomes: [Outcome], now: Date) throws {
+    func record(_ outcomes: [FrontierOutcome], now: Date) throws {
         let statement = try connection.statement("""
             UPDATE urls SET state = ?2, due = ?3, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,
                 failures = ?9, first_failure = ?10, interval = ?11, redirected_to = ?12, fetched = 1, claimed = 0, fetched_at = ?13,
@@ -282,6 +209,11 @@ final class Frontier {
 
     func recordContent(_ hash: String, url: String) throws {
         try connection.statement("INSERT OR IGNORE INTO contents(hash, url) VALUES(?, ?)").run([.text(hash), .text(url)])
+    }
+
+    /// Runs `body` in one transaction on the frontier's connection.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.transaction("IMMEDIATE", body)
     }
 
     // MARK: status
@@ -334,10 +266,16 @@ final class Frontier {
         statement.bind(1, origin)
         guard try statement.step() else { return nil }
         func date(_ column: Int32) -> Date? { statement.optionalDouble(column).map(Date.init(timeIntervalSince1970:)) }
-        return HostRecord(
-            origin: origin, robotsStatus: statement.optionalInt(0), robotsBody: statement.blob(1), robotsFetched: date(2),
-            associationFetched: date(3), aasaBody: statement.blob(4), assetLinksBody: statement.blob(5), backoffUntil: date(6),
-            sitemapsFetched: date(7))
+        var record = HostRecord(origin: origin)
+        record.robotsStatus = statement.optionalInt(0)
+        record.robotsBody = statement.blob(1)
+        record.robotsFetched = date(2)
+        record.associationFetched = date(3)
+        record.aasaBody = statement.blob(4)
+        record.assetLinksBody = statement.blob(5)
+        record.backoffUntil = date(6)
+        record.sitemapsFetched = date(7)
+        return record
     }
 
     func save(_ host: HostRecord) throws {

@@ -42,8 +42,8 @@ public struct RunReport: Sendable {
 
     public var seconds: Double { (finished ?? Date()).timeIntervalSince(started) }
 
-    mutating func skip(_ reason: String, count: Int = 1) {
-        skipped[reason, default: 0] += count
+    mutating func skip(_ reason: SkipReason, count: Int = 1) {
+        skipped[reason.label, default: 0] += count
     }
 
     public var json: JSONValue {

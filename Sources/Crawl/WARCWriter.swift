@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import Gzip
+import TextUtilities
 
 /// WARC/1.1 records of what a crawl fetched, one gzip member per record, in files under
 /// `crawl-data/warc/` rotated by size, readable by standard web-archive tools (warcio,
@@ -53,7 +54,7 @@ public final class WARCWriter {
     private func rotate() throws {
         try close()
         serial += 1
-        let stamp = Self.fileStamp.string(from: Date())
+        let stamp = ISO8601.string(fromSeconds: Date().timeIntervalSince1970).filter { $0.isNumber }
         let path = (directory as NSString).appendingPathComponent("searchlight-\(stamp)-\(String(format: "%05d", serial))-\(getpid()).warc.gz")
         guard FileManager.default.createFile(atPath: path, contents: nil), let opened = FileHandle(forWritingAtPath: path) else {
             throw CrawlError("cannot create WARC file \(path)")
@@ -67,19 +68,11 @@ public final class WARCWriter {
                                              contentType: "application/warc-fields", block: info), level: 1))
     }
 
-    private static let fileStamp: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMddHHmmss"
-        return formatter
-    }()
-
     // MARK: records (pure, safe to build on any thread)
 
     /// The compressed request and response (or revisit) records for one fetch.
     public static func records(for response: FetchResponse, url: String, digest: ContentDigest, duplicateOf original: String?) -> [UInt8] {
-        let date = ISO8601DateFormatter().string(from: Date())
+        let date = ISO8601.string(fromSeconds: Date().timeIntervalSince1970)
         let responseID = "<urn:uuid:\(UUID().uuidString.lowercased())>"
         var common: [(String, String)] = [("WARC-Target-URI", url), ("WARC-Date", date)]
         if let address = response.remoteAddress { common.append(("WARC-IP-Address", address)) }
@@ -124,7 +117,7 @@ public final class WARCWriter {
     {
         var head = "WARC/1.1\r\nWARC-Type: \(type)\r\nWARC-Record-ID: \(id)\r\n"
         if !fields.contains(where: { $0.0 == "WARC-Date" }) {
-            head += "WARC-Date: \(ISO8601DateFormatter().string(from: Date()))\r\n"
+            head += "WARC-Date: \(ISO8601.string(fromSeconds: Date().timeIntervalSince1970))\r\n"
         }
         for (name, value) in fields { head += "\(name): \(value)\r\n" }
         head += "Content-Type: \(contentType)\r\nContent-Length: \(block.count)\r\n\r\n"

@@ -30,31 +30,58 @@ public struct FetchResponse: Sendable {
     public var isRedirect: Bool { error == nil && [301, 302, 303, 307, 308].contains(status) }
 }
 
-/// Why a fetch produced no usable response. A struct with static values, so kinds can be
-/// added; ``reason`` is a short stable label for run reports.
+/// Why a fetch produced no usable response: a typed ``Kind`` (callers switch on it, never
+/// on the message) and a message for people, as async-http-client's errors are.
 public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable label: `timeout`, `too-large`, `refused-address`, `dns`, `connect`, `tls`…
-    public var reason: String
+    public enum Kind: String, Sendable, Hashable {
+        case timeout
+        case dns
+        case connect
+        case tls
+        case badEncoding = "bad-encoding"
+        case redirectLoop = "redirect-loop"
+        case invalidURL = "invalid-url"
+        /// The connection broke: receive or send errors, an empty reply, HTTP/2 errors.
+        case connection
+        case network
+        case tooLarge = "too-large"
+        case refusedAddress = "refused-address"
+        case shutdown
+    }
+
+    public var kind: Kind
     public var message: String
 
-    public init(reason: String, message: String) {
-        self.reason = reason
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
         self.message = message
     }
 
+    /// A short stable label for run reports (`timeout`, `too-large`…).
+    public var reason: String { kind.rawValue }
+
     public var description: String { message }
 
+    /// Errors that will not go away by trying again: the crawl gives up on the URL for a
+    /// while rather than retrying it soon.
+    public var isPermanent: Bool {
+        switch kind {
+        case .tooLarge, .refusedAddress, .invalidURL, .redirectLoop, .badEncoding: true
+        case .timeout, .dns, .connect, .tls, .connection, .network, .shutdown: false
+        }
+    }
+
     public static func refusedAddress(_ address: String) -> FetchError {
-        FetchError(reason: "refused-address", message: "refused to connect to non-public address \(address) (use --allow-private)")
+        FetchError(.refusedAddress, "refused to connect to non-public address \(address) (use --allow-private)")
     }
 
     public static func tooLarge(_ limit: Int) -> FetchError {
-        FetchError(reason: "too-large", message: "body larger than \(limit) bytes")
+        FetchError(.tooLarge, "body larger than \(limit) bytes")
     }
 
     public static func invalidURL(_ url: String) -> FetchError {
-        FetchError(reason: "invalid-url", message: "not a valid http(s) URL: \(url)")
+        FetchError(.invalidURL, "not a valid http(s) URL: \(url)")
     }
 
-    public static let shutdown = FetchError(reason: "shutdown", message: "the client was shut down before the request finished")
+    public static let shutdown = FetchError(.shutdown, "the client was shut down before the request finished")
 }

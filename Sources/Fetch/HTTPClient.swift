@@ -102,7 +102,7 @@ public final class HTTPClient: Sendable {
             guard response.isRedirect, let next = response.redirectURL else { return (response, chain) }
             guard chain.count < maximumRedirects, !chain.contains(next), next != url else {
                 var failed = response
-                failed.error = FetchError(reason: "redirect-loop", message: "more than \(maximumRedirects) redirects, or a loop, after \(current)")
+                failed.error = FetchError(.redirectLoop, "more than \(maximumRedirects) redirects, or a loop, after \(current)")
                 return (failed, chain)
             }
             chain.append(next)

@@ -20,7 +20,7 @@ enum ProxyTarget {
             addresses = resolve(host)
         }
         guard let first = addresses.first else {
-            return .failure(FetchError(reason: "dns", message: "could not resolve \(host) to check it before the proxy connects"))
+            return .failure(FetchError(.dns, "could not resolve \(host) to check it before the proxy connects"))
         }
         if let refused = addresses.first(where: { !configuration.addressPolicy.allows($0) }) {
             return .failure(.refusedAddress(refused.description))

@@ -205,22 +205,22 @@ final class Transfer {
         if exceededBodyLimit || result == CURLE_FILESIZE_EXCEEDED { return .tooLarge(maximumBodyBytes) }
         guard result != CURLE_OK else { return nil }
         let message = String(cString: curl_easy_strerror(result))
-        let reason: String
+        let kind: FetchError.Kind
         switch result {
-        case CURLE_OPERATION_TIMEDOUT: reason = "timeout"
-        case CURLE_COULDNT_RESOLVE_HOST: reason = "dns"
-        case CURLE_COULDNT_CONNECT: reason = "connect"
+        case CURLE_OPERATION_TIMEDOUT: kind = .timeout
+        case CURLE_COULDNT_RESOLVE_HOST: kind = .dns
+        case CURLE_COULDNT_CONNECT: kind = .connect
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
-            reason = "tls"
-        case CURLE_BAD_CONTENT_ENCODING: reason = "bad-encoding"
-        case CURLE_TOO_MANY_REDIRECTS: reason = "redirect-loop"
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: reason = "invalid-url"
+            kind = .tls
+        case CURLE_BAD_CONTENT_ENCODING: kind = .badEncoding
+        case CURLE_TOO_MANY_REDIRECTS: kind = .redirectLoop
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: kind = .invalidURL
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            reason = "connection"
-        default: reason = "network"
+            kind = .connection
+        default: kind = .network
         }
-        return FetchError(reason: reason, message: "\(message) (curl error \(result.rawValue))")
+        return FetchError(kind, "\(message) (curl error \(result.rawValue))")
     }
 }
 

@@ -1,4 +1,5 @@
 import TextUtilities
+import WebURL
 import Foundation
 
 /// Indexing directives from `<meta name="robots">`, `<meta name="searchlightbot">` and
@@ -115,20 +116,11 @@ public struct RobotsDirectives: Sendable, Hashable {
         return min(current, new)
     }
 
-    private static let dateFormats = [
-        "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX", "yyyy-MM-dd'T'HH:mmXXXXX", "yyyy-MM-dd",
-        "EEE, dd MMM yyyy HH:mm:ss zzz", "dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz",
-        "dd-MMM-yyyy HH:mm:ss zzz", "dd MMM yyyy", "yyyy-MM-dd HH:mm:ss",
-    ]
-
-    /// Reads the date formats `unavailable_after` is written in.
+    /// Reads the date formats `unavailable_after` is written in: ISO 8601 (Google's
+    /// documentation uses it) or the HTTP and mail forms (`25 Jun 2026 15:00:00 PST`).
     static func parseDate(_ text: String) -> Date? {
-        for format in dateFormats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+        if let seconds = ISO8601.seconds(from: text.trimmingASCIIWhitespace()) ?? HTTPDate.seconds(from: text) {
+            return Date(timeIntervalSince1970: seconds)
         }
         return nil
     }

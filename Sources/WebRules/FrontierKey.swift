@@ -44,23 +44,27 @@ public struct FrontierKey: Sendable {
 /// overlong URLs, very deep paths, and a path segment repeated more than twice
 /// (`/a/b/a/b/a/b/`). Calendars and other query-driven spaces are held by the crawl's
 /// per-host and per-path caps instead.
-public enum URLTrap {
+public enum URLTrap: String, Sendable, Hashable {
+    case urlTooLong = "url-too-long"
+    case tooDeepPath = "too-deep-path"
+    case repeatedPathSegment = "repeated-path-segment"
+
     public static let maximumLength = 2048
     public static let maximumSegments = 20
     public static let maximumRepeats = 2
 
-    /// Why `url` is a trap, or nil.
-    public static func reason(_ url: WebURL) -> String? {
-        if url.string.utf8.count > maximumLength { return "url-too-long" }
+    /// Which trap `url` looks like, or nil.
+    public static func check(_ url: WebURL) -> URLTrap? {
+        if url.string.utf8.count > maximumLength { return .urlTooLong }
         let segments = url.path.utf8.split(separator: UInt8(ascii: "/"))
-        if segments.count > maximumSegments { return "too-deep-path" }
+        if segments.count > maximumSegments { return .tooDeepPath }
         guard segments.count > maximumRepeats else { return nil }
         // At most 20 segments: comparing pairs costs less than hashing them.
         for (index, segment) in segments.enumerated() {
             var repeats = 1
             for other in segments[(index + 1)...] where other.elementsEqual(segment) {
                 repeats += 1
-                if repeats > maximumRepeats { return "repeated-path-segment" }
+                if repeats > maximumRepeats { return .repeatedPathSegment }
             }
         }
         return nil

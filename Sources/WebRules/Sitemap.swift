@@ -107,22 +107,7 @@ public struct Sitemap: Sendable {
 
     /// W3C datetime: `2026-11-29`, `2026-11-29T10:00+01:00`, `2026-11-29T10:00:00.5Z`…
     static func parseDate(_ text: String) -> Date? {
-        let value = text.trimmingASCIIWhitespace()
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: value) { return date }
-        }
-        // YYYY-MM-DDThh:mmTZD (no seconds), which ISO8601DateFormatter will not take.
-        if value.count >= 17, let t = value.firstIndex(of: "T") {
-            let time = value[value.index(after: t)...]
-            if time.count >= 5, time.dropFirst(5).first != ":" {
-                return parseDate(String(value[...t]) + time.prefix(5) + ":00" + time.dropFirst(5))
-            }
-        }
-        guard value.count == 10 else { return nil }
-        formatter.formatOptions = [.withFullDate]
-        return formatter.date(from: value)
+        ISO8601.seconds(from: text.trimmingASCIIWhitespace()).map(Date.init(timeIntervalSince1970:))
     }
 
     /// Reads `<urlset>`/`<sitemapindex>` with libxml2's pull parser, element names by

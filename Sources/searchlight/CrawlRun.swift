@@ -27,8 +27,8 @@ struct CrawlRun {
         }
         defer { withExtendedLifetime(lock) {} }
         StopSignal.install()
-        let crawler = try Crawler(configuration: configuration, runID: runID)
-        let progress: ((Crawler.Progress) -> Void)? = showProgress ? { Self.showProgress($0) } : nil
+        let crawler = try CrawlEngine.local(configuration: configuration, runID: runID)
+        let progress: ((CrawlEngine.Progress) -> Void)? = showProgress ? { Self.showProgress($0) } : nil
         let report = try crawler.run(progress: progress, shouldStop: { StopSignal.requested })
         if showProgress { Console.write("\r\u{1B}[K") }
         try save(report)
@@ -42,7 +42,7 @@ struct CrawlRun {
         try Data(JSONWriter.bytes(report.json, style: .pretty) + [0x0A]).write(to: URL(fileURLWithPath: path))
     }
 
-    private static func showProgress(_ progress: Crawler.Progress) {
+    private static func showProgress(_ progress: CrawlEngine.Progress) {
         let rate = progress.seconds > 0 ? Double(progress.fetched) / progress.seconds : 0
         Console.write(String(format: "\r\u{1B}[K%d fetched · %d indexed · %.1f pages/s · %d queued · %d in flight · %d skipped",
                              progress.fetched, progress.indexed, rate, progress.queued, progress.inFlight, progress.errors))

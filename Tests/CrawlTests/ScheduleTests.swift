@@ -57,7 +57,7 @@ struct ScheduledCrawl {
         configuration.seeds = seeds.compactMap(WebURL.init)
         configure(&configuration)
         adjust(&configuration)
-        return try Crawler(configuration: configuration, runID: "run-\(clock.now.timeIntervalSince1970)").run()
+        return try CrawlEngine.local(configuration: configuration, runID: "run-\(clock.now.timeIntervalSince1970)").run()
     }
 
     /// The ids a search finds at the clock's time (or at `now`).

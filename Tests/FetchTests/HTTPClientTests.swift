@@ -42,10 +42,10 @@ import Testing
         defer { http.shutdown() }
         // The name resolves to 127.0.0.1: caught at connect time, however it was named.
         let response = http.fetch(FetchRequest(url: web.origin("site.test") + "/"))
-        #expect(response.error?.reason == "refused-address")
+        #expect(response.error?.kind == .refusedAddress)
         #expect(response.error?.message.contains("127.0.0.1") == true)
         let direct = http.fetch(FetchRequest(url: "http://127.0.0.1:\(web.port)/"))
-        #expect(direct.error?.reason == "refused-address")
+        #expect(direct.error?.kind == .refusedAddress)
     }
 
     @Test func enforcesTheBodyLimitOnEndlessBodies() throws {
@@ -59,7 +59,7 @@ import Testing
         }
         defer { http.shutdown() }
         let response = http.fetch(FetchRequest(url: web.origin("site.test") + "/endless"))
-        #expect(response.error?.reason == "too-large")
+        #expect(response.error?.kind == .tooLarge)
         #expect(response.body.count <= 1 << 20)
     }
 
@@ -79,7 +79,7 @@ import Testing
         defer { http.shutdown() }
         let start = Date()
         let response = http.fetch(FetchRequest(url: web.origin("site.test") + "/slow"))
-        #expect(response.error?.reason == "timeout")
+        #expect(response.error?.kind == .timeout)
         #expect(Date().timeIntervalSince(start) < 10)
     }
 
@@ -98,7 +98,7 @@ import Testing
         #expect(final.status == 200)
         #expect(chain == [origin + "/b", origin + "/c"])
         let (looped, _) = http.fetch(origin + "/loop1", maximumRedirects: 5)
-        #expect(looped.error?.reason == "redirect-loop")
+        #expect(looped.error?.kind == .redirectLoop)
     }
 
     @Test func verifiesTLSAgainstAPrivateCA() throws {
@@ -116,7 +116,7 @@ import Testing
         #expect(ok.body == Array("tls ok".utf8))
         let untrusting = client { $0.resolve = [web.resolveEntry("secure.web.test")] }
         defer { untrusting.shutdown() }
-        #expect(untrusting.fetch(FetchRequest(url: url)).error?.reason == "tls")
+        #expect(untrusting.fetch(FetchRequest(url: url)).error?.kind == .tls)
     }
 
     @Test func theEnvironmentsProxyIsIgnoredSoTheAddressCheckSeesTheTarget() throws {
@@ -151,7 +151,7 @@ import Testing
         }
         defer { guarded.shutdown() }
         let refused = guarded.fetch(FetchRequest(url: web.origin("site.test") + "/"))
-        #expect(refused.error?.reason == "refused-address", "the target resolves to 127.0.0.1, checked before the proxy is asked")
+        #expect(refused.error?.kind == .refusedAddress, "the target resolves to 127.0.0.1, checked before the proxy is asked")
         #expect(proxy.requests.isEmpty)
 
         let open = client(allowPrivate: true) {
@@ -192,9 +192,9 @@ import Testing
 
     @Test func invalidURLsAndShutdownFailCleanly() throws {
         let http = client()
-        #expect(http.fetch(FetchRequest(url: "not a url")).error?.reason == "invalid-url")
+        #expect(http.fetch(FetchRequest(url: "not a url")).error?.kind == .invalidURL)
         http.shutdown()
-        #expect(http.fetch(FetchRequest(url: "http://127.0.0.1:1/")).error?.reason == "shutdown")
+        #expect(http.fetch(FetchRequest(url: "http://127.0.0.1:1/")).error?.kind == .shutdown)
     }
 }
 

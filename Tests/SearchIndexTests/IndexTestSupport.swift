@@ -1,7 +1,5 @@
 import Foundation
-import Markup
 import SearchIndex
-import WebURL
 
 /// A fresh index in a temporary folder.
 final class TemporaryIndex {
@@ -28,15 +26,4 @@ func item(_ id: String, _ title: String, description: String? = nil, keywords: [
 {
     SearchableItem(uniqueIdentifier: id, domainIdentifier: domain, title: title, contentDescription: description, keywords: keywords,
                    webURL: web, apps: apps, bodyText: body, expirationDate: expires, lastUpdated: updated)
-}
-
-/// Fixture pages shared with the Markup tests.
-enum Pages {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("MarkupTests/Fixtures/pages")
-
-    static func markup(_ name: String, url: String) -> PageMarkup {
-        let bytes = Array(try! Data(contentsOf: folder.appendingPathComponent(name)))
-        return MarkupExtractor().extract(bytes, url: WebURL(url))
-    }
 }

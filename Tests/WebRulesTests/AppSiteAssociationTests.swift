@@ -102,10 +102,10 @@ import WebURL
     }
 
     @Test func trapsAreRecognised() {
-        #expect(URLTrap.reason(WebURL("https://a.example/a/b/a/b/a/b/")!) == "repeated-path-segment")
-        #expect(URLTrap.reason(WebURL("https://a.example/" + (1...25).map(String.init).joined(separator: "/"))!) == "too-deep-path")
-        #expect(URLTrap.reason(WebURL("https://a.example/?" + String(repeating: "x", count: 3000))!) == "url-too-long")
-        #expect(URLTrap.reason(WebURL("https://a.example/calendar?month=2026-11")!) == nil)
+        #expect(URLTrap.check(WebURL("https://a.example/a/b/a/b/a/b/")!) == .repeatedPathSegment)
+        #expect(URLTrap.check(WebURL("https://a.example/" + (1...25).map(String.init).joined(separator: "/"))!) == .tooDeepPath)
+        #expect(URLTrap.check(WebURL("https://a.example/?" + String(repeating: "x", count: 3000))!) == .urlTooLong)
+        #expect(URLTrap.check(WebURL("https://a.example/calendar?month=2026-11")!) == nil)
     }
 
     @Test func scopes() throws {

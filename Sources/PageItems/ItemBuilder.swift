@@ -1,6 +1,8 @@
 import Foundation
 import Markup
+import SearchIndex
 import TextUtilities
+import WebRules
 import WebURL
 
 /// Builds the ``SearchableItem`` for a crawled page from its ``PageMarkup``.
@@ -21,8 +23,13 @@ import WebURL
 /// an entry with no id joins the platform's first app. A field already set by a more
 /// authoritative source is kept.
 ///
-/// The item's id is the page's canonical URL when it points within the same site
-/// (the same host, give or take `www.`), else the page URL.
+/// The item's id (``identifier(for:url:)``) is the page's canonical URL when it points
+/// within the same site (the same host, give or take `www.`), else the page URL; the
+/// caller computes it once, in the crawl's normal form, and hands it in.
+///
+/// Universal links: an iOS app is one when the site's apple-app-site-association file
+/// claims the item's URL for it; an Android app when the site's assetlinks.json lets its
+/// package handle all the site's https URLs.
 public struct ItemBuilder: Sendable {
     /// How long a crawled item lives unless it is confirmed again (CoreSpotlight's default
     /// of one month).
@@ -32,12 +39,25 @@ public struct ItemBuilder: Sendable {
 
     public init() {}
 
+    /// The site's association files, as the crawl found them.
+    public struct Associations: Sendable {
+        public var apple: AppSiteAssociation?
+        public var android: AssetLinks?
+
+        public init(apple: AppSiteAssociation? = nil, android: AssetLinks? = nil) {
+            self.apple = apple
+            self.android = android
+        }
+    }
+
     /// - Parameters:
     ///   - url: the final URL the page was fetched from.
-    ///   - universalLinkAppIDs: apple-app-site-association app ids (`TEAMID.bundle.id`)
-    ///     whose rules cover the page's URL.
-    public func item(for markup: PageMarkup, url: WebURL, universalLinkAppIDs: [String] = [], now: Date = Date()) -> SearchableItem {
-        let id = Self.identifier(for: markup, url: url)
+    ///   - identifier: the item's id, from ``identifier(for:url:)``; the page URL when nil.
+    public func item(for markup: PageMarkup, url: WebURL, identifier: WebURL? = nil, associations: Associations = Associations(),
+                     now: Date = Date()) -> SearchableItem
+    {
+        let id = identifier ?? Self.identifier(for: markup, url: url)
+        let universalLinkAppIDs = associations.apple?.appIDs(claiming: id) ?? []
         let og = markup.openGraph
         let card = markup.twitterCard
         let schema = markup.schema
@@ -70,7 +90,8 @@ public struct ItemBuilder: Sendable {
             currency: schema.offer?.currency,
             telephone: schema.telephone,
             address: schema.address?.formatted,
-            apps: Self.apps(for: markup, universalLinkAppIDs: universalLinkAppIDs),
+            apps: Self.apps(for: markup, universalLinkAppIDs: universalLinkAppIDs,
+                            androidPackages: id.isHTTPS ? associations.android?.packages ?? [] : []),
             allowsWebFallback: markup.appLinks?.shouldFallbackToWeb ?? true,
             bodyText: Self.prefix(markup.bodyText, bytes: bodyTextLimit),
             expirationDate: now.addingTimeInterval(timeToLive),
@@ -109,7 +130,7 @@ public struct ItemBuilder: Sendable {
 
     // MARK: apps
 
-    static func apps(for markup: PageMarkup, universalLinkAppIDs: [String]) -> [AppTarget] {
+    static func apps(for markup: PageMarkup, universalLinkAppIDs: [String], androidPackages: [String]) -> [AppTarget] {
         var entries: [AppTarget] = []
         if let banner = markup.smartAppBanner, banner.appStoreID != nil || banner.appArgument != nil {
             entries.append(AppTarget(platform: .ios, appStoreID: banner.appStoreID, deepLink: banner.appArgument, evidence: .smartAppBanner))
@@ -160,6 +181,9 @@ public struct ItemBuilder: Sendable {
                     }
                 }
             }
+        }
+        for index in apps.indices where apps[index].platform == .android {
+            if let package = apps[index].package, androidPackages.contains(package) { apps[index].isUniversalLink = true }
         }
         return apps
     }

@@ -1,7 +1,9 @@
 import Foundation
 import JSON
 import Markup
+import PageItems
 import SearchIndex
+import WebRules
 import Testing
 import WebURL
 
@@ -74,13 +76,15 @@ import WebURL
     @Test func universalLinksMarkTheIOSApp() throws {
         let markup = Pages.markup("recipe.html", url: "https://recipes.example/recipes/lemon-tart")
         let url = WebURL("https://recipes.example/recipes/lemon-tart")!
-        let item = ItemBuilder().item(for: markup, url: url, universalLinkAppIDs: ["ABCDE12345.com.recipebox.ios"])
+        let association = AppSiteAssociation(parsing: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.recipebox.ios"], "components": [{"/": "*"}]}]}}"#.utf8))
+        let item = ItemBuilder().item(for: markup, url: url, associations: .init(apple: association))
         let ios = try #require(item.apps.first { $0.platform == .ios })
         #expect(ios.isUniversalLink)
         #expect(ios.bundleID == "com.recipebox.ios")
         #expect(ios.evidence == .universalLink)
+        let other = AppSiteAssociation(parsing: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.other"], "paths": ["*"]}]}}"#.utf8))
         let bare = ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>x</title>".utf8), url: url), url: url,
-                                      universalLinkAppIDs: ["ABCDE12345.com.other"])
+                                      associations: .init(apple: other))
         #expect(bare.apps == [AppTarget(platform: .ios, bundleID: "com.other", isUniversalLink: true, evidence: .universalLink)])
     }
 

@@ -1,0 +1,37 @@
+import Foundation
+import SearchIndex
+import WebURL
+
+/// Everything a crawl writes between two flushes, to the index and the frontier together:
+/// the unit ``CrawlStore/commit(_:now:)`` applies.
+public struct CrawlBatch: Sendable {
+    public var upserts: [SearchableItem] = []
+    public var deletes = Set<String>()
+    /// Items confirmed unchanged (a 304): their expiration moves to the date.
+    public var confirmations: [String: Date] = [:]
+    public var outcomes: [FrontierOutcome] = []
+    public var newURLs: [FrontierURL] = []
+    /// What sitemaps said of URLs: `lastmod`, `changefreq`.
+    public var sitemapNotes: [(url: WebURL, lastModified: Date?, changeFrequency: String?)] = []
+    /// Claimed URLs to try again later without counting a fetch (the host said 429).
+    public var postponed: [(id: Int64, due: Date)] = []
+    /// Digests of bodies seen, with the first URL that had each.
+    public var contents: [(hash: String, url: String)] = []
+    public var hosts: [String: HostRecord] = [:]
+
+    public init() {}
+
+    /// Item writes and outcomes: what makes a flush worth doing early.
+    public var count: Int { upserts.count + deletes.count + outcomes.count }
+
+    public var isEmpty: Bool {
+        upserts.isEmpty && deletes.isEmpty && confirmations.isEmpty && outcomes.isEmpty && newURLs.isEmpty && sitemapNotes.isEmpty
+            && postponed.isEmpty && contents.isEmpty && hosts.isEmpty
+    }
+
+    /// Deletes an item, dropping an upsert of it from this batch.
+    mutating func delete(_ id: String) {
+        deletes.insert(id)
+        upserts.removeAll { $0.uniqueIdentifier == id }
+    }
+}

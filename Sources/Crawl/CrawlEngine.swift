@@ -1,0 +1,365 @@
+import Dispatch
+import Fetch
+import Foundation
+import PageItems
+import WebRules
+import WebURL
+
+/// One crawl run over swappable parts, as Scrapy's engine runs over its downloader,
+/// scheduler and pipeline: a ``Downloader`` fetches, a ``CrawlStore`` keeps the frontier
+/// and the items, each origin's ``HostMachine`` decides its next request, the
+/// ``PageAnalyzer`` reads pages on every core, ``PageDecision`` decides what a page means,
+/// and the writes of about a second go to the store as one ``CrawlBatch``.
+///
+/// Threads: the caller's thread coordinates (host machines, the batch, the store); the
+/// downloader calls back on its own; a concurrent queue analyses; events come back through
+/// a locked ``Inbox``. Crash safety is the store's: each batch writes items before the
+/// frontier, so a killed run refetches what it did not record, never losing an item.
+public final class CrawlEngine {
+    public struct Progress: Sendable {
+        public var fetched: Int
+        public var indexed: Int
+        public var errors: Int
+        public var queued: Int
+        public var inFlight: Int
+        public var seconds: Double
+    }
+
+    /// A host backed off for longer than this is left for a later run rather than waited for.
+    static let longestWait: TimeInterval = 30
+
+    public let configuration: CrawlConfiguration
+    private let store: CrawlStore
+    private let downloader: Downloader
+    private let archive: PageArchive?
+    private let analyzer: PageAnalyzer
+    private let admission: LinkAdmission
+    private let extraction = DispatchQueue(label: "searchlight.extract", attributes: .concurrent)
+    private let extractionSlots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount) * 2)
+    private let inbox = Inbox()
+    private var hosts: [String: HostMachine] = [:]
+    private var order: [String] = []
+    private var cursor = 0
+    private var inFlight = 0
+    private var dispatchedPages = 0
+    private var seen = SeenFilter()
+    private var batch = CrawlBatch()
+    private var report: RunReport
+    private var lastFlush = Date.distantPast
+    private var contentsThisRun: [String: String] = [:]
+
+    public init(configuration: CrawlConfiguration, store: CrawlStore, downloader: Downloader, warc: WARCWriter?, runID: String) throws {
+        self.configuration = configuration
+        self.store = store
+        self.downloader = downloader
+        archive = warc.map(PageArchive.init)
+        let keys = FrontierKey(keepsTrackingParameters: configuration.keepsTrackingParameters)
+        // The scope is drawn around every seed the store was ever given, so that a
+        // scheduled run without seed arguments keeps to the same sites.
+        let seeds = try store.remember(seeds: configuration.seeds.map { keys.key(for: $0) }, now: configuration.clock.now)
+        do {
+            admission = LinkAdmission(keys: keys, scope: try CrawlScope(seeds: seeds, mode: configuration.scope,
+                                                                      include: configuration.include, exclude: configuration.exclude))
+        } catch {
+            throw CrawlError("\(error)")
+        }
+        var builder = ItemBuilder()
+        builder.timeToLive = configuration.itemLifetime
+        analyzer = PageAnalyzer(builder: builder, admission: admission)
+        report = RunReport(id: runID, started: configuration.clock.now)
+    }
+
+    /// A run on the data folder: the embedded store, libcurl, WARC files in `warc/`.
+    public static func local(configuration: CrawlConfiguration, runID: String) throws -> CrawlEngine {
+        let store = try LocalCrawlStore(dataDirectory: configuration.dataDirectory)
+        var fetch = configuration.fetch
+        fetch.maximumConnectionsPerHost = configuration.perHostConnections
+        fetch.maximumConnections = max(configuration.concurrency, 1)
+        let warc = configuration.writesWARC
+            ? try WARCWriter(directory: configuration.warcDirectory, software: configuration.software, maximumFileBytes: configuration.warcFileBytes)
+            : nil
+        return try CrawlEngine(configuration: configuration, store: store, downloader: HTTPClient(configuration: fetch), warc: warc, runID: runID)
+    }
+
+    deinit {
+        downloader.shutdown(cancelInFlight: true)
+    }
+
+    /// Runs until there is nothing due, a limit is reached, or `shouldStop` says so; then
+    /// lets in-flight requests finish, writes everything, and returns the report.
+    public func run(progress: ((Progress) -> Void)? = nil, shouldStop: @escaping () -> Bool = { false }) throws -> RunReport {
+        let clock = configuration.clock
+        let started = clock.now
+        try store.releaseClaims()
+        // Items not confirmed within their lifetime leave the index even when nothing else is written.
+        report.expired = try store.purgeExpired(now: started)
+        for seed in configuration.seeds {
+            let key = admission.keys.key(for: seed)
+            if seen.insert(key.string) { batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
+        }
+        try flush(now: started)
+        for origin in try store.originsWithWork(now: started) { activate(origin) }
+        if configuration.readsSitemaps {
+            for origin in try store.originsWithSitemapsReadBefore(started.addingTimeInterval(-configuration.sitemapInterval))
+            where WebURL(origin + "/").map(admission.scope.contains) ?? false {
+                activate(origin)
+            }
+        }
+        for seed in configuration.seeds { activate(admission.keys.key(for: seed).origin) }
+
+        var lastProgress = Date.distantPast
+        var stopping: String?
+        while true {
+            let now = clock.now
+            if stopping == nil {
+                if shouldStop() { stopping = "signal" } else if now.timeIntervalSince(started) >= configuration.maximumTime { stopping = "max-time" }
+            }
+            for event in inbox.drain() { try handle(event, now: now) }
+            if stopping == nil { try dispatch(now: now) }
+            if stopping == nil, dispatchedPages >= configuration.maximumPages, hasWork(now: now) { stopping = "max-pages" }
+            if batch.count >= 256 || now.timeIntervalSince(lastFlush) >= 1 { try flush(now: now) }
+            if let progress, now.timeIntervalSince(lastProgress) >= 1 {
+                progress(Progress(fetched: report.fetched, indexed: report.indexed, errors: report.skipped.values.reduce(0, +),
+                                  queued: hosts.values.reduce(0) { $0 + $1.queued }, inFlight: inFlight, seconds: now.timeIntervalSince(started)))
+                lastProgress = now
+            }
+            if inFlight == 0, stopping != nil || !hasWork(now: now) {
+                // New links not yet written may still give hosts work.
+                guard stopping == nil, !batch.newURLs.isEmpty else { break }
+                try flush(now: now)
+                continue
+            }
+            inbox.wait(timeout: nextWakeUp(now: now))
+        }
+        return try finish(stoppedBy: stopping ?? "finished")
+    }
+
+    private func finish(stoppedBy: String) throws -> RunReport {
+        let end = configuration.clock.now
+        var unsent: [Int64] = []
+        for origin in order {
+            guard var host = hosts[origin] else { continue }
+            if host.hasPagesLeft, host.pagesThisRun >= configuration.maximumPagesPerHost { report.hosts[origin, default: RunReport.Host()].capped = true }
+            if host.hasPagesLeft, let until = host.backoffUntil, until > end { report.skip(.hostBackingOff) }
+            unsent += host.takeBuffer().map(\.id)
+            hosts[origin] = host
+        }
+        // Claimed URLs that were never sent go back to the queue.
+        try store.release(unsent)
+        let finished = configuration.clock.now
+        try flush(now: finished)
+        if let archive {
+            let (files, failures) = try archive.close()
+            report.warcFiles = files
+            if failures > 0 { report.skip(.warcWriteError, count: failures) }
+        }
+        report.stoppedBy = stoppedBy
+        report.finished = finished
+        return report
+    }
+
+    // MARK: hosts
+
+    private func activate(_ origin: String) {
+        if hosts[origin] != nil {
+            hosts[origin]?.exhausted = false
+            return
+        }
+        let now = configuration.clock.now
+        var host = HostMachine(origin: origin, record: try? store.host(origin), configuration: configuration, now: now)
+        let effects = host.useCachedRobots(configuration: configuration, now: now)
+        hosts[origin] = host
+        order.append(origin)
+        apply(effects, for: origin)
+    }
+
+    /// Saves what a host's event changed and routes the sitemaps it found: to the host itself,
+    /// or to another in scope (which learns whose robots.txt named it).
+    private func apply(_ effects: HostMachine.Effects, for origin: String) {
+        if let record = effects.save { batch.hosts[origin] = record }
+        if let skip = effects.skip { report.skip(skip) }
+        for sitemap in effects.sitemaps where admission.scope.contains(sitemap) || sitemap.origin == origin {
+            if sitemap.origin != origin { activate(sitemap.origin) }
+            hosts[sitemap.origin]?.queueSitemap(sitemap, from: sitemap.origin == origin ? nil : origin)
+        }
+    }
+
+    private func hasWork(now: Date) -> Bool {
+        hosts.values.contains { hasWork($0, now: now) }
+    }
+
+    private func hasWork(_ host: HostMachine, now: Date) -> Bool {
+        guard host.hasWork(pageCap: configuration.maximumPagesPerHost) else { return false }
+        guard host.inFlight == 0, let until = host.backoffUntil else { return true }
+        return until.timeIntervalSince(now) <= Self.longestWait
+    }
+
+    private func nextWakeUp(now: Date) -> TimeInterval {
+        var wake = 0.2
+        for host in hosts.values where hasWork(host, now: now) && host.inFlight < configuration.perHostConnections {
+            wake = min(wake, max(0.001, host.readyAt.timeIntervalSince(now)))
+        }
+        return wake
+    }
+
+    // MARK: dispatching
+
+    private func dispatch(now: Date) throws {
+        var visited = 0
+        while visited < order.count, inFlight < configuration.concurrency {
+            let origin = order[cursor % order.count]
+            cursor += 1
+            visited += 1
+            try dispatch(origin, now: now)
+        }
+    }
+
+    /// Does what the host asks for until it has nothing to send now.
+    private func dispatch(_ origin: String, now: Date) throws {
+        while var host = hosts[origin] {
+            let limits = HostMachine.Limits(perHost: configuration.perHostConnections, globalSlot: inFlight < configuration.concurrency,
+                                            pageSlot: dispatchedPages < configuration.maximumPages, pageCap: configuration.maximumPagesPerHost)
+            let action = host.next(now: now, limits: limits)
+            hosts[origin] = host
+            switch action {
+            case nil:
+                return
+            case .claim:
+                // Links found since the last flush are only claimable once written.
+                if !batch.newURLs.isEmpty { try flush(now: now) }
+                hosts[origin]?.supply(try store.claim(origin: origin, now: now, limit: 32))
+            case .exclude(let entry, let reason, let due, let deleteItem):
+                report.skip(reason)
+                if deleteItem, let item = entry.itemID { batch.delete(item) }
+                var outcome = FrontierOutcome(keeping: entry, state: .excluded, due: due)
+                if deleteItem { outcome.itemID = nil }
+                batch.outcomes.append(outcome)
+            case .fetchFile(let url, let file):
+                inFlight += 1
+                let inbox = self.inbox
+                downloader.start(FetchRequest(url: url)) { inbox.post(.file(origin: origin, file, $0)) }
+            case .fetchPage(let entry, let headers):
+                inFlight += 1
+                dispatchedPages += 1
+                let associations = host.associations
+                let (analyzer, inbox, slots, extraction, clock) = (self.analyzer, self.inbox, extractionSlots, self.extraction, configuration.clock)
+                downloader.start(FetchRequest(url: entry.url.string, headers: headers)) { response in
+                    // On the fetch thread: hand the work to an extraction thread at once.
+                    slots.wait()
+                    extraction.async {
+                        let result = analyzer.analyze(response, entry: entry, associations: associations, now: clock.now)
+                        slots.signal()
+                        inbox.post(.page(result, response))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: events
+
+    private func handle(_ event: CrawlEvent, now: Date) throws {
+        switch event {
+        case .page(let result, let response):
+            try handlePage(result, response, now: now)
+        case .file(let origin, let file, let response):
+            inFlight -= 1
+            hosts[origin]?.finished()
+            archive?.archive(response, url: response.request.url, digest: nil, duplicateOf: nil)
+            guard var host = hosts[origin] else { return }
+            let effects: HostMachine.Effects
+            switch file {
+            case .robots(let hops):
+                let verdict = HostFiles.robots(response, hops: hops, origin: origin, record: host.record, now: now, token: configuration.productToken)
+                effects = host.robotsArrived(verdict, hops: hops, configuration: configuration, now: now)
+            case .association(let kind):
+                effects = host.associationArrived(HostFiles.association(kind, response), now: now)
+            case .sitemap(let url, let crossSubmit):
+                effects = HostMachine.Effects()
+                hosts[origin] = host
+                readSitemap(HostFiles.sitemap(response, url: url, crossSubmit: crossSubmit, admission: admission), from: url, origin: origin)
+                return
+            }
+            hosts[origin] = host
+            apply(effects, for: origin)
+        }
+    }
+
+    private func readSitemap(_ reading: HostFiles.SitemapReading, from url: WebURL, origin: String) {
+        for (reason, count) in reading.skipped { report.skip(reason, count: count) }
+        guard reading.read else { return }
+        report.sitemaps += 1
+        report.sitemapURLs += reading.listed
+        for nested in reading.nested where admission.scope.contains(nested) || nested.origin == origin {
+            activate(nested.origin)
+            hosts[nested.origin]?.queueSitemap(nested)
+        }
+        for entry in reading.entries {
+            batch.sitemapNotes.append((entry.url, entry.lastModified, entry.changeFrequency))
+            addLink(FrontierURL(url: entry.url, depth: 1, foundOn: url.string, fromSitemap: true, priority: entry.priority,
+                                changeFrequency: entry.changeFrequency, sitemapLastModified: entry.lastModified))
+        }
+    }
+
+    private func handlePage(_ result: PageAnalyzer.Result, _ response: FetchResponse, now: Date) throws {
+        let entry = result.entry
+        inFlight -= 1
+        hosts[entry.origin]?.finished()
+        report.fetched += 1
+        report.bytes += result.bytes
+        report.hosts[entry.origin, default: RunReport.Host()].fetched += 1
+        report.hosts[entry.origin, default: RunReport.Host()].bytes += result.bytes
+        var duplicateOf: String?
+        if case .indexed = result.kind, let hash = result.digest?.description {
+            duplicateOf = try firstURL(withContent: hash, other: entry.url.string)
+        }
+        let decision = PageDecision(result, duplicateOf: duplicateOf, admission: admission, configuration: configuration, now: now)
+        for (reason, count) in decision.skipped { report.skip(reason, count: count) }
+        if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
+        if let due = decision.postpone { batch.postponed.append((entry.id, due)) }
+        if decision.hostError { report.hosts[entry.origin, default: RunReport.Host()].errors += 1 }
+        if decision.notModified { report.notModified += 1 }
+        if decision.redirect { report.redirects += 1 }
+        if decision.indexed {
+            report.indexed += 1
+            report.hosts[entry.origin, default: RunReport.Host()].indexed += 1
+        }
+        for id in decision.deletes { batch.delete(id) }
+        if let item = decision.upsert { batch.upserts.append(item) }
+        if let (id, until) = decision.confirmation { batch.confirmations[id] = until }
+        if let (hash, url) = decision.content {
+            contentsThisRun[hash] = url
+            batch.contents.append((hash, url))
+        }
+        if let outcome = decision.outcome { batch.outcomes.append(outcome) }
+        for link in decision.links { addLink(link) }
+        if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
+    }
+
+    private func firstURL(withContent hash: String, other url: String) throws -> String? {
+        if let first = contentsThisRun[hash] { return first == url ? nil : first }
+        guard let first = try store.firstURL(withContent: hash), first != url else { return nil }
+        return first
+    }
+
+    private func addLink(_ link: FrontierURL) {
+        guard seen.insert(link.url.string) else { return }
+        batch.newURLs.append(link)
+        activate(link.url.origin)
+    }
+
+    // MARK: writing
+
+    /// Commits what has accumulated, as one batch.
+    private func flush(now: Date) throws {
+        lastFlush = now
+        guard !batch.isEmpty else { return }
+        let result = try store.commit(batch, now: now)
+        report.discovered += result.discovered
+        report.deleted += result.deleted
+        batch = CrawlBatch()
+    }
+}
+
+@available(*, unavailable)
+extension CrawlEngine: Sendable {}

@@ -1,0 +1,84 @@
+import Foundation
+import SearchIndex
+import WebURL
+
+/// Where a crawl keeps its frontier and writes its items: the engine's only way to the
+/// data, so that the embedded SQLite folder (``LocalCrawlStore``) and a shared database
+/// plug in alike. Used from the crawl's coordinating thread only.
+public protocol CrawlStore: AnyObject {
+    /// Keeps this run's seeds with every earlier run's; returns them all (the scope is
+    /// drawn around every seed the store was ever given).
+    func remember(seeds: [WebURL], now: Date) throws -> [WebURL]
+    /// Releases the claims a run that was killed left.
+    func releaseClaims() throws
+    /// Removes items not confirmed in time; returns how many.
+    func purgeExpired(now: Date) throws -> Int
+    /// Origins with URLs due and not claimed.
+    func originsWithWork(now: Date) throws -> [String]
+    /// Origins whose sitemaps were last read before `cutoff`.
+    func originsWithSitemapsReadBefore(_ cutoff: Date) throws -> [String]
+    func host(_ origin: String) throws -> HostRecord?
+    /// Claims up to `limit` URLs of one origin: revisits due first, then new ones.
+    func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry]
+    /// Returns claimed URLs that were never fetched to the queue.
+    func release(_ ids: [Int64]) throws
+    /// The first URL whose body had this digest.
+    func firstURL(withContent hash: String) throws -> String?
+    /// Writes a batch: items first, then the frontier (a crash between them refetches a
+    /// page, never loses or doubles an item). Returns new URLs added and items deleted.
+    func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int)
+}
+
+/// The embedded store: `frontier.sqlite` and `index.sqlite` in the data folder.
+public final class LocalCrawlStore: CrawlStore {
+    private let frontier: Frontier
+    private let index: SearchIndex
+
+    public init(dataDirectory: String) throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        frontier = try Frontier(path: (dataDirectory as NSString).appendingPathComponent("frontier.sqlite"))
+        index = try SearchIndex(path: (dataDirectory as NSString).appendingPathComponent("index.sqlite"))
+    }
+
+    public func remember(seeds: [WebURL], now: Date) throws -> [WebURL] {
+        try frontier.remember(seeds: seeds, now: now)
+        return try frontier.seeds()
+    }
+
+    public func releaseClaims() throws { try frontier.releaseClaims() }
+    public func purgeExpired(now: Date) throws -> Int { try index.purgeExpired(now: now) }
+    public func originsWithWork(now: Date) throws -> [String] { try frontier.originsWithWork(now: now) }
+    public func originsWithSitemapsReadBefore(_ cutoff: Date) throws -> [String] { try frontier.originsWithSitemapsReadBefore(cutoff) }
+    public func host(_ origin: String) throws -> HostRecord? { try frontier.host(origin) }
+
+    public func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
+        try frontier.claim(origin: origin, now: now, limit: limit)
+    }
+
+    public func release(_ ids: [Int64]) throws { try frontier.release(ids) }
+    public func firstURL(withContent hash: String) throws -> String? { try frontier.firstURL(withContent: hash) }
+
+    public func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int) {
+        var deleted = 0
+        if !batch.upserts.isEmpty || !batch.deletes.isEmpty || !batch.confirmations.isEmpty {
+            var write = SearchIndex.Batch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
+            write.confirmations = batch.confirmations
+            deleted = try index.commit(write, now: now).deleted
+        }
+        let discovered = try frontier.transaction {
+            let discovered = try frontier.add(batch.newURLs, now: now)
+            for note in batch.sitemapNotes where note.lastModified != nil || note.changeFrequency != nil {
+                try frontier.noteSitemapEntry(note.url, lastModified: note.lastModified, changeFrequency: note.changeFrequency, now: now)
+            }
+            try frontier.record(batch.outcomes, now: now)
+            for (id, due) in batch.postponed { try frontier.postpone(id, until: due) }
+            for (hash, url) in batch.contents { try frontier.recordContent(hash, url: url) }
+            for record in batch.hosts.values { try frontier.save(record) }
+            return discovered
+        }
+        return (discovered, deleted)
+    }
+}
+
+@available(*, unavailable)
+extension LocalCrawlStore: Sendable {}

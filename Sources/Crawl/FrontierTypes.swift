@@ -1,0 +1,134 @@
+import Foundation
+import WebURL
+
+/// A URL claimed from the frontier for fetching, with what the last fetch left.
+public struct FrontierEntry: Sendable {
+    public var id: Int64
+    public var url: WebURL
+    public var origin: String
+    public var depth: Int
+    public var fromSitemap: Bool
+    public var fetched: Bool
+    public var etag: String?
+    public var lastModified: String?
+    public var contentHash: String?
+    public var itemID: String?
+    public var failures: Int
+    public var firstFailure: Date?
+    public var redirects: Int
+    public var interval: TimeInterval?
+    public var sitemapLastModified: Date?
+    public var fetchedAt: Date?
+    /// The sitemap's `changefreq` for the URL, if one gave it.
+    public var changeFrequency: String?
+
+    public init(id: Int64, url: WebURL, origin: String, depth: Int, fromSitemap: Bool = false, fetched: Bool = false, etag: String? = nil,
+                lastModified: String? = nil, contentHash: String? = nil, itemID: String? = nil, failures: Int = 0, firstFailure: Date? = nil,
+                redirects: Int = 0, interval: TimeInterval? = nil, sitemapLastModified: Date? = nil, fetchedAt: Date? = nil,
+                changeFrequency: String? = nil)
+    {
+        self.id = id
+        self.url = url
+        self.origin = origin
+        self.depth = depth
+        self.fromSitemap = fromSitemap
+        self.fetched = fetched
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentHash = contentHash
+        self.itemID = itemID
+        self.failures = failures
+        self.firstFailure = firstFailure
+        self.redirects = redirects
+        self.interval = interval
+        self.sitemapLastModified = sitemapLastModified
+        self.fetchedAt = fetchedAt
+        self.changeFrequency = changeFrequency
+    }
+}
+
+/// A URL to add to the frontier; known URLs are left as they are.
+public struct FrontierURL: Sendable {
+    public var url: WebURL
+    public var depth: Int
+    public var foundOn: String?
+    public var fromSitemap = false
+    public var priority = 0.5
+    public var redirects = 0
+    public var changeFrequency: String?
+    public var sitemapLastModified: Date?
+
+    public init(url: WebURL, depth: Int, foundOn: String?, fromSitemap: Bool = false, priority: Double = 0.5, redirects: Int = 0,
+                changeFrequency: String? = nil, sitemapLastModified: Date? = nil)
+    {
+        self.url = url
+        self.depth = depth
+        self.foundOn = foundOn
+        self.fromSitemap = fromSitemap
+        self.priority = priority
+        self.redirects = redirects
+        self.changeFrequency = changeFrequency
+        self.sitemapLastModified = sitemapLastModified
+    }
+}
+
+/// What became of a claimed URL.
+public struct FrontierOutcome: Sendable {
+    public enum State: String, Sendable {
+        /// Fetched and handled (indexed or not).
+        case done
+        /// A transient failure (timeout, 5xx, connection refused): tried again later.
+        case failing
+        /// 404/410: gone.
+        case gone
+        /// Not fetched on purpose (robots.txt, a refused address).
+        case excluded
+    }
+
+    public var id: Int64
+    public var state: State
+    public var due: Date
+    public var status: Int?
+    public var etag: String?
+    public var lastModified: String?
+    public var contentHash: String?
+    public var itemID: String?
+    public var failures: Int
+    public var firstFailure: Date?
+    public var interval: TimeInterval?
+    public var redirectedTo: String?
+    public var changed: Bool
+
+    /// The outcome that keeps what `entry` had, in `state`, due at `due`.
+    public init(keeping entry: FrontierEntry, state: State, due: Date) {
+        id = entry.id
+        self.state = state
+        self.due = due
+        etag = entry.etag
+        lastModified = entry.lastModified
+        contentHash = entry.contentHash
+        itemID = entry.itemID
+        failures = entry.failures
+        firstFailure = entry.firstFailure
+        interval = entry.interval
+        changed = false
+    }
+}
+
+/// What the crawl keeps about one origin between runs: robots.txt, association files,
+/// back-off, when sitemaps were last read.
+public struct HostRecord: Sendable {
+    public var origin: String
+    public var robotsStatus: Int?
+    public var robotsBody: [UInt8]?
+    public var robotsFetched: Date?
+    public var associationFetched: Date?
+    public var aasaBody: [UInt8]?
+    public var assetLinksBody: [UInt8]?
+    public var backoffUntil: Date?
+    public var sitemapsFetched: Date?
+
+    public init(origin: String) {
+        self.origin = origin
+    }
+}

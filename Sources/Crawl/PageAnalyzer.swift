@@ -1,0 +1,131 @@
+import Fetch
+import Foundation
+import Markup
+import PageItems
+import SearchIndex
+import TextUtilities
+import WebRules
+import WebURL
+
+/// Reads one fetched response: what it is (an item to index, a redirect, a failure…), the
+/// links to follow, the body's digest. Pure apart from the clock; runs on any extraction
+/// thread, so the costly part of a page — parsing it — is spread over the cores.
+struct PageAnalyzer: Sendable {
+    let extractor = MarkupExtractor()
+    var builder: ItemBuilder
+    let admission: LinkAdmission
+
+    struct Result: Sendable {
+        enum Kind: Sendable {
+            /// Index this item (its id may differ from the URL: the canonical).
+            case indexed(SearchableItem)
+            /// Fetched, nothing to index, for this reason.
+            case notIndexed(SkipReason)
+            /// 304: unchanged since the last fetch.
+            case notModified
+            /// 3xx to this target.
+            case redirect(WebURL)
+            /// 404/410.
+            case gone
+            /// A transient failure, tried again later (timeout, 5xx, connection errors); a 503
+            /// also asks the host to be left alone for `backOff` seconds.
+            case failed(SkipReason, backOff: TimeInterval? = nil)
+            /// 429: the host asks to slow down, for this long.
+            case throttled(retryAfter: TimeInterval)
+            /// The fetch was refused or cut for a reason that will not change by retrying.
+            case refused(SkipReason)
+        }
+
+        var entry: FrontierEntry
+        var kind: Kind
+        var status: Int
+        var links: [WebURL] = []
+        /// Links not followed, by reason.
+        var droppedLinks: [SkipReason: Int] = [:]
+        var digest: ContentDigest?
+        var bytes: Int
+        var etag: String?
+        var lastModified: String?
+    }
+
+    func analyze(_ response: FetchResponse, entry: FrontierEntry, associations: ItemBuilder.Associations, now: Date) -> Result {
+        let url = entry.url
+        var result = Result(entry: entry, kind: .notIndexed(.notHTML), status: response.status, bytes: response.body.count,
+                            etag: response.headers.first("ETag"), lastModified: response.headers.first("Last-Modified"))
+        if let error = response.error {
+            result.kind = error.isPermanent ? .refused(.fetch(error)) : .failed(.fetch(error))
+            return result
+        }
+        switch response.status {
+        case 200..<300:
+            break
+        case 304:
+            result.kind = .notModified
+            return result
+        case 300..<400:
+            if let location = response.redirectURL.flatMap(WebURL.init) {
+                result.kind = .redirect(location)
+            } else {
+                result.kind = .notIndexed(.redirectWithoutLocation)
+            }
+            return result
+        case 404, 410:
+            result.kind = .gone
+            return result
+        case 429:
+            result.kind = .throttled(retryAfter: HTTPDate.retryAfter(response.headers.first("Retry-After"), now: now.timeIntervalSince1970) ?? 60)
+            return result
+        case 503:
+            result.kind = .failed(.http(503), backOff: HTTPDate.retryAfter(response.headers.first("Retry-After"), now: now.timeIntervalSince1970) ?? 60)
+            return result
+        case 500..<600:
+            result.kind = .failed(.http(response.status))
+            return result
+        default:
+            result.kind = .notIndexed(.http(response.status))
+            return result
+        }
+        result.digest = ContentDigest(of: response.body)
+        guard Self.isHTML(contentType: response.contentType, body: response.body) else { return result }
+        let markup = extractor.extract(response.body, url: url, response: .init(
+            contentType: response.contentType, robotsTags: response.headers.all("X-Robots-Tag"),
+            contentLanguage: response.headers.first("Content-Language")))
+        if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
+        if !markup.robots.nofollow {
+            var seen = Set<String>()
+            var candidates = markup.outlinks.filter { !$0.rel.contains(.nofollow) }.map { ($0.url, LinkAdmission.Source.link) }
+            if let canonical = markup.canonicalURL, canonical.withoutFragment != url { candidates.append((canonical, .canonical)) }
+            for (link, source) in candidates {
+                switch admission.admit(link, from: source) {
+                case .follow(let key):
+                    if seen.insert(key.string).inserted { result.links.append(key) }
+                case .drop(let reason):
+                    result.droppedLinks[reason, default: 0] += 1
+                }
+            }
+        }
+        if markup.robots.forbidsIndexing(at: now) {
+            result.kind = .notIndexed(.noindex)
+            return result
+        }
+        // "rel=canonical to another URL of the same site → one item under the canonical URL":
+        // when the canonical is crawlable it is fetched and indexed on its own, so this copy
+        // is not; when it is not, this page stands for it.
+        let identifier = admission.keys.key(for: ItemBuilder.identifier(for: markup, url: url))
+        if identifier != url, case .follow = admission.admit(identifier, from: .canonical) {
+            result.kind = .notIndexed(.canonical)
+            return result
+        }
+        result.kind = .indexed(builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now))
+        return result
+    }
+
+    /// HTML by its Content-Type, or, when the type is missing or generic, by its first bytes.
+    static func isHTML(contentType: String?, body: [UInt8]) -> Bool {
+        let essence = (contentType?.split(separator: ";").first?.trimmingASCIIWhitespace() ?? "").lowercased()
+        if essence == "text/html" || essence == "application/xhtml+xml" { return true }
+        guard essence.isEmpty || essence == "text/plain" || essence == "application/octet-stream" else { return false }
+        let head = String(decoding: body.prefix(512), as: UTF8.self).lowercased()
+        return head.contains("<!doctype html") || head.contains("<html") || head.contains("<head") || head.contains("<title")
+    }
+}

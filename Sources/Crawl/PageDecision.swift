@@ -1,0 +1,141 @@
+import Foundation
+import SearchIndex
+import WebRules
+import WebURL
+
+/// What the crawl does about one analysed page — the frontier outcome, the item to write
+/// or remove, the links to queue, the counts — as a pure function of the page, its
+/// frontier entry, the configuration and the time, so that every rule can be tested
+/// without a server.
+struct PageDecision {
+    var outcome: FrontierOutcome?
+    var upsert: SearchableItem?
+    var deletes: [String] = []
+    /// An item confirmed unchanged, and its new expiration.
+    var confirmation: (id: String, until: Date)?
+    var links: [FrontierURL] = []
+    var skipped: [SkipReason: Int] = [:]
+    var indexed = false
+    var notModified = false
+    var redirect = false
+    /// A failure to count against the host.
+    var hostError = false
+    /// Leave the host alone this long (429, 503).
+    var backOff: TimeInterval?
+    /// Not fetched after all: try again at this time (429).
+    var postpone: Date?
+    /// A body seen for the first time: its digest and URL.
+    var content: (hash: String, url: String)?
+
+    /// - Parameter duplicateOf: for an indexable page, the URL an identical body was seen
+    ///   at first, if another.
+    init(_ page: PageAnalyzer.Result, duplicateOf: String?, admission: LinkAdmission, configuration: CrawlConfiguration, now: Date) {
+        let entry = page.entry
+        var outcome = FrontierOutcome(keeping: entry, state: .done, due: now.addingTimeInterval(configuration.revisit.initial))
+        outcome.status = page.status
+        outcome.etag = page.etag ?? entry.etag
+        outcome.lastModified = page.lastModified ?? entry.lastModified
+        outcome.failures = 0
+        outcome.firstFailure = nil
+        /// The next visit: sooner when the page changed, later when it did not, and before
+        /// its item would expire unconfirmed.
+        func revisit(changed: Bool) {
+            let frequency = entry.changeFrequency.flatMap(Sitemap.ChangeFrequency.init(rawValue:))
+            let interval = configuration.revisit.interval(after: entry.interval, changed: changed, changeFrequency: frequency)
+            outcome.interval = interval
+            outcome.changed = changed && entry.fetched
+            let beforeExpiry = max(configuration.revisit.minimum, configuration.itemLifetime - 86_400)
+            outcome.due = now.addingTimeInterval(min(interval, beforeExpiry))
+        }
+        func dropItem() {
+            if let old = entry.itemID { deletes.append(old) }
+            outcome.itemID = nil
+        }
+        func skip(_ reason: SkipReason, _ count: Int = 1) { skipped[reason, default: 0] += count }
+
+        switch page.kind {
+        case .indexed(let item):
+            let hash = page.digest?.description
+            outcome.contentHash = hash
+            revisit(changed: hash != entry.contentHash)
+            if duplicateOf != nil {
+                skip(.duplicate)
+                dropItem()
+            } else {
+                if let hash { content = (hash, entry.url.string) }
+                upsert = item
+                if let old = entry.itemID, old != item.uniqueIdentifier { deletes.append(old) }
+                outcome.itemID = item.uniqueIdentifier
+                indexed = true
+            }
+        case .notIndexed(let reason):
+            skip(reason)
+            if let hash = page.digest?.description {
+                outcome.contentHash = hash
+                revisit(changed: hash != entry.contentHash)
+            } else {
+                revisit(changed: true)
+            }
+            dropItem()
+        case .notModified:
+            notModified = true
+            outcome.status = 304
+            revisit(changed: false)
+            if let item = entry.itemID { confirmation = (item, now.addingTimeInterval(configuration.itemLifetime)) }
+        case .redirect(let location):
+            redirect = true
+            revisit(changed: false)
+            switch admission.admit(location, from: .redirect) {
+            case .follow(let target):
+                outcome.redirectedTo = target.string
+                if entry.itemID != target.string { dropItem() }
+                if entry.redirects >= 10 {
+                    skip(.tooManyRedirects)
+                } else {
+                    links.append(FrontierURL(url: target, depth: entry.depth, foundOn: entry.url.string, redirects: entry.redirects + 1))
+                }
+            case .drop(let reason):
+                outcome.redirectedTo = admission.keys.key(for: location).string
+                dropItem()
+                skip(reason)
+            }
+        case .gone:
+            skip(.http(page.status))
+            outcome.state = .gone
+            outcome.due = now.addingTimeInterval(configuration.revisit.goneInterval)
+            dropItem()
+        case .failed(let reason, let backOff):
+            skip(reason)
+            self.backOff = backOff
+            hostError = true
+            outcome.state = .failing
+            outcome.failures = entry.failures + 1
+            let firstFailure = entry.firstFailure ?? now
+            outcome.firstFailure = firstFailure
+            outcome.due = now.addingTimeInterval(configuration.revisit.retryDelay(afterFailures: outcome.failures))
+            // The item stays through a transient failure, until the grace period is over.
+            if entry.itemID != nil, now.timeIntervalSince(firstFailure) >= configuration.failureGracePeriod {
+                skip(.failingBeyondGracePeriod)
+                dropItem()
+            }
+        case .throttled(let retryAfter):
+            skip(.throttled)
+            backOff = retryAfter
+            postpone = now.addingTimeInterval(retryAfter)
+            self.outcome = nil
+            return
+        case .refused(let reason):
+            skip(reason)
+            hostError = true
+            outcome.state = .excluded
+            outcome.due = now.addingTimeInterval(86_400)
+        }
+        for (reason, count) in page.droppedLinks { skip(reason, count) }
+        if entry.depth + 1 <= configuration.maximumDepth {
+            links += page.links.map { FrontierURL(url: $0, depth: entry.depth + 1, foundOn: entry.url.string) }
+        } else if !page.links.isEmpty {
+            skip(.tooDeep, page.links.count)
+        }
+        self.outcome = outcome
+    }
+}

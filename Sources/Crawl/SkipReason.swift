@@ -1,0 +1,47 @@
+import Fetch
+import WebRules
+
+/// Why a URL was not indexed (or not fetched, or a host file not read): the keys of the run
+/// report's `skipped` object. A struct with static values rather than text compared at
+/// use, so that a reason is named once and new ones can be added.
+public struct SkipReason: Hashable, Sendable, CustomStringConvertible {
+    /// The label in run reports (`robots`, `http-404`, `sitemap-too-large`…).
+    public let label: String
+
+    private init(_ label: String) { self.label = label }
+
+    public var description: String { label }
+
+    public static let robots = SkipReason("robots")
+    public static let robotsUnreachable = SkipReason("robots-unreachable")
+    public static let robotsUnreachableCachedCopyUsed = SkipReason("robots-unreachable-cached-copy-used")
+    public static let noindex = SkipReason("noindex")
+    public static let canonical = SkipReason("canonical")
+    public static let duplicate = SkipReason("duplicate")
+    public static let notHTML = SkipReason("not-html")
+    public static let outOfScope = SkipReason("out-of-scope")
+    public static let redirectOutOfScope = SkipReason("redirect-out-of-scope")
+    public static let redirectWithoutLocation = SkipReason("redirect-without-location")
+    public static let tooManyRedirects = SkipReason("too-many-redirects")
+    public static let tooDeep = SkipReason("too-deep")
+    public static let throttled = SkipReason("throttled")
+    public static let hostBackingOff = SkipReason("host-backing-off")
+    public static let failingBeyondGracePeriod = SkipReason("failing-beyond-grace-period")
+    public static let warcWriteError = SkipReason("warc-write-error")
+    public static let refusedAddress = SkipReason("refused-address")
+    public static let sitemapInvalid = SkipReason("sitemap-invalid")
+
+    /// An HTTP status that is no page: `http-404`, `http-500`…
+    public static func http(_ status: Int) -> SkipReason { SkipReason("http-\(status)") }
+
+    /// A fetch that failed: `timeout`, `too-large`, `tls`…
+    public static func fetch(_ error: FetchError) -> SkipReason { SkipReason(error.reason) }
+
+    /// A URL shaped like an endless URL space.
+    public static func trap(_ trap: URLTrap) -> SkipReason { SkipReason(trap.rawValue) }
+
+    /// What a sitemap's reading skipped (`sitemap-too-large`, `sitemap-http-500`, or one of
+    /// the sitemap parser's own reasons).
+    public static func sitemap(_ reason: SkipReason) -> SkipReason { SkipReason("sitemap-" + reason.label) }
+    public static func sitemap(parser reason: String) -> SkipReason { SkipReason("sitemap-" + reason) }
+}
