@@ -237,7 +237,9 @@ public final class CrawlEngine {
             case .fetchFile(let url, let file):
                 inFlight += 1
                 let inbox = self.inbox
-                downloader.start(FetchRequest(url: url)) { inbox.post(.file(origin: origin, file, $0)) }
+                var request = FetchRequest(url: url)
+                request.maximumBodyBytes = file.maximumBodyBytes
+                downloader.start(request) { inbox.post(.file(origin: origin, file, $0)) }
             case .fetchPage(let entry, let headers):
                 inFlight += 1
                 dispatchedPages += 1

@@ -50,6 +50,10 @@ enum HostFiles {
     enum AssociationFile: Sendable {
         case appleWellKnown, appleRoot, android
 
+        /// Apple reads at most 128 KB of the file (uncompressed); a larger one is a failed
+        /// fetch here, and Android's gets the same bound.
+        static let maximumBytes = 128 * 1024
+
         func url(_ origin: String) -> String {
             switch self {
             case .appleWellKnown: origin + "/.well-known/apple-app-site-association"

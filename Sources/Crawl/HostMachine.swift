@@ -28,6 +28,12 @@ struct HostMachine {
         case robots(hops: Int)
         case association(HostFiles.AssociationFile)
         case sitemap(WebURL, crossSubmit: Set<String>)
+
+        /// Overrides the fetch's body bound for files that have a smaller one.
+        var maximumBodyBytes: Int? {
+            if case .association = self { return HostFiles.AssociationFile.maximumBytes }
+            return nil
+        }
     }
 
     enum Action: Sendable {

@@ -107,7 +107,8 @@ public struct SmartAppBanner: Sendable, Hashable {
 
     private static func appendUnknownPairs(_ text: String, to pairs: inout [(String, String)]) {
         for item in text.split(separator: ",") {
-            let parts = item.split(separator: "=", maxSplits: 1)
+            // Empty sides are kept: `=value` has an empty key (and is dropped), `=` too.
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = parts[0].trimmingASCIIWhitespace().lowercased()
             guard !key.isEmpty else { continue }
             pairs.append((key, parts.count > 1 ? parts[1].trimmingASCIIWhitespace() : ""))

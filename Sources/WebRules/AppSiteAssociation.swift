@@ -35,18 +35,73 @@ public struct AppSiteAssociation: Sendable {
         }
     }
 
+    /// A component with its patterns compiled once, when the file is read.
     struct Component: Sendable {
-        var path: String?
+        /// The path pattern, and for `/a/*` the pattern `/a` that also matches.
+        var path: [AssociationPattern]?
         var query: Query?
-        var fragment: String?
+        var fragment: AssociationPattern?
         var exclude: Bool
         var options: Options
 
         enum Query: Sendable {
+            case pattern(AssociationPattern)
+            case items([String: AssociationPattern])
+        }
+
+        enum RawQuery {
             case pattern(String)
             case items([String: String])
         }
+
+        /// Nil when the patterns need more states than `budget` has left; what they use
+        /// is taken from it.
+        init?(path: String?, query: RawQuery?, fragment: String?, exclude: Bool, options: Options,
+              variables: [String: [String]], budget: inout Int) {
+            var left = budget
+            func compiled(_ pattern: String) -> AssociationPattern? {
+                let result = AssociationPattern(pattern, caseSensitive: options.caseSensitive, variables: variables, maximumSize: left)
+                left -= result?.size ?? left
+                return result
+            }
+            if let path {
+                var normalized = path.hasPrefix("/") || path.hasPrefix("*") ? path : "/" + path
+                while normalized.count > 1, normalized.hasSuffix("/") { normalized.removeLast() }
+                guard let full = compiled(normalized) else { return nil }
+                self.path = [full]
+                if normalized.hasSuffix("/*") {
+                    guard let parent = compiled(String(normalized.dropLast(2))) else { return nil }
+                    self.path?.append(parent)
+                }
+            }
+            switch query {
+            case .pattern(let pattern)?:
+                guard let compiled = compiled(pattern) else { return nil }
+                self.query = .pattern(compiled)
+            case .items(let items)?:
+                var patterns: [String: AssociationPattern] = [:]
+                for (name, pattern) in items {
+                    guard let compiled = compiled(pattern) else { return nil }
+                    patterns[name] = compiled
+                }
+                self.query = .items(patterns)
+            case nil:
+                self.query = nil
+            }
+            if let fragment {
+                guard let compiled = compiled(fragment) else { return nil }
+                self.fragment = compiled
+            }
+            self.exclude = exclude
+            self.options = options
+            budget = left
+        }
     }
+
+    /// The most automaton states the file's patterns may compile to, all together: the
+    /// work of matching one URL is at most its length times this. Components past it are
+    /// ignored. Real files have a few hundred; `$(region)` alone is about 750.
+    public static let maximumPatternSize = 20_000
 
     struct Detail: Sendable {
         var appIDs: [String]
@@ -54,7 +109,6 @@ public struct AppSiteAssociation: Sendable {
     }
 
     var details: [Detail]
-    var variables: [String: [String]]
 
     /// Every app id the file names under `applinks`.
     public var appIDs: [String] { details.flatMap(\.appIDs) }
@@ -69,6 +123,7 @@ public struct AppSiteAssociation: Sendable {
             variables[member.key] = member.value.arrayValue?.compactMap(\.stringValue) ?? []
         }
         var details: [Detail] = []
+        var budget = Self.maximumPatternSize
         let detailValues: [(String?, JSONValue)]
         if let list = applinks["details"]?.arrayValue {
             detailValues = list.map { (nil, $0) }
@@ -88,7 +143,7 @@ public struct AppSiteAssociation: Sendable {
             var components: [Component] = []
             if let list = object["components"]?.arrayValue {
                 for case .object(let c) in list {
-                    var query: Component.Query?
+                    var query: Component.RawQuery?
                     switch c["?"] {
                     case .string(let pattern): query = .pattern(pattern)
                     case .object(let items):
@@ -104,22 +159,26 @@ public struct AppSiteAssociation: Sendable {
                         query = valid ? .items(map) : nil
                     default: query = nil
                     }
-                    components.append(Component(
+                    guard let component = Component(
                         path: c["/"]?.stringValue, query: query, fragment: c["#"]?.stringValue,
-                        exclude: c["exclude"]?.boolValue ?? false, options: options.overridden(by: c)))
+                        exclude: c["exclude"]?.boolValue ?? false, options: options.overridden(by: c),
+                        variables: variables, budget: &budget)
+                    else { break }
+                    components.append(component)
                 }
             } else if let paths = object["paths"]?.arrayValue {
                 for case .string(let raw) in paths {
                     let exclude = raw.hasPrefix("NOT ")
-                    components.append(Component(
+                    guard let component = Component(
                         path: exclude ? String(raw.dropFirst(4)) : raw, query: nil, fragment: nil, exclude: exclude,
-                        options: Options(caseSensitive: true, percentEncoded: true)))
+                        options: Options(caseSensitive: true, percentEncoded: true), variables: [:], budget: &budget)
+                    else { break }
+                    components.append(component)
                 }
             }
             details.append(Detail(appIDs: ids, components: components))
         }
         self.details = details
-        self.variables = variables
     }
 
     /// The apps for which `url` is a universal link (empty for http URLs).
@@ -139,18 +198,15 @@ public struct AppSiteAssociation: Sendable {
             let decoded = options.percentEncoded ? text : PercentEncoding.decoded(text)
             return options.caseSensitive ? decoded : decoded.lowercased()
         }
-        if let pattern = component.path {
+        if let patterns = component.path {
             var path = prepare(url.path)
             while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-            var normalized = pattern.hasPrefix("/") || pattern.hasPrefix("*") ? pattern : "/" + pattern
-            while normalized.count > 1, normalized.hasSuffix("/") { normalized.removeLast() }
-            guard patternMatches(normalized, path, options) || (normalized.hasSuffix("/*") && patternMatches(String(normalized.dropLast(2)), path, options))
-            else { return false }
+            guard patterns.contains(where: { $0.matches(path) }) else { return false }
         }
-        if let fragment = component.fragment, !patternMatches(fragment, prepare(url.fragment ?? ""), options) { return false }
+        if let fragment = component.fragment, !fragment.matches(prepare(url.fragment ?? "")) { return false }
         switch component.query {
         case .pattern(let pattern)?:
-            if !patternMatches(pattern, prepare(url.query ?? ""), options) { return false }
+            if !pattern.matches(prepare(url.query ?? "")) { return false }
         case .items(let items)?:
             let pairs = (url.query ?? "").split(separator: "&").map { pair -> (String, String) in
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -159,88 +215,12 @@ public struct AppSiteAssociation: Sendable {
             for (name, pattern) in items {
                 let key = prepare(name)
                 let values = pairs.filter { $0.0 == key }.map(\.1)
-                for value in values.isEmpty ? [""] : values where !patternMatches(pattern, value, options) { return false }
+                for value in values.isEmpty ? [""] : values where !pattern.matches(value) { return false }
             }
         case nil:
             break
         }
         return true
-    }
-
-    // MARK: patterns
-
-    private enum Token {
-        case literal(Character)
-        case any  // *
-        case one  // ?
-        case oneOf((Character) -> Bool)
-        case alternatives([[Token]])
-    }
-
-    private func patternMatches(_ pattern: String, _ text: String, _ options: Options) -> Bool {
-        let tokens = tokenize(options.caseSensitive ? pattern : pattern.lowercased(), options: options, depth: 0)
-        return match(tokens[...], Array(text)[...])
-    }
-
-    private func tokenize(_ pattern: String, options: Options, depth: Int) -> [Token] {
-        var tokens: [Token] = []
-        var rest = Substring(pattern)
-        while let c = rest.first {
-            if c == "$", rest.dropFirst().first == "(", let close = rest.firstIndex(of: ")"), depth == 0 {
-                let name = String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close])
-                rest = rest[rest.index(after: close)...]
-                tokens.append(variable(name, options: options))
-                continue
-            }
-            rest = rest.dropFirst()
-            switch c {
-            case "*": tokens.append(.any)
-            case "?": tokens.append(.one)
-            default: tokens.append(.literal(c))
-            }
-        }
-        return tokens
-    }
-
-    private func variable(_ name: String, options: Options) -> Token {
-        func isASCII(_ c: Character, _ test: (Character) -> Bool) -> Bool { c.isASCII && test(c) }
-        switch name {
-        case "alpha": return .oneOf { isASCII($0, \.isLetter) }
-        case "upper": return .oneOf { isASCII($0, \.isUppercase) || (!options.caseSensitive && isASCII($0, \.isLetter)) }
-        case "lower": return .oneOf { isASCII($0, \.isLowercase) || (!options.caseSensitive && isASCII($0, \.isLetter)) }
-        case "alnum": return .oneOf { isASCII($0, \.isLetter) || isASCII($0, \.isNumber) }
-        case "digit": return .oneOf { isASCII($0, \.isNumber) }
-        case "xdigit": return .oneOf { isASCII($0, \.isHexDigit) }
-        case "region": return alternatives(ISOCodes.regions, options: options)
-        case "lang": return alternatives(ISOCodes.languages, options: options)
-        default: return alternatives(variables[name] ?? [], options: options)
-        }
-    }
-
-    private func alternatives(_ values: [String], options: Options) -> Token {
-        .alternatives(values.map { tokenize(options.caseSensitive ? $0 : $0.lowercased(), options: options, depth: 1) })
-    }
-
-    private func match(_ tokens: ArraySlice<Token>, _ text: ArraySlice<Character>) -> Bool {
-        guard let token = tokens.first else { return text.isEmpty }
-        let rest = tokens.dropFirst()
-        switch token {
-        case .literal(let c):
-            return text.first == c && match(rest, text.dropFirst())
-        case .one:
-            return !text.isEmpty && match(rest, text.dropFirst())
-        case .oneOf(let test):
-            return text.first.map(test) == true && match(rest, text.dropFirst())
-        case .any:
-            var remaining = text
-            while true {
-                if match(rest, remaining) { return true }
-                guard !remaining.isEmpty else { return false }
-                remaining = remaining.dropFirst()
-            }
-        case .alternatives(let options):
-            return options.contains { match($0[...] + rest, text) }
-        }
     }
 }
 

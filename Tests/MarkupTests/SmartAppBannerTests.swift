@@ -27,6 +27,10 @@ import Testing
         Case(content: "app-id=not-a-number", appStoreID: nil, argument: nil),
         Case(content: "app-argument=myapp://search?q=a=b&c=app-id=1", appStoreID: nil, argument: "myapp://search?q=a=b&c=app-id=1"),
         Case(content: "", appStoreID: nil, argument: nil),
+        // Found by fuzzing: a bare `=` or `=value` before or between pairs used to trap.
+        Case(content: "=, app-id=12", appStoreID: "12", argument: nil),
+        Case(content: "app-id=12, =x, =", appStoreID: "12", argument: nil),
+        Case(content: "=", appStoreID: nil, argument: nil),
     ])
     func tokenises(_ c: Case) {
         let banner = SmartAppBanner(content: c.content)

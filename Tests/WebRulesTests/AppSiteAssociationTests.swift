@@ -74,6 +74,30 @@ import WebURL
         #expect(a.appIDs == ["T.old"])
     }
 
+    /// A backtracking matcher takes exponential time here; the automaton takes one pass.
+    @Test func manyStarsMatchInLinearTime() {
+        let stars = String(repeating: "*a", count: 40)
+        let a = association(##"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/\##(stars)b", "#": "no_*"}, {"/": "/\##(stars)"}]}]}}"##)
+        let long = "/" + String(repeating: "a", count: 2000)
+        #expect(claims(a, "https://s.example\(long)") == ["T.a"], "the second component matches")
+        #expect(claims(a, "https://s.example\(long)b#no_x") == ["T.a"])
+        #expect(claims(a, "https://s.example\(long)c").isEmpty)
+        // Found by fuzzing: a 10 s timeout with the backtracking matcher.
+        let fuzzed = association(##"{"applinks": {"details": [{"appIDs": ["ABCDE12app"], "components": [{"/": "**************y/*", "?": {"ref": "?*"}, "#": "no_*"}]}]}}"##)
+        #expect(claims(fuzzed, "https://s.example/" + String(repeating: "x", count: 1500) + "?ref=1#no_").isEmpty)
+        #expect(claims(fuzzed, "https://s.example/xy/z?ref=1#no_") == ["ABCDE12app"])
+    }
+
+    @Test func patternsPastTheSizeBudgetAreIgnored() {
+        let huge = String(repeating: "$(region)", count: 30)
+        let a = association("""
+            {"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/a"}, {"/": "/\(huge)"}, {"/": "/b"}]}]}}
+            """)
+        #expect(claims(a, "https://s.example/a") == ["T.a"])
+        #expect(claims(a, "https://s.example/b").isEmpty, "the budget ran out before this component")
+        #expect(a.appIDs == ["T.a"])
+    }
+
     @Test func brokenFilesAreNil() {
         #expect(AppSiteAssociation(parsing: Array("not json".utf8)) == nil)
         #expect(AppSiteAssociation(parsing: Array(#"{"webcredentials": {}}"#.utf8)) == nil)
