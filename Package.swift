@@ -17,31 +17,34 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "TextUtilities"),
+        .target(name: "HTTPTypes"),
         .target(name: "JSON", dependencies: ["TextUtilities"]),
         .target(name: "WebURL", dependencies: ["CCurl", "TextUtilities"]),
         .target(name: "Markup", dependencies: ["CLibXML2", "JSON", "WebURL", "TextUtilities"]),
-        .target(name: "Fetch", dependencies: ["CCurl", "TextUtilities", "WebURL"]),
+        .target(name: "Fetch", dependencies: ["HTTPTypes", "CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "JSON", "WebURL", "TextUtilities"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib"]),
-        .target(name: "DemoWeb", dependencies: ["HTTPServer"], resources: [.copy("Sites"), .copy("Certificates")]),
+        .target(name: "DemoWeb", dependencies: ["HTTPServer", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates")]),
         .target(name: "WebRules", dependencies: ["CLibXML2", "CPSL", "Gzip", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "PageItems", dependencies: ["Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
-        .target(name: "Service", dependencies: ["CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "WebURL"]),
+        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "TextUtilities", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["Crawl", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
+            dependencies: ["HTTPTypes", "Crawl", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
-            name: "SearchlightTestSupport", dependencies: ["HTTPServer", "DemoWeb"], path: "Tests/SearchlightTestSupport"),
+            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb"], path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL"]),
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL"], resources: [.copy("Fixtures")]),
@@ -50,12 +53,12 @@ let package = Package(
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip"]),
         .testTarget(
             name: "CrawlTests",
-            dependencies: ["searchlight", "Crawl", "Fetch", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
+            dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
-        .testTarget(name: "FetchTests", dependencies: ["searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
-        .testTarget(name: "SearchlightCLITests", dependencies: ["searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
+            dependencies: ["HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
+        .testTarget(name: "SearchlightCLITests", dependencies: ["HTTPTypes", "searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(

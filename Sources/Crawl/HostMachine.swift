@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import HTTPTypes
 import PageItems
 import WebRules
 import WebURL
@@ -40,7 +41,7 @@ struct HostMachine {
         case fetchFile(url: String, File)
         /// The buffer of claimed URLs is empty: claim more and ``supply(_:)`` them.
         case claim
-        case fetchPage(FrontierEntry, headers: [HTTPHeader])
+        case fetchPage(FrontierEntry, headers: [HTTPField])
         /// Not fetched: recorded as excluded for this reason.
         case exclude(FrontierEntry, SkipReason, due: Date, deleteItem: Bool)
     }
@@ -160,10 +161,10 @@ struct HostMachine {
             let due = now.addingTimeInterval(robots.access == .disallowAll ? 3600 : robotsLifetime)
             return .exclude(entry, .robots, due: due, deleteItem: true)
         }
-        var headers: [HTTPHeader] = []
+        var headers: [HTTPField] = []
         if entry.fetched {
-            if let etag = entry.etag { headers.append(HTTPHeader("If-None-Match", etag)) }
-            if let modified = entry.lastModified { headers.append(HTTPHeader("If-Modified-Since", modified)) }
+            if let etag = entry.etag { headers.append(HTTPField("If-None-Match", etag)) }
+            if let modified = entry.lastModified { headers.append(HTTPField("If-Modified-Since", modified)) }
         }
         sent(now)
         pagesThisRun += 1

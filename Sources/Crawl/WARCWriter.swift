@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import Gzip
+import HTTPTypes
 import TextUtilities
 
 /// WARC/1.1 records of what a crawl fetched, one gzip member per record, in files under
@@ -122,33 +123,6 @@ public final class WARCWriter {
         for (name, value) in fields { head += "\(name): \(value)\r\n" }
         head += "Content-Type: \(contentType)\r\nContent-Length: \(block.count)\r\n\r\n"
         return Array(head.utf8) + block + [0x0D, 0x0A, 0x0D, 0x0A]
-    }
-}
-
-/// Reason phrases for the status codes a crawler meets.
-enum HTTPStatus {
-    static func reason(_ code: Int) -> String {
-        switch code {
-        case 200: "OK"
-        case 204: "No Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 303: "See Other"
-        case 304: "Not Modified"
-        case 307: "Temporary Redirect"
-        case 308: "Permanent Redirect"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 410: "Gone"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: "Status"
-        }
     }
 }
 

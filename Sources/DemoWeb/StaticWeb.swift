@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TextUtilities
 
 /// Serves folders of files as web sites, one folder per host name (`Sites/<host>/…`),
 /// told apart by the Host header. `/a/b` is `a/b`, `a/b.html` or `a/b/index.html`;

@@ -1,3 +1,4 @@
+import HTTPTypes
 /// How an ``HTTPClient`` fetches: identity, limits, TLS and name resolution.
 public struct FetchConfiguration: Sendable {
     /// `Searchlightbot/<version> (+<contact URL>)`.
@@ -38,7 +39,7 @@ public struct FetchRequest: Sendable {
     /// A request body, sent as is (set its Content-Type in ``headers``).
     public var body: [UInt8]?
     /// Extra request headers (`If-None-Match`, `If-Modified-Since`…).
-    public var headers: [HTTPHeader] = []
+    public var headers: [HTTPField] = []
     /// Overrides ``FetchConfiguration/timeout``.
     public var timeout: Double?
     /// Overrides ``FetchConfiguration/maximumBodyBytes``.
@@ -46,36 +47,8 @@ public struct FetchRequest: Sendable {
     /// Through a proxy: the checked address the proxy is to connect to (``ProxyTarget``).
     var connectTo: String?
 
-    public init(url: String, headers: [HTTPHeader] = []) {
+    public init(url: String, headers: [HTTPField] = []) {
         self.url = url
         self.headers = headers
-    }
-}
-
-public struct HTTPHeader: Sendable, Hashable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
-extension Array where Element == HTTPHeader {
-    /// The first value of a header, compared case-insensitively.
-    public func first(_ name: String) -> String? {
-        first { $0.name.caseInsensitiveEquals(name) }?.value
-    }
-
-    /// Every value of a header, in order.
-    public func all(_ name: String) -> [String] {
-        filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
-    }
-}
-
-extension String {
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 || $0 == $1 }
     }
 }

@@ -1,10 +1,11 @@
+import HTTPTypes
 /// The outcome of one ``FetchRequest``: a response, or the reason there is none.
 public struct FetchResponse: Sendable {
     public var request: FetchRequest
     /// The HTTP status; 0 when no response arrived.
     public var status: Int
     /// Response header fields of the final response, in order.
-    public var headers: [HTTPHeader]
+    public var headers: [HTTPField]
     /// The status line as received (`HTTP/1.1 200 OK`).
     public var statusLine: String
     /// The body, decoded from its Content-Encoding.

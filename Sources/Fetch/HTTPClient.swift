@@ -1,6 +1,7 @@
 import CCurl
 import Dispatch
 import Foundation
+import HTTPTypes
 import Synchronization
 import WebURL
 
@@ -94,7 +95,7 @@ public final class HTTPClient: Sendable {
     /// Fetches `url`, following up to `maximumRedirects` redirects hop by hop; each hop
     /// is a request of its own. Returns the final response and the chain of redirect
     /// URLs that led to it.
-    public func fetch(_ url: String, headers: [HTTPHeader] = [], maximumRedirects: Int) -> (FetchResponse, redirects: [String]) {
+    public func fetch(_ url: String, headers: [HTTPField] = [], maximumRedirects: Int) -> (FetchResponse, redirects: [String]) {
         var current = url
         var chain: [String] = []
         while true {

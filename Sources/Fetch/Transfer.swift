@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import HTTPTypes
 import TextUtilities
 
 /// One request in flight: owns its libcurl easy handle, receives libcurl's callbacks, and
@@ -172,9 +173,9 @@ final class Transfer {
         sl_easy_getinfo_off(easy, CURLINFO_TOTAL_TIME_T, &totalMicroseconds)
         var wireBytes: curl_off_t = 0
         sl_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes)
-        let headers = headerLines.compactMap { line -> HTTPHeader? in
+        let headers = headerLines.compactMap { line -> HTTPField? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingASCIIWhitespace())
+            return HTTPField(String(line[..<colon]), line[line.index(after: colon)...].trimmingASCIIWhitespace())
         }
         return FetchResponse(
             request: request, status: status, headers: headers, statusLine: statusLine, body: body,

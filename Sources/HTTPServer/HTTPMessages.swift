@@ -1,20 +1,13 @@
-/// A header field of a request or response.
-public struct HTTPField: Sendable, Hashable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
+import HTTPTypes
+import TextUtilities
 
 /// One request, read completely before the handler runs.
 public struct HTTPServerRequest: Sendable {
     public var method: String
     /// The path as sent, still percent-encoded.
     public var path: String
-    /// Query parameters in order, still percent-encoded; see ``queryValue(_:)``.
+    /// Query parameters in order, still percent-encoded (libmicrohttpd has already read
+    /// `+` as a space); see ``queryValue(_:)``.
     public var rawQueryItems: [(name: String, value: String?)]
     public var headers: [HTTPField]
     public var body: [UInt8]
@@ -36,8 +29,7 @@ public struct HTTPServerRequest: Sendable {
 
     /// The first value of a header, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first(name)
     }
 
     /// The Host header without its port, in lower case.
@@ -49,12 +41,12 @@ public struct HTTPServerRequest: Sendable {
 
     /// Every decoded value of a query parameter (`+` is a space, percent-escapes decoded).
     public func queryValues(_ name: String) -> [String] {
-        rawQueryItems.filter { PercentDecoding.decode($0.name) == name }.map { PercentDecoding.decode($0.value ?? "") }
+        rawQueryItems.filter { PercentDecoding.decode($0.name, plusIsSpace: true) == name }.map { PercentDecoding.decode($0.value ?? "", plusIsSpace: true) }
     }
 
     public func queryValue(_ name: String) -> String? { queryValues(name).first }
 
-    /// The path and query as the client wrote them.
+    /// The path and query, percent-encoded as the client wrote them (`+` as a space).
     public var target: String {
         guard !rawQueryItems.isEmpty else { return path }
         return path + "?" + rawQueryItems.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: "&")
@@ -99,33 +91,3 @@ public struct HTTPServerResponse: Sendable {
     public static let notFound = text("not found\n", status: 404)
 }
 
-/// Percent-decoding for query strings (`application/x-www-form-urlencoded`).
-public enum PercentDecoding {
-    public static func decode(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "+") {
-                bytes.append(0x20)
-            } else if byte == UInt8(ascii: "%"), iterator.count >= 2, let hi = hex(iterator[iterator.startIndex]),
-                let lo = hex(iterator[iterator.startIndex + 1])
-            {
-                bytes.append(hi << 4 | lo)
-                iterator = iterator.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-}

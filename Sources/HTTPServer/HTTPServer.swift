@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// A small Swift face on libmicrohttpd: one handler function, requests read whole,
@@ -107,9 +108,9 @@ public final class HTTPServer: Sendable {
             }
             // Keep paths and query parameters as sent: handlers decode what they need.
             options.unescape = { _, _, text in text.map { strlen($0) } ?? 0 }
-            return sl_mhd_start(&options, { contextPointer, connection, url, method, _, uploadData, uploadSize, requestContext in
+            return sl_mhd_start(&options, { contextPointer, connection, url, method, version, uploadData, uploadSize, requestContext in
                 Unmanaged<ServerContext>.fromOpaque(contextPointer!).takeUnretainedValue()
-                    .handle(connection!, url, method, uploadData, uploadSize!, requestContext!)
+                    .handle(connection!, url, method, version, uploadData, uploadSize!, requestContext!)
             }, Unmanaged.passUnretained(context).toOpaque())
         }
         guard let started else {
@@ -221,7 +222,7 @@ private final class ServerContext: @unchecked Sendable {
     /// libmicrohttpd's access handler: called once when the headers are in, once per
     /// piece of request body, and once more when the body is complete.
     func handle(
-        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>,
         _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
@@ -230,6 +231,11 @@ private final class ServerContext: @unchecked Sendable {
             let state = RequestState(context: self)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
             let head = request(connection, url, method, body: [], tooLarge: false)
+            // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to
+            // any HTTP/1.1 request message that lacks a Host header field".
+            if head.header("Host") == nil, let version, strcmp(version, "HTTP/1.1") == 0 {
+                return Self.queue(refusal(400, "bad-request", "an HTTP/1.1 request needs a Host header"), on: connection)
+            }
             if let answer = admission?(head) { return Self.queue(answer, on: connection) }
             if let declared = head.header("Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), declared > 0 {
                 guard declared <= maximumBodyBytes else {

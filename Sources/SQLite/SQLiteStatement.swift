@@ -45,7 +45,8 @@ public final class SQLiteStatement {
             sqlite3_bind_null(handle, index)
             return
         }
-        sqlite3_bind_text(handle, index, value, -1, sl_sqlite_transient())
+        // The length is passed, so text with an embedded NUL is stored whole.
+        sqlite3_bind_text64(handle, index, value, sqlite3_uint64(value.utf8.count), sl_sqlite_transient(), UInt8(SQLITE_UTF8))
     }
 
     public func bind(_ index: Int32, blob: [UInt8]?) {
@@ -53,7 +54,12 @@ public final class SQLiteStatement {
             sqlite3_bind_null(handle, index)
             return
         }
-        _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sl_sqlite_transient()) }
+        // A NULL pointer would bind NULL: an empty blob is bound as a zero-length blob.
+        guard !blob.isEmpty else {
+            sqlite3_bind_zeroblob(handle, index, 0)
+            return
+        }
+        _ = blob.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), sl_sqlite_transient()) }
     }
 
     /// Binds values to parameters 1, 2, 3… in order.

@@ -1,4 +1,5 @@
 import HTTPServer
+import HTTPTypes
 import JSON
 import SearchIndex
 

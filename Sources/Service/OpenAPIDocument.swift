@@ -1,4 +1,5 @@
 import HTTPServer
+import HTTPTypes
 import JSON
 import SearchIndex
 
@@ -201,7 +202,7 @@ public enum OpenAPIDocument {
     private static func responses(ok: JSONValue, errors: [String], status: String = "200") -> JSONValue {
         var fields: [(String, JSONValue)] = [(status, ["description": "OK", "content": ["application/json": ["schema": ok]]])]
         for code in errors {
-            fields.append((code, ["description": .string(HTTPStatusText.reason(Int(code) ?? 500)),
+            fields.append((code, ["description": .string(HTTPStatus.reason(Int(code) ?? 500)),
                                   "content": ["application/json": ["schema": ref("Error")]]]))
         }
         return .object(JSONObject(fields))
@@ -216,22 +217,5 @@ public enum OpenAPIDocument {
             ("summary", .string(summary)), ("security", security), ("requestBody", requestBody(body)),
             ("responses", responses(ok: response, errors: errors, status: status)),
         ]))
-    }
-}
-
-/// Reason phrases for the statuses the API uses.
-enum HTTPStatusText {
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 415: "Unsupported Media Type"
-        case 503: "Service Unavailable"
-        default: "Error"
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TextUtilities
 
 /// The API's routes: a request's method and path segments matched to a handler.
 enum Route {
@@ -22,7 +23,7 @@ enum Route {
             return route
         }
         func decoded(_ segment: String) throws(APIError) -> String {
-            guard let text = segment.removingPercentEncoding, !text.isEmpty, text.utf8.count <= 256 else {
+            guard let text = PercentDecoding.decodeStrictly(segment), !text.isEmpty, text.utf8.count <= 256 else {
                 throw .badRequest("the path segment '\(segment)' is empty, too long or badly percent-encoded")
             }
             return text

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TextUtilities
 import WebURL
 
 /// An `apple-app-site-association` file's `applinks` section: which apps claim which
@@ -195,7 +196,7 @@ public struct AppSiteAssociation: Sendable {
     private func matches(_ component: Component, _ url: WebURL) -> Bool {
         let options = component.options
         func prepare(_ text: String) -> String {
-            let decoded = options.percentEncoded ? text : PercentEncoding.decoded(text)
+            let decoded = options.percentEncoded ? text : PercentDecoding.decode(text)
             return options.caseSensitive ? decoded : decoded.lowercased()
         }
         if let patterns = component.path {

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// The byte-level rules behind ``WebURL``'s normal form.
 enum URLNormalization {
     enum ComponentKind {
@@ -46,16 +48,6 @@ enum URLNormalization {
         }
     }
 
-    @inline(__always)
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        default: return nil
-        }
-    }
-
     private static let upperHex = Array("0123456789ABCDEF".utf8)
 
     /// Rewrites one component: escapes in upper case, escapes of unreserved characters
@@ -72,7 +64,7 @@ enum URLNormalization {
         var i = bytes.startIndex
         while i < bytes.endIndex {
             let c = bytes[i]
-            if c == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) {
+            if c == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = PercentDecoding.hexValue(bytes[i + 1]), let lo = PercentDecoding.hexValue(bytes[i + 2]) {
                 let decoded = hi << 4 | lo
                 if isUnreserved(decoded) {
                     out.append(decoded)
@@ -169,7 +161,7 @@ enum URLNormalization {
                 kind = .fragment
                 layout.fragmentStart = i
             } else if c == UInt8(ascii: "%") {
-                guard i + 2 < count, let hi = hexValue(reference[i + 1]), let lo = hexValue(reference[i + 2]),
+                guard i + 2 < count, let hi = PercentDecoding.hexValue(reference[i + 1]), let lo = PercentDecoding.hexValue(reference[i + 2]),
                     reference[i + 1] < UInt8(ascii: "a"), reference[i + 2] < UInt8(ascii: "a"), !isUnreserved(hi << 4 | lo)
                 else { return nil }
                 i += 2
@@ -252,23 +244,4 @@ public enum PercentEncoding {
         URLNormalization.normalizeComponent(text, kind: .query)
     }
 
-    /// Decodes every escape (`%2F` becomes `/`); invalid escapes stay as they are.
-    public static func decoded(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = URLNormalization.hexValue(bytes[i + 1]),
-                let lo = URLNormalization.hexValue(bytes[i + 2])
-            {
-                out.append(hi << 4 | lo)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

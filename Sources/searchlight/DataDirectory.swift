@@ -8,7 +8,7 @@ struct DataDirectory {
     let path: String
 
     init(_ arguments: ParsedArguments) {
-        path = arguments.value("--data") ?? Self.defaultPath
+        path = arguments.value(Self.option) ?? Self.defaultPath
     }
 
     init(path: String) {

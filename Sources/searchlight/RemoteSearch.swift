@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import HTTPTypes
 import JSON
 import SearchIndex
 
@@ -22,7 +23,7 @@ struct RemoteSearch {
         configuration.timeout = 30
         let client = HTTPClient(configuration: configuration)
         defer { client.shutdown() }
-        let response = client.fetch(FetchRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]))
+        let response = client.fetch(FetchRequest(url: url, headers: [HTTPField("Accept", "application/json")]))
         if let error = response.error { throw CommandFailure("asking \(server) failed: \(error.message)") }
         let body = try? JSONParser.parse(bytes: response.body)
         guard response.status == 200, let body else {

@@ -1,6 +1,7 @@
 import Foundation
 import Gzip
 import HTTPServer
+import HTTPTypes
 import JSON
 import SearchlightTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Crawl
 import Fetch
 import Foundation
 import HTTPServer
+import HTTPTypes
 import SearchIndex
 import SearchlightTestSupport
 import Synchronization

@@ -1,4 +1,5 @@
 import Fetch
+import HTTPTypes
 import Synchronization
 import Foundation
 import HTTPServer

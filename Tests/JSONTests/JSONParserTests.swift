@@ -98,9 +98,27 @@ import Testing
         #expect(result.values == [["a": 1], ["b": 2]])
     }
 
-    @Test func neverCrashesOnJunk() {
-        for junk in ["\u{0}\u{1}\u{2}", "}}}}", "[[[[", "\"", "{\"a\":", "'", "\u{FFFD}{", String(repeating: "{\"a\":", count: 5000)] {
-            _ = JSONParser.parseLenient(junk)
-        }
+    /// Junk gives an error where it starts, or a repaired value that says what was repaired;
+    /// never a trap, never a value that was not there.
+    @Test(arguments: [
+        ("\u{0}\u{1}\u{2}", nil, 0),
+        ("}}}}", nil, 0),
+        ("\u{FFFD}{", nil, 0),
+        ("{\"a\":", "{}", 5),
+        ("[[[[", "[[[[]]]]", nil),
+        ("\"", #""""#, nil),
+        ("'", #""""#, nil),
+    ] as [(String, String?, Int?)])
+    func junkGivesAnErrorOrARepair(_ junk: String, _ value: String?, _ errorOffset: Int?) {
+        let result = JSONParser.parseLenient(junk)
+        #expect(result.values.map { JSONWriter.string($0) } == (value.map { [$0] } ?? []))
+        #expect(result.error?.offset == errorOffset)
+        if errorOffset == nil { #expect(!result.repairs.isEmpty, "a repaired value lists its repairs") }
+    }
+
+    @Test func nestingPastTheLimitStopsWithAnError() {
+        let result = JSONParser.parseLenient(String(repeating: "{\"a\":", count: 5000))
+        #expect(result.error?.message == "nesting deeper than 256 levels")
+        #expect(result.error?.offset == 1280)
     }
 }

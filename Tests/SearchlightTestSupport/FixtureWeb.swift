@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import HTTPTypes
 import Synchronization
 
 /// Several fixture sites behind one loopback server, told apart by the Host header, as

@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import HTTPServer
+import HTTPTypes
 import JSON
 import SearchIndex
 import SearchlightTestSupport
@@ -56,7 +57,7 @@ final class RunningService: Sendable {
         var status: Int
         var json: JSONValue?
         var text: String
-        var headers: [HTTPHeader]
+        var headers: [HTTPField]
 
         var errorCode: String? { json?["error"]?["code"]?.stringValue }
     }
@@ -68,8 +69,8 @@ final class RunningService: Sendable {
         var request = FetchRequest(url: baseURL + path)
         request.method = method
         request.body = json.map { JSONWriter.bytes($0) } ?? body
-        if request.body != nil, let contentType { request.headers.append(HTTPHeader("Content-Type", contentType)) }
-        if let key { request.headers.append(HTTPHeader("Authorization", "Bearer \(key)")) }
+        if request.body != nil, let contentType { request.headers.append(HTTPField("Content-Type", contentType)) }
+        if let key { request.headers.append(HTTPField("Authorization", "Bearer \(key)")) }
         let response: FetchResponse
         if let localAddress {
             // Another loopback address (any of 127.0.0.0/8) stands for another network.

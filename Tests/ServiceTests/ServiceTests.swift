@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import HTTPServer
+import HTTPTypes
 import JSON
 import SearchIndex
 import SearchlightTestSupport
@@ -383,8 +384,8 @@ import Testing
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
-        var push = FetchRequest(url: base + "/v1/items", headers: [HTTPHeader("Authorization", "Bearer \(key)"),
-                                                                   HTTPHeader("Content-Type", "application/json")])
+        var push = FetchRequest(url: base + "/v1/items", headers: [HTTPField("Authorization", "Bearer \(key)"),
+                                                                   HTTPField("Content-Type", "application/json")])
         push.method = "POST"
         push.body = JSONWriter.bytes(["items": [["uniqueIdentifier": "m", "title": "Memory", "webURL": "https://app.example/m"]]])
         #expect(client.fetch(push).status == 200)

@@ -4,13 +4,13 @@ import WebURL
 /// The options every fetching command shares (`crawl`, `extract`, `validate`), read and
 /// checked in one place: `--timeout`, `--resolve`, `--cacert`, `--allow-private`, `--proxy`.
 struct FetchOptions {
-    static let specs: [OptionSpec] = [
-        .value("--timeout", "seconds", help: "Give up on a request after this long (default 30)."),
-        .value("--resolve", "host:port:addr", help: "Resolve HOST:PORT to ADDR, as curl's --resolve.", repeatable: true),
-        .value("--cacert", "file", help: "Trust the CA certificates in this PEM file."),
-        .flag("--allow-private", help: "Allow private, loopback and link-local addresses."),
-        .value("--proxy", "url", help: "Fetch through this HTTP proxy (CONNECT tunnels to addresses checked here).\nThe environment's proxy variables are ignored."),
-    ]
+    static let timeoutOption = OptionSpec.value("--timeout", "seconds", help: "Give up on a request after this long (default 30).")
+    static let resolveOption = OptionSpec.value("--resolve", "host:port:addr", help: "Resolve HOST:PORT to ADDR, as curl's --resolve.", repeatable: true)
+    static let cacertOption = OptionSpec.value("--cacert", "file", help: "Trust the CA certificates in this PEM file.")
+    static let allowPrivateOption = OptionSpec.flag("--allow-private", help: "Allow private, loopback and link-local addresses.")
+    static let proxyOption = OptionSpec.value(
+        "--proxy", "url", help: "Fetch through this HTTP proxy (CONNECT tunnels to addresses checked here).\nThe environment's proxy variables are ignored.")
+    static let specs = [timeoutOption, resolveOption, cacertOption, allowPrivateOption, proxyOption]
 
     var timeout: Double
     var resolve: [String]
@@ -19,14 +19,14 @@ struct FetchOptions {
     var proxy: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        timeout = try arguments.double("--timeout", in: 0.1...3600) ?? 30
-        resolve = arguments.values("--resolve")
+        timeout = try arguments.double(Self.timeoutOption, in: 0.1...3600) ?? 30
+        resolve = arguments.values(Self.resolveOption)
         for entry in resolve where entry.split(separator: ":").count < 3 {
             throw UsageError("--resolve needs HOST:PORT:ADDRESS, not '\(entry)'")
         }
-        caCertificates = arguments.value("--cacert")
-        allowPrivate = arguments.flag("--allow-private")
-        proxy = arguments.value("--proxy")
+        caCertificates = arguments.value(Self.cacertOption)
+        allowPrivate = arguments.flag(Self.allowPrivateOption)
+        proxy = arguments.value(Self.proxyOption)
         if let proxy, WebURL(proxy) == nil {
             throw UsageError("--proxy needs an http(s) URL such as http://proxy.internal:3128, not '\(proxy)'")
         }

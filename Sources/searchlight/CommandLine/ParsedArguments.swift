@@ -60,22 +60,24 @@ struct ParsedArguments {
         }
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func flag(_ option: OptionSpec) -> Bool { flags.contains(option.name) }
 
-    func value(_ name: String) -> String? { values[name]?.last }
+    func value(_ option: OptionSpec) -> String? { values[option.name]?.last }
 
-    func values(_ name: String) -> [String] { values[name] ?? [] }
+    func values(_ option: OptionSpec) -> [String] { values[option.name] ?? [] }
 
-    func int(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(UsageError) -> Int? {
-        guard let text = value(name) else { return nil }
+    func int(_ option: OptionSpec, in range: ClosedRange<Int> = Int.min...Int.max) throws(UsageError) -> Int? {
+        let name = option.name
+        guard let text = value(option) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("option '\(name)' needs \(Self.describe(range)), not '\(text)'")
         }
         return number
     }
 
-    func double(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
-        guard let text = value(name) else { return nil }
+    func double(_ option: OptionSpec, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        let name = option.name
+        guard let text = value(option) else { return nil }
         guard let number = Double(text), number.isFinite, range.contains(number) else {
             throw UsageError("option '\(name)' needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
@@ -83,8 +85,9 @@ struct ParsedArguments {
     }
 
     /// A duration (`90`, `90s`, `15m`, `2h`, `7d`, `1h30m`) in seconds.
-    func duration(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
-        guard let text = value(name) else { return nil }
+    func duration(_ option: OptionSpec, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        let name = option.name
+        guard let text = value(option) else { return nil }
         guard let seconds = DurationText.seconds(text), range.contains(seconds) else {
             throw UsageError("option '\(name)' needs a duration such as 90s, 15m, 2h or 7d, from \(Int(range.lowerBound)) "
                 + "to \(Int(range.upperBound)) seconds, not '\(text)'")

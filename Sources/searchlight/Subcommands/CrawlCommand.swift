@@ -29,26 +29,26 @@ struct CrawlCommand: Command {
             """,
         arguments: [ArgumentSpec(name: "seed-url", help: "Where to start (added to --seeds).", isOptional: true, isRepeating: true)],
         options: [
-            .value("--seeds", "file", help: "A file of seed URLs, one per line, # comments (default: seeds/default.txt when no seed URL is given and it exists)."),
+            Option.seeds,
             DataDirectory.option,
-            .value("--max-pages", "n", help: "Fetch at most this many pages in this run."),
-            .value("--max-depth", "n", help: "Follow links at most this many steps from a seed (default 20)."),
-            .value("--max-time", "duration", help: "Stop after this long (90s, 50m, 2h…), finishing pages in flight."),
-            .value("--every", "duration", help: "Stay in the foreground and run on this interval (15m, 1h, 1d…); each run stops by the next."),
-            .value("--expire-after", "duration", help: "Items not confirmed for this long drop out of results (default 30d)."),
-            .value("--grace", "duration", help: "How long a page failing transiently keeps its item (default 7d)."),
-            .value("--max-pages-per-host", "n", help: "Fetch at most this many pages of one host per run (default 10000)."),
-            .value("--concurrency", "n", help: "Requests in flight at once (default 32)."),
-            .value("--per-host", "n", help: "Connections to one host at once (default 2)."),
-            .value("--delay", "seconds", help: "Time between two requests to one host (default 1; robots.txt can lengthen it)."),
-            .value("--max-body", "bytes", help: "Largest body accepted, after decompression (default 10 MB)."),
-            .value("--scope", "hosts|domain|any", help: "Stay on the seeds' hosts (default), their registrable domains, or go anywhere."),
-            .value("--include", "regex", help: "Only crawl URLs matching this regular expression.", repeatable: true),
-            .value("--exclude", "regex", help: "Never crawl URLs matching this regular expression.", repeatable: true),
-            .flag("--keep-tracking-parameters", help: "Keep utm_*, fbclid, gclid… in URLs."),
-            .flag("--no-sitemaps", help: "Do not read sitemaps."),
-            .flag("--no-warc", help: "Do not write WARC files."),
-            .flag("--json", help: "Print the run report as JSON."),
+            Option.maxPages,
+            Option.maxDepth,
+            Option.maxTime,
+            Option.every,
+            Option.expireAfter,
+            Option.grace,
+            Option.maxPagesPerHost,
+            Option.concurrency,
+            Option.perHost,
+            Option.delay,
+            Option.maxBody,
+            Option.scope,
+            Option.include,
+            Option.exclude,
+            Option.keepTrackingParameters,
+            Option.noSitemaps,
+            Option.noWarc,
+            Option.json,
         ] + FetchOptions.specs,
         examples: [
             "searchlight crawl https://recipes.example/ --max-pages 500",
@@ -65,12 +65,12 @@ struct CrawlCommand: Command {
         let data = DataDirectory(arguments)
         var fetch = FetchConfiguration(userAgent: UserAgent.string)
         try FetchOptions(arguments).apply(to: &fetch)
-        fetch.maximumBodyBytes = try arguments.int("--max-body", in: 1024...(1 << 30)) ?? 10 * 1024 * 1024
+        fetch.maximumBodyBytes = try arguments.int(Option.maxBody, in: 1024...(1 << 30)) ?? 10 * 1024 * 1024
         var configuration = CrawlConfiguration(dataDirectory: data.path, fetch: fetch)
         configuration.software = "Searchlight/\(Searchlight.version)"
         var seeds = arguments.positionals
         let defaultFile = seeds.isEmpty && FileManager.default.fileExists(atPath: Self.defaultSeeds) ? Self.defaultSeeds : nil
-        if let file = arguments.value("--seeds") ?? defaultFile {
+        if let file = arguments.value(Option.seeds) ?? defaultFile {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw UsageError("cannot read the seeds file '\(file)'")
             }
@@ -80,27 +80,27 @@ struct CrawlCommand: Command {
             guard let url = WebURL(seed) else { throw UsageError("'\(seed)' is not an absolute http(s) URL") }
             return url
         }
-        configuration.maximumPages = try arguments.int("--max-pages", in: 1...Int.max) ?? Int.max
-        configuration.maximumDepth = try arguments.int("--max-depth", in: 0...1000) ?? 20
-        configuration.maximumTime = try arguments.duration("--max-time", in: 1...(365 * 86_400)) ?? .infinity
-        every = try arguments.duration("--every", in: 1...(365 * 86_400))
-        configuration.itemLifetime = try arguments.duration("--expire-after", in: 3600...(10 * 365 * 86_400)) ?? 30 * 86_400
-        configuration.failureGracePeriod = try arguments.duration("--grace", in: 0...(365 * 86_400)) ?? 7 * 86_400
-        configuration.maximumPagesPerHost = try arguments.int("--max-pages-per-host", in: 1...Int.max) ?? 10_000
-        configuration.concurrency = try arguments.int("--concurrency", in: 1...1024) ?? 32
-        configuration.perHostConnections = try arguments.int("--per-host", in: 1...64) ?? 2
-        configuration.delay = try arguments.double("--delay", in: 0...3600) ?? 1
-        if let scope = arguments.value("--scope") {
+        configuration.maximumPages = try arguments.int(Option.maxPages, in: 1...Int.max) ?? Int.max
+        configuration.maximumDepth = try arguments.int(Option.maxDepth, in: 0...1000) ?? 20
+        configuration.maximumTime = try arguments.duration(Option.maxTime, in: 1...(365 * 86_400)) ?? .infinity
+        every = try arguments.duration(Option.every, in: 1...(365 * 86_400))
+        configuration.itemLifetime = try arguments.duration(Option.expireAfter, in: 3600...(10 * 365 * 86_400)) ?? 30 * 86_400
+        configuration.failureGracePeriod = try arguments.duration(Option.grace, in: 0...(365 * 86_400)) ?? 7 * 86_400
+        configuration.maximumPagesPerHost = try arguments.int(Option.maxPagesPerHost, in: 1...Int.max) ?? 10_000
+        configuration.concurrency = try arguments.int(Option.concurrency, in: 1...1024) ?? 32
+        configuration.perHostConnections = try arguments.int(Option.perHost, in: 1...64) ?? 2
+        configuration.delay = try arguments.double(Option.delay, in: 0...3600) ?? 1
+        if let scope = arguments.value(Option.scope) {
             guard let mode = CrawlScope.Mode(rawValue: scope) else { throw UsageError("--scope must be hosts, domain or any") }
             configuration.scope = mode
         }
-        configuration.include = arguments.values("--include")
-        configuration.exclude = arguments.values("--exclude")
-        configuration.keepsTrackingParameters = arguments.flag("--keep-tracking-parameters")
-        configuration.readsSitemaps = !arguments.flag("--no-sitemaps")
-        configuration.writesWARC = !arguments.flag("--no-warc")
+        configuration.include = arguments.values(Option.include)
+        configuration.exclude = arguments.values(Option.exclude)
+        configuration.keepsTrackingParameters = arguments.flag(Option.keepTrackingParameters)
+        configuration.readsSitemaps = !arguments.flag(Option.noSitemaps)
+        configuration.writesWARC = !arguments.flag(Option.noWarc)
         self.configuration = configuration
-        json = arguments.flag("--json")
+        json = arguments.flag(Option.json)
     }
 
     static let defaultSeeds = "seeds/default.txt"
@@ -142,5 +142,30 @@ struct CrawlCommand: Command {
     private func runOnce(_ configuration: CrawlConfiguration) throws {
         guard let report = try CrawlRun(configuration: configuration).run(showProgress: !json && Console.isTerminal) else { return }
         Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
+    }
+}
+
+extension CrawlCommand {
+    /// The options this command reads.
+    enum Option {
+        static let seeds = OptionSpec.value("--seeds", "file", help: "A file of seed URLs, one per line, # comments (default: seeds/default.txt when no seed URL is given and it exists).")
+        static let maxPages = OptionSpec.value("--max-pages", "n", help: "Fetch at most this many pages in this run.")
+        static let maxDepth = OptionSpec.value("--max-depth", "n", help: "Follow links at most this many steps from a seed (default 20).")
+        static let maxTime = OptionSpec.value("--max-time", "duration", help: "Stop after this long (90s, 50m, 2h…), finishing pages in flight.")
+        static let every = OptionSpec.value("--every", "duration", help: "Stay in the foreground and run on this interval (15m, 1h, 1d…); each run stops by the next.")
+        static let expireAfter = OptionSpec.value("--expire-after", "duration", help: "Items not confirmed for this long drop out of results (default 30d).")
+        static let grace = OptionSpec.value("--grace", "duration", help: "How long a page failing transiently keeps its item (default 7d).")
+        static let maxPagesPerHost = OptionSpec.value("--max-pages-per-host", "n", help: "Fetch at most this many pages of one host per run (default 10000).")
+        static let concurrency = OptionSpec.value("--concurrency", "n", help: "Requests in flight at once (default 32).")
+        static let perHost = OptionSpec.value("--per-host", "n", help: "Connections to one host at once (default 2).")
+        static let delay = OptionSpec.value("--delay", "seconds", help: "Time between two requests to one host (default 1; robots.txt can lengthen it).")
+        static let maxBody = OptionSpec.value("--max-body", "bytes", help: "Largest body accepted, after decompression (default 10 MB).")
+        static let scope = OptionSpec.value("--scope", "hosts|domain|any", help: "Stay on the seeds' hosts (default), their registrable domains, or go anywhere.")
+        static let include = OptionSpec.value("--include", "regex", help: "Only crawl URLs matching this regular expression.", repeatable: true)
+        static let exclude = OptionSpec.value("--exclude", "regex", help: "Never crawl URLs matching this regular expression.", repeatable: true)
+        static let keepTrackingParameters = OptionSpec.flag("--keep-tracking-parameters", help: "Keep utm_*, fbclid, gclid… in URLs.")
+        static let noSitemaps = OptionSpec.flag("--no-sitemaps", help: "Do not read sitemaps.")
+        static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
+        static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
     }
 }

@@ -17,14 +17,14 @@ struct DemoCommand: Command {
             (including a verified universal link) and install-app.
             """,
         options: [
-            .value("--data", "dir", help: "Keep the demo's data folder here (default: a temporary folder, removed after)."),
+            Option.data,
         ],
         examples: ["searchlight demo", "searchlight demo --data /tmp/demo-data && searchlight search lemon --data /tmp/demo-data"])
 
     var data: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
-        data = arguments.value("--data")
+        data = arguments.value(Option.data)
     }
 
     struct Search {
@@ -86,5 +86,12 @@ struct DemoCommand: Command {
         if data == nil {
             Console.writeLine("(The demo's index was in a temporary folder; run `searchlight demo --data DIR` to keep it.)")
         }
+    }
+}
+
+extension DemoCommand {
+    /// The options this command reads.
+    enum Option {
+        static let data = OptionSpec.value("--data", "dir", help: "Keep the demo's data folder here (default: a temporary folder, removed after).")
     }
 }

@@ -18,9 +18,9 @@ struct ExtractCommand: Command {
             """,
         arguments: [ArgumentSpec(name: "file-or-url", help: "An HTML file, or an http(s) URL to fetch once.")],
         options: [
-            .value("--base-url", "url", help: "The page's URL, for resolving relative links in a file.\nA fetched URL is its own base."),
-            .value("--content-type", "type", help: "The Content-Type to assume for a file (its charset counts)."),
-            .flag("--json", help: "Print the full PageMarkup as JSON."),
+            Option.baseUrl,
+            Option.contentType,
+            Option.json,
         ] + FetchOptions.specs,
         examples: [
             "searchlight extract Tests/MarkupTests/Fixtures/families/recipe.html --base-url https://recipes.example/lemon-tart",
@@ -35,12 +35,12 @@ struct ExtractCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         source = arguments.positionals[0]
-        if let base = arguments.value("--base-url") {
+        if let base = arguments.value(Option.baseUrl) {
             guard let url = WebURL(base) else { throw UsageError("--base-url needs an absolute http(s) URL, not '\(base)'") }
             baseURL = url
         }
-        contentType = arguments.value("--content-type")
-        json = arguments.flag("--json")
+        contentType = arguments.value(Option.contentType)
+        json = arguments.flag(Option.json)
         fetch = try FetchOptions(arguments)
     }
 
@@ -78,5 +78,14 @@ struct ExtractCommand: Command {
             contentType: contentType ?? response.contentType, robotsTags: response.headers.all("X-Robots-Tag"),
             contentLanguage: response.headers.first("Content-Language"))
         return MarkupExtractor().extract(response.body, url: WebURL(response.request.url), response: info)
+    }
+}
+
+extension ExtractCommand {
+    /// The options this command reads.
+    enum Option {
+        static let baseUrl = OptionSpec.value("--base-url", "url", help: "The page's URL, for resolving relative links in a file.\nA fetched URL is its own base.")
+        static let contentType = OptionSpec.value("--content-type", "type", help: "The Content-Type to assume for a file (its charset counts).")
+        static let json = OptionSpec.flag("--json", help: "Print the full PageMarkup as JSON.")
     }
 }

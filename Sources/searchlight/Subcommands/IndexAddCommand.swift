@@ -18,8 +18,8 @@ struct IndexAddCommand: Command {
         arguments: [ArgumentSpec(name: "file", help: "The JSON file ('-' for standard input).")],
         options: [
             DataDirectory.option,
-            .value("--client-state", "text", help: "Store this state (at most 250 bytes) with the batch, to resume from."),
-            .value("--batch", "name", help: "The batch name the client state is kept under (default \"default\")."),
+            Option.clientState,
+            Option.batch,
         ],
         examples: ["searchlight index add people.json --client-state 'last=42'"])
 
@@ -31,8 +31,8 @@ struct IndexAddCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         file = arguments.positionals[0]
         data = DataDirectory(arguments)
-        clientState = arguments.value("--client-state")
-        batchName = arguments.value("--batch") ?? "default"
+        clientState = arguments.value(Option.clientState)
+        batchName = arguments.value(Option.batch) ?? "default"
         if let state = clientState, state.utf8.count > SearchIndex.maximumClientStateBytes {
             throw UsageError("--client-state is \(state.utf8.count) bytes; at most \(SearchIndex.maximumClientStateBytes) are kept")
         }
@@ -68,5 +68,13 @@ struct IndexAddCommand: Command {
         batch.clientStateName = batchName
         try index.commit(batch)
         Console.writeLine("added \(items.count) item\(items.count == 1 ? "" : "s") to \(data.indexPath)")
+    }
+}
+
+extension IndexAddCommand {
+    /// The options this command reads.
+    enum Option {
+        static let clientState = OptionSpec.value("--client-state", "text", help: "Store this state (at most 250 bytes) with the batch, to resume from.")
+        static let batch = OptionSpec.value("--batch", "name", help: "The batch name the client state is kept under (default \"default\").")
     }
 }

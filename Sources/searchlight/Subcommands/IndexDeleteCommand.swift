@@ -8,9 +8,9 @@ struct IndexDeleteCommand: Command {
         discussion: "Deleting a domain identifier also deletes the ones below it: com.example deletes com.example.people, not com.examples.",
         options: [
             DataDirectory.option,
-            .value("--id", "unique-identifier", help: "Delete the item with this identifier.", repeatable: true),
-            .value("--domain", "domain-identifier", help: "Delete the items of this domain identifier and below.", repeatable: true),
-            .flag("--all", help: "Delete every item."),
+            Option.id,
+            Option.domain,
+            Option.all,
         ],
         examples: ["searchlight index delete --id person-42", "searchlight index delete --domain com.example.staff"])
 
@@ -25,9 +25,9 @@ struct IndexDeleteCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
-        let ids = arguments.values("--id")
-        let domains = arguments.values("--domain")
-        let all = arguments.flag("--all")
+        let ids = arguments.values(Option.id)
+        let domains = arguments.values(Option.domain)
+        let all = arguments.flag(Option.all)
         switch (ids.isEmpty, domains.isEmpty, all) {
         case (false, true, false): target = .identifiers(ids)
         case (true, false, false): target = .domains(domains)
@@ -45,5 +45,14 @@ struct IndexDeleteCommand: Command {
         case .all: deleted = try index.deleteAll()
         }
         Console.writeLine("deleted \(deleted) item\(deleted == 1 ? "" : "s")")
+    }
+}
+
+extension IndexDeleteCommand {
+    /// The options this command reads.
+    enum Option {
+        static let id = OptionSpec.value("--id", "unique-identifier", help: "Delete the item with this identifier.", repeatable: true)
+        static let domain = OptionSpec.value("--domain", "domain-identifier", help: "Delete the items of this domain identifier and below.", repeatable: true)
+        static let all = OptionSpec.flag("--all", help: "Delete every item.")
     }
 }

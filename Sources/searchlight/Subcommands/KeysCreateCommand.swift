@@ -12,8 +12,8 @@ struct KeysCreateCommand: Command {
             """,
         options: [
             DataDirectory.option,
-            .value("--owner", "name", help: "Who the key is for; the owner of what it writes."),
-            .value("--domain", "domain", help: "The DNS domain the key may write for."),
+            Option.owner,
+            Option.domain,
         ],
         examples: ["searchlight keys create --owner recipes-app --domain recipes.example"])
 
@@ -23,10 +23,10 @@ struct KeysCreateCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
-        guard let owner = arguments.value("--owner"), Ownership.isValidOwner(owner) else {
+        guard let owner = arguments.value(Option.owner), Ownership.isValidOwner(owner) else {
             throw UsageError("--owner NAME is required: 1 to 64 letters, digits, '-', '_' or '.'")
         }
-        guard let domain = arguments.value("--domain"), Ownership.isValidDomain(domain) else {
+        guard let domain = arguments.value(Option.domain), Ownership.isValidDomain(domain) else {
             throw UsageError("--domain needs a DNS domain such as example.com")
         }
         self.owner = owner
@@ -38,5 +38,13 @@ struct KeysCreateCommand: Command {
         let (key, secret) = try ServiceStore(path: data.servicePath, legacyIndexPath: data.indexPath).createKey(owner: owner, domain: domain)
         Console.writeLine(secret)
         Console.error("Created key \(key.id) for \(owner) on \(domain). It is shown only this once: store it now.")
+    }
+}
+
+extension KeysCreateCommand {
+    /// The options this command reads.
+    enum Option {
+        static let owner = OptionSpec.value("--owner", "name", help: "Who the key is for; the owner of what it writes.")
+        static let domain = OptionSpec.value("--domain", "domain", help: "The DNS domain the key may write for.")
     }
 }

@@ -7,7 +7,10 @@ struct KeysListCommand: Command {
     static let spec = CommandSpec(
         name: "list",
         abstract: "List the API keys: id, owner, domain, when created and when revoked (never the secret).",
-        options: [DataDirectory.option, .flag("--json", help: "Print the keys as JSON.")],
+        options: [
+            DataDirectory.option,
+            Option.json,
+        ],
         examples: ["searchlight keys list"])
 
     var data: DataDirectory
@@ -15,7 +18,7 @@ struct KeysListCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
-        json = arguments.flag("--json")
+        json = arguments.flag(Option.json)
     }
 
     func run() throws {
@@ -41,5 +44,12 @@ struct KeysListCommand: Command {
             let state = key.revoked.map { "revoked \(formatter.string(from: $0))" } ?? "active"
             Console.writeLine("\(key.id)  \(key.owner)  \(key.domain)  created \(formatter.string(from: key.created))  \(state)")
         }
+    }
+}
+
+extension KeysListCommand {
+    /// The options this command reads.
+    enum Option {
+        static let json = OptionSpec.flag("--json", help: "Print the keys as JSON.")
     }
 }

@@ -17,12 +17,12 @@ struct SearchCommand: Command {
         arguments: [ArgumentSpec(name: "query", help: "The words to search for.")],
         options: [
             DataDirectory.option,
-            .value("--limit", "n", help: "Show at most this many results (default 10, at most 1000)."),
-            .value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true),
-            .value("--platform", "ios|android", help: "The platform the taps happen on (default ios)."),
-            .flag("--json", help: "Print the results as JSON."),
-            .value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index."),
-            .value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file."),
+            Option.limit,
+            Option.installed,
+            Option.platform,
+            Option.json,
+            Option.server,
+            Option.cacert,
         ],
         examples: [
             "searchlight search \"lemon tart\"",
@@ -42,16 +42,16 @@ struct SearchCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
         data = DataDirectory(arguments)
-        limit = try arguments.int("--limit", in: 1...SearchRequest.Limits.results) ?? 10
-        installed = Set(arguments.values("--installed"))
-        let platformName = arguments.value("--platform") ?? "ios"
+        limit = try arguments.int(Option.limit, in: 1...SearchRequest.Limits.results) ?? 10
+        installed = Set(arguments.values(Option.installed))
+        let platformName = arguments.value(Option.platform) ?? "ios"
         guard let platform = AppTarget.Platform(rawValue: platformName) else {
             throw UsageError("--platform must be ios or android, not '\(platformName)'")
         }
         self.platform = platform
-        json = arguments.flag("--json")
-        server = arguments.value("--server")
-        caCertificates = arguments.value("--cacert")
+        json = arguments.flag(Option.json)
+        server = arguments.value(Option.server)
+        caCertificates = arguments.value(Option.cacert)
         if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
 
@@ -73,5 +73,17 @@ struct SearchCommand: Command {
         } else {
             Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
+    }
+}
+
+extension SearchCommand {
+    /// The options this command reads.
+    enum Option {
+        static let limit = OptionSpec.value("--limit", "n", help: "Show at most this many results (default 10, at most 1000).")
+        static let installed = OptionSpec.value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true)
+        static let platform = OptionSpec.value("--platform", "ios|android", help: "The platform the taps happen on (default ios).")
+        static let json = OptionSpec.flag("--json", help: "Print the results as JSON.")
+        static let server = OptionSpec.value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index.")
+        static let cacert = OptionSpec.value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file.")
     }
 }

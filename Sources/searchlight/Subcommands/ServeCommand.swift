@@ -23,15 +23,15 @@ struct ServeCommand: Command {
             """,
         options: [
             DataDirectory.option,
-            .value("--listen", "host:port", help: "The address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."),
-            .value("--threads", "n", help: "Server threads, each with a read connection (default: 8 per core; a slow search holds one thread)."),
-            .value("--activity-threshold", "n", help: "Distinct devices before an activity is public (default 3)."),
-            .value("--cache-seconds", "n", help: "Reuse a search answer for at most n seconds (default 60; 0 turns the result cache off)."),
-            .value("--refresh-seconds", "n", help: "Show other processes' commits (a crawl's) in cached answers within n seconds (default 5)."),
-            .value("--cache-megabytes", "n", help: "Memory for cached answers, in MiB (default 64)."),
-            .value("--max-connections", "n", help: "Connections open at once (default 1024, within the file-descriptor limit)."),
-            .value("--max-connections-per-address", "n", help: "Connections open at once from one client address (default 64)."),
-            .flag("--openapi", help: "Print the OpenAPI document and exit."),
+            Option.listen,
+            Option.threads,
+            Option.activityThreshold,
+            Option.cacheSeconds,
+            Option.refreshSeconds,
+            Option.cacheMegabytes,
+            Option.maxConnections,
+            Option.maxConnectionsPerAddress,
+            Option.openapi,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
 
@@ -49,20 +49,20 @@ struct ServeCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
-        let listen = arguments.value("--listen") ?? "127.0.0.1:8080"
+        let listen = arguments.value(Option.listen) ?? "127.0.0.1:8080"
         guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
             throw UsageError("--listen needs HOST:PORT, such as 127.0.0.1:8080, not '\(listen)'")
         }
         host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         self.port = port
-        threads = try arguments.int("--threads", in: 1...256) ?? 8 * ProcessInfo.processInfo.activeProcessorCount
-        activityThreshold = try arguments.int("--activity-threshold", in: 1...1_000_000) ?? 3
-        cacheSeconds = try arguments.int("--cache-seconds", in: 0...3600) ?? 60
-        refreshSeconds = try arguments.int("--refresh-seconds", in: 0...3600) ?? 5
-        cacheMegabytes = try arguments.int("--cache-megabytes", in: 1...65536) ?? 64
-        maximumConnections = try arguments.int("--max-connections", in: 16...100_000) ?? 1024
-        maximumConnectionsPerAddress = try arguments.int("--max-connections-per-address", in: 1...100_000) ?? 64
-        printOpenAPI = arguments.flag("--openapi")
+        threads = try arguments.int(Option.threads, in: 1...256) ?? 8 * ProcessInfo.processInfo.activeProcessorCount
+        activityThreshold = try arguments.int(Option.activityThreshold, in: 1...1_000_000) ?? 3
+        cacheSeconds = try arguments.int(Option.cacheSeconds, in: 0...3600) ?? 60
+        refreshSeconds = try arguments.int(Option.refreshSeconds, in: 0...3600) ?? 5
+        cacheMegabytes = try arguments.int(Option.cacheMegabytes, in: 1...65536) ?? 64
+        maximumConnections = try arguments.int(Option.maxConnections, in: 16...100_000) ?? 1024
+        maximumConnectionsPerAddress = try arguments.int(Option.maxConnectionsPerAddress, in: 1...100_000) ?? 64
+        printOpenAPI = arguments.flag(Option.openapi)
     }
 
     func run() throws {
@@ -90,5 +90,20 @@ struct ServeCommand: Command {
         StopSignal.wait(until: .distantFuture)
         Console.writeLine("Stopping: letting requests in flight finish.")
         running.stop(gracePeriod: 10)
+    }
+}
+
+extension ServeCommand {
+    /// The options this command reads.
+    enum Option {
+        static let listen = OptionSpec.value("--listen", "host:port", help: "The address to listen on (default 127.0.0.1:8080; port 0 picks a free one).")
+        static let threads = OptionSpec.value("--threads", "n", help: "Server threads, each with a read connection (default: 8 per core; a slow search holds one thread).")
+        static let activityThreshold = OptionSpec.value("--activity-threshold", "n", help: "Distinct devices before an activity is public (default 3).")
+        static let cacheSeconds = OptionSpec.value("--cache-seconds", "n", help: "Reuse a search answer for at most n seconds (default 60; 0 turns the result cache off).")
+        static let refreshSeconds = OptionSpec.value("--refresh-seconds", "n", help: "Show other processes' commits (a crawl's) in cached answers within n seconds (default 5).")
+        static let cacheMegabytes = OptionSpec.value("--cache-megabytes", "n", help: "Memory for cached answers, in MiB (default 64).")
+        static let maxConnections = OptionSpec.value("--max-connections", "n", help: "Connections open at once (default 1024, within the file-descriptor limit).")
+        static let maxConnectionsPerAddress = OptionSpec.value("--max-connections-per-address", "n", help: "Connections open at once from one client address (default 64).")
+        static let openapi = OptionSpec.flag("--openapi", help: "Print the OpenAPI document and exit.")
     }
 }

@@ -15,8 +15,8 @@ struct StatusCommand: Command {
             """,
         options: [
             DataDirectory.option,
-            .value("--runs", "n", help: "Show this many of the last runs (default 5)."),
-            .flag("--json", help: "Print the status as JSON."),
+            Option.runs,
+            Option.json,
         ],
         examples: ["searchlight status", "searchlight status --data /srv/searchlight/crawl-data --json"])
 
@@ -26,8 +26,8 @@ struct StatusCommand: Command {
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
-        runs = try arguments.int("--runs", in: 0...1000) ?? 5
-        json = arguments.flag("--json")
+        runs = try arguments.int(Option.runs, in: 0...1000) ?? 5
+        json = arguments.flag(Option.json)
     }
 
     func run() throws {
@@ -36,5 +36,13 @@ struct StatusCommand: Command {
         }
         let status = try CrawlStatus.read(dataDirectory: data.path, runs: runs)
         Console.write(json ? JSONWriter.string(status.json, style: .pretty) + "\n" : status.summary)
+    }
+}
+
+extension StatusCommand {
+    /// The options this command reads.
+    enum Option {
+        static let runs = OptionSpec.value("--runs", "n", help: "Show this many of the last runs (default 5).")
+        static let json = OptionSpec.flag("--json", help: "Print the status as JSON.")
     }
 }
