@@ -31,6 +31,17 @@ public struct FetchResponse: Sendable {
     public var isRedirect: Bool { error == nil && [301, 302, 303, 307, 308].contains(status) }
 }
 
+extension FetchResponse {
+    /// A response made without a transfer: for a ``Downloader`` other than libcurl's (a
+    /// scripted web in tests, a cache). `redirectURL` should be absolute.
+    public init(request: FetchRequest, status: Int, headers: [HTTPField] = [], body: [UInt8] = [], redirectURL: String? = nil,
+                error: FetchError? = nil) {
+        self.init(request: request, status: status, headers: headers, statusLine: status == 0 ? "" : "HTTP/1.1 \(status) \(HTTPStatus.reason(status))",
+                  body: body, redirectURL: redirectURL, remoteAddress: nil, httpVersion: status == 0 ? nil : "1.1",
+                  requestHeaderBlock: "", error: error, totalTime: 0, wireBytes: body.count)
+    }
+}
+
 /// Why a fetch produced no usable response: a typed ``Kind`` (callers switch on it, never
 /// on the message) and a message for people, as async-http-client's errors are.
 public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,7 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextUtilities
 import HTTPTypes
 import Synchronization
 
@@ -237,7 +239,7 @@ private final class ServerContext: @unchecked Sendable {
                 return Self.queue(refusal(400, "bad-request", "an HTTP/1.1 request needs a Host header"), on: connection)
             }
             if let answer = admission?(head) { return Self.queue(answer, on: connection) }
-            if let declared = head.header("Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), declared > 0 {
+            if let declared = head.header("Content-Length").flatMap({ Int($0.trimmingASCIIWhitespace()) }), declared > 0 {
                 guard declared <= maximumBodyBytes else {
                     return Self.queue(refusal(413, "too-large", "the body is larger than \(maximumBodyBytes) bytes"), on: connection)
                 }

@@ -166,7 +166,7 @@ public enum CharsetDetection {
     /// The WHATWG "extract a character encoding from a meta element" algorithm.
     static func charsetFromMetaContent(_ content: String) -> String? {
         let lower = content.lowercased()
-        guard let range = lower.range(of: "charset") else { return nil }
+        guard let range = lower.firstRange(of: "charset") else { return nil }
         var rest = lower[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard rest.first == "=" else { return charsetFromMetaContent(String(lower[range.upperBound...])) }
         rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }

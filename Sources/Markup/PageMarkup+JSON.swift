@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextUtilities
 import JSON
 import WebURL
 
@@ -47,7 +48,7 @@ extension RobotsDirectives: JSONRepresentable {
             ("noarchive", .bool(noarchive)), ("noimageindex", .bool(noimageindex)), ("notranslate", .bool(notranslate)),
             ("maxSnippet", maxSnippet.json), ("maxImagePreview", maxImagePreview.json), ("maxVideoPreview", maxVideoPreview.json),
             ("unavailableAfter", unavailableAfter.json),
-            ("unavailableAfterDate", unavailableAfterDate.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null),
+            ("unavailableAfterDate", unavailableAfterDate.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
         ]))
     }
 }

@@ -1,6 +1,6 @@
 import TextUtilities
 import WebURL
-import Foundation
+import FoundationEssentials
 
 /// Indexing directives from `<meta name="robots">`, `<meta name="searchlightbot">` and
 /// the `X-Robots-Tag` header, merged.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Markup
 import SearchIndex
 import TextUtilities

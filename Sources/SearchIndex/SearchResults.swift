@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import JSON
 
 /// What to search for and for whom.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import WebURL
 
 /// One searchable thing, in the CoreSpotlight model: a crawled web page, an item an app
 /// pushed, or a public user activity. Upserting an item with the same
@@ -172,8 +173,7 @@ public struct AppTarget: Sendable, Hashable {
         switch platform {
         case .ios: return appStoreID.map { "https://apps.apple.com/app/id\($0)" }
         case .android:
-            return package.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) }
-                .map { "https://play.google.com/store/apps/details?id=\($0)" }
+            return package.map { "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodedQueryValue($0))" }
         }
     }
 }

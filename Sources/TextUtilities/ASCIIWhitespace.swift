@@ -37,3 +37,19 @@ func trimmedBounds(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
 public func isASCIIWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
 }
+
+extension StringProtocol {
+    /// Where `needle` first occurs, comparing ASCII letters without regard to case (the
+    /// rule for URL parameter names, header names and the like); other bytes must match.
+    public func rangeOfASCIICaseInsensitive(_ needle: String) -> Range<Index>? {
+        let haystack = Array(utf8), pattern = Array(needle.utf8)
+        guard !pattern.isEmpty, haystack.count >= pattern.count else { return nil }
+        func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        for start in 0...(haystack.count - pattern.count)
+        where (0..<pattern.count).allSatisfy({ lower(haystack[start + $0]) == lower(pattern[$0]) }) {
+            let lower = utf8.index(utf8.startIndex, offsetBy: start)
+            return lower..<utf8.index(lower, offsetBy: pattern.count)
+        }
+        return nil
+    }
+}

@@ -55,7 +55,8 @@ public enum ISO8601 {
 
     /// `2026-12-31T08:30:00Z` (whole seconds, UTC).
     public static func string(fromSeconds seconds: Double) -> String {
-        let whole = Int((seconds.isFinite ? seconds : 0).rounded(.down))
+        // Years 0001 to 9999: anything outside is clamped rather than trapping on Int(_:).
+        let whole = Int(min(max(seconds.isFinite ? seconds : 0, -62_135_596_800), 253_402_300_799).rounded(.down))
         var days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let secondOfDay = whole - days * 86_400
         // Civil from days (Howard Hinnant's algorithm).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextUtilities
 import WebURL
 
 /// The URL a crawl stores and deduplicates by: ``WebURL``'s normal form without the
@@ -19,7 +20,7 @@ public struct FrontierKey: Sendable {
     public func key(for url: WebURL) -> WebURL {
         var url = url.withoutFragment
         // Most URLs have neither a `;` in the path nor a query: check bytes before anything else.
-        if url.path.utf8.contains(UInt8(ascii: ";")), let semicolon = url.path.range(of: ";jsessionid=", options: .caseInsensitive) {
+        if url.path.utf8.contains(UInt8(ascii: ";")), let semicolon = url.path.rangeOfASCIICaseInsensitive(";jsessionid=") {
             let path = String(url.path[..<semicolon.lowerBound])
             url = WebURL(url.origin + path + (url.query.map { "?" + $0 } ?? "")) ?? url
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextUtilities
 import WebURL
 
@@ -190,6 +190,6 @@ public struct RobotsRules: Sendable, Hashable {
         var value = pattern
         if let first = value.first, first != "/", first != "*" { value = "/" + value }
         let normalized = normalizePath(value)
-        return normalized.replacingOccurrences(of: "%2A", with: "\u{01}").replacingOccurrences(of: "%24", with: "\u{02}")
+        return normalized.replacing("%2A", with: "\u{01}").replacing("%24", with: "\u{02}")
     }
 }

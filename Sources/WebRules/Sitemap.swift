@@ -1,5 +1,5 @@
 import CLibXML2
-import Foundation
+import FoundationEssentials
 import Gzip
 import TextUtilities
 import WebURL

@@ -244,4 +244,20 @@ public enum PercentEncoding {
         URLNormalization.normalizeComponent(text, kind: .query)
     }
 
+    /// Text to put in a query value: every byte but RFC 3986's unreserved characters
+    /// (`A-Z a-z 0-9 - . _ ~`) encoded, so that no `&`, `=` or `#` can end the value.
+    public static func encodedQueryValue(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
 }

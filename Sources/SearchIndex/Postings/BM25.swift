@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Okapi BM25 exactly as SQLite FTS5's `bm25()` computes it (ext/fts5/fts5_aux.c), so that
 /// the index ranks as an FTS5 table with the same columns and weights would:

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Little-endian integers, floats and LEB128 varints into a growing byte buffer.
 struct ByteWriter {
