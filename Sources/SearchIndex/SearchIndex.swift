@@ -51,12 +51,17 @@ public final class SearchIndex: Sendable {
             // A statement left at its row would keep this connection's first snapshot.
             connection.finishStatements()
             self.guarded = SerializedConnection(connection, companion: tokenizer)
-        } catch let error as SQLiteError {
-            throw .database(error, path: path)
-        } catch let error as SearchIndexError {
-            throw error
         } catch {
-            throw SearchIndexError(.database, "\(path): \(error)")
+            throw Self.indexError(error, path: path)
+        }
+    }
+
+    /// Any failure as a ``SearchIndexError``: SQLite's keep their codes.
+    private static func indexError(_ error: any Error, path: String) -> SearchIndexError {
+        switch error {
+        case let error as SQLiteError: .database(error, path: path)
+        case let error as SearchIndexError: error
+        default: SearchIndexError(.database, "\(path): \(error)")
         }
     }
 
@@ -68,12 +73,8 @@ public final class SearchIndex: Sendable {
     func withConnectionAndTokenizer<T>(_ body: (SQLiteConnection, SearchTokenizer.Session) throws -> T) throws(SearchIndexError) -> T {
         do {
             return try guarded.withConnection(body)
-        } catch let error as SQLiteError {
-            throw .database(error, path: path)
-        } catch let error as SearchIndexError {
-            throw error
         } catch {
-            throw SearchIndexError(.database, "\(path): \(error)")
+            throw Self.indexError(error, path: path)
         }
     }
 
