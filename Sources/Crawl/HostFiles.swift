@@ -36,7 +36,7 @@ enum HostFiles {
         }
         var updated = record ?? HostRecord(origin: origin)
         updated.robotsStatus = status
-        updated.robotsBody = Array(response.body.prefix(RobotsRules.maximumBytes))
+        updated.robotsBody = Array(RobotsRules.readable(response.body))
         updated.robotsFetched = now
         return .rules(rules(status: status, body: response.body, origin: origin, token: token), record: updated, cached: false)
     }

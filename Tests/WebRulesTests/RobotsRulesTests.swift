@@ -103,4 +103,58 @@ import WebURL
         let late = rules("User-agent: *\n" + padding + "Disallow: /late\n")
         #expect(late.allows(pathAndQuery: "/late"), "rules past 500 KiB are not read")
     }
+
+    /// RFC 9309 §2.1: only rules end a group's user-agent lines; a crawl-delay between two
+    /// user-agent lines does not (the old parser started a new group there).
+    @Test func aCrawlDelayBetweenUserAgentsDoesNotEndTheGroup() {
+        let r = rules("user-agent: searchlightbot\ncrawl-delay: 1\nuser-agent: *\ndisallow: /private\n")
+        #expect(!r.allows(pathAndQuery: "/private"))
+        #expect(r.crawlDelay == 1)
+        #expect(r.group == "searchlightbot")
+        let sitemapBetween = rules("user-agent: searchlightbot\nsitemap: /s.xml\nuser-agent: other\ndisallow: /x\n")
+        #expect(!sitemapBetween.allows(pathAndQuery: "/x"))
+    }
+
+    @Test func escapedStarsAndDollarsMatchThemselvesWrittenEitherWay() {
+        let r = rules("User-agent: *\nDisallow: /a%2Ab\nDisallow: /price%24$\nDisallow: /lower%2ac\n")
+        #expect(!r.allows(pathAndQuery: "/a%2Ab"), "the identical escaped path")
+        #expect(!r.allows(pathAndQuery: "/a*b"), "and the raw character")
+        #expect(r.allows(pathAndQuery: "/aXb"), "not a wildcard")
+        #expect(!r.allows(pathAndQuery: "/price$"))
+        #expect(!r.allows(pathAndQuery: "/price%24"))
+        #expect(r.allows(pathAndQuery: "/price$x"), "the final $ still anchors")
+        #expect(!r.allows(pathAndQuery: "/lower*c"), "%2a is %2A")
+        #expect(r.verdict(pathAndQuery: "/a*b").rule?.pattern == "/a%2Ab")
+    }
+
+    /// `#` followed by a combining mark is one Swift Character but still starts a comment;
+    /// the same goes for `:` before one.
+    @Test func commentsAndSeparatorsAreFoundInBytes() {
+        let r = rules("User-agent: *\nDisallow: /x#\u{0301}/not-part-of-it\nDisallow:\u{0301}/y\nDisallow: /z #\u{FE0F} comment\n")
+        #expect(!r.allows(pathAndQuery: "/x/anything"), "the rule is /x, the rest is a comment")
+        #expect(!r.allows(pathAndQuery: "/zoo"))
+        #expect(r.rules.map(\.pattern).contains("/x"))
+    }
+
+    @Test func aLineCutAtTheSizeLimitIsDropped() {
+        let head = "User-agent: *\nDisallow: /\n"
+        let filler = String(repeating: "#", count: RobotsRules.maximumBytes - head.utf8.count - "Allow: /p".utf8.count - 1) + "\n"
+        let body = Array((head + filler + "Allow: /public-docs\n").utf8)
+        #expect(body.count > RobotsRules.maximumBytes)
+        let r = RobotsRules(parsing: body, productToken: "searchlightbot")
+        #expect(!r.allows(pathAndQuery: "/p"), "the cut line 'Allow: /p' is not read")
+        #expect(!r.allows(pathAndQuery: "/public-docs"))
+        #expect(RobotsRules.readable(body).count < RobotsRules.maximumBytes)
+    }
+
+    @Test func verdictsNameTheRuleAndItsLine() {
+        let r = rules("# site rules\nUser-agent: *\nDisallow: /shop\nAllow: /shop/items\r\nDisallow: /shop/items/secret\r\n")
+        let verdict = r.verdict(pathAndQuery: "/shop/items/1")
+        #expect(verdict.allowed)
+        #expect(verdict.rule == RobotsRules.Rule(allow: true, pattern: "/shop/items", line: 4))
+        #expect(r.verdict(pathAndQuery: "/shop/items/secret/x").rule?.line == 5, "CRLF counts as one line end")
+        #expect(r.verdict(pathAndQuery: "/else").rule == nil)
+        #expect(r.group == "*")
+        #expect(rules("User-agent: googlebot\nDisallow: /\n").group == nil)
+    }
 }
