@@ -58,7 +58,7 @@ let package = Package(
             name: "ServiceTests",
             dependencies: ["HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
-        .testTarget(name: "SearchlightCLITests", dependencies: ["HTTPTypes", "searchlight", "JSON", "HTTPServer", "SearchlightTestSupport"]),
+        .testTarget(name: "SearchlightCLITests", dependencies: ["HTTPTypes", "searchlight", "DemoWeb", "JSON", "HTTPServer", "SearchlightTestSupport"]),
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(

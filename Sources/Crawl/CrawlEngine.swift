@@ -243,13 +243,13 @@ public final class CrawlEngine {
             case .fetchPage(let entry, let headers):
                 inFlight += 1
                 dispatchedPages += 1
-                let associations = host.associations
+                let (associations, robots) = (host.associations, host.robots)
                 let (analyzer, inbox, slots, extraction, clock) = (self.analyzer, self.inbox, extractionSlots, self.extraction, configuration.clock)
                 downloader.start(FetchRequest(url: entry.url.string, headers: headers)) { response in
                     // On the fetch thread: hand the work to an extraction thread at once.
                     slots.wait()
                     extraction.async {
-                        let result = analyzer.analyze(response, entry: entry, associations: associations, now: clock.now)
+                        let result = analyzer.analyze(response, entry: entry, associations: associations, robots: robots, now: clock.now)
                         slots.signal()
                         inbox.post(.page(result, response))
                     }

@@ -46,9 +46,14 @@ struct PageAnalyzer: Sendable {
         var bytes: Int
         var etag: String?
         var lastModified: String?
+        /// The page's markup, kept only when asked for (`validate` shows it).
+        var markup: PageMarkup?
     }
 
-    func analyze(_ response: FetchResponse, entry: FrontierEntry, associations: ItemBuilder.Associations, now: Date) -> Result {
+    /// - Parameter robots: the rules of the page's own origin, which decide whether a
+    ///   canonical on that origin can be crawled (one on another origin is assumed to be).
+    func analyze(_ response: FetchResponse, entry: FrontierEntry, associations: ItemBuilder.Associations, robots: RobotsRules?,
+                 now: Date, keepMarkup: Bool = false) -> Result {
         let url = entry.url
         var result = Result(entry: entry, kind: .notIndexed(.notHTML), status: response.status, bytes: response.body.count,
                             etag: response.headers.first("ETag"), lastModified: response.headers.first("Last-Modified"))
@@ -90,6 +95,7 @@ struct PageAnalyzer: Sendable {
         let markup = extractor.extract(response.body, url: url, response: .init(
             contentType: response.contentType, robotsTags: response.headers.all("X-Robots-Tag"),
             contentLanguage: response.headers.first("Content-Language")))
+        if keepMarkup { result.markup = markup }
         if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
         if !markup.robots.nofollow {
             var seen = Set<String>()
@@ -110,14 +116,22 @@ struct PageAnalyzer: Sendable {
         }
         // "rel=canonical to another URL of the same site → one item under the canonical URL":
         // when the canonical is crawlable it is fetched and indexed on its own, so this copy
-        // is not; when it is not, this page stands for it.
+        // is not; when it is not (out of scope, a trap, disallowed by robots.txt), this page
+        // stands for it.
         let identifier = admission.keys.key(for: ItemBuilder.identifier(for: markup, url: url))
-        if identifier != url, case .follow = admission.admit(identifier, from: .canonical) {
+        if identifier != url, Self.canCrawl(canonical: identifier, of: url, admission: admission, robots: robots) {
             result.kind = .notIndexed(.canonical)
             return result
         }
         result.kind = .indexed(builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now))
         return result
+    }
+
+    /// Whether a page's canonical would be fetched and indexed on its own.
+    static func canCrawl(canonical: WebURL, of url: WebURL, admission: LinkAdmission, robots: RobotsRules?) -> Bool {
+        guard case .follow = admission.admit(canonical, from: .canonical) else { return false }
+        guard canonical.origin == url.origin, let robots else { return true }
+        return robots.allows(canonical)
     }
 
     /// HTML by its Content-Type, or, when the type is missing or generic, by its first bytes.

@@ -10,6 +10,17 @@ import TextUtilities
 public struct AppLinks: Sendable, Hashable {
     /// Every app target in document order.
     public var targets: [Target] = []
+    /// `al:` properties that are not part of App Links (`al:ios:ur1`, `al:iphone:package`…),
+    /// as written, for a site owner to find a misspelling.
+    public var unknownProperties: [String] = []
+
+    /// The fields App Links defines for each platform.
+    public static let fields: [String: Set<String>] = [
+        "ios": ["url", "app_store_id", "app_name"], "iphone": ["url", "app_store_id", "app_name"],
+        "ipad": ["url", "app_store_id", "app_name"], "android": ["url", "package", "class", "app_name"],
+        "windows_phone": ["url", "app_id", "app_name"], "windows": ["url", "app_id", "app_name"],
+        "windows_universal": ["url", "app_id", "app_name"], "web": ["url", "should_fallback"],
+    ]
     /// `al:web:url`, the web URL to use instead of the page's own.
     public var webURL: String?
     /// False when `al:web:should_fallback` forbids opening the web page.
@@ -55,7 +66,12 @@ public struct AppLinks: Sendable, Hashable {
         var objects: [PlatformObject] = []
         for (property, content) in properties {
             let path = property.lowercased().split(separator: ":", omittingEmptySubsequences: false)
-            guard path.count == 2 || path.count == 3, path[0] == "al" else { continue }
+            guard path.count == 2 || path.count == 3, path[0] == "al",
+                let known = Self.fields[String(path[1])], path.count == 2 || known.contains(String(path[2]))
+            else {
+                if unknownProperties.count < 32 { unknownProperties.append(String(property.prefix(100))) }
+                continue
+            }
             let platform = String(path[1])
             if path.count == 2 || !objects.contains(where: { $0.platform == platform }) {
                 objects.append(PlatformObject(platform: platform))
@@ -96,7 +112,7 @@ public struct AppLinks: Sendable, Hashable {
             }
         }
         targets.removeAll { $0.url == nil && $0.appStoreID == nil && $0.package == nil && $0.appID == nil && $0.appName == nil }
-        if targets.isEmpty, webURL == nil, shouldFallbackToWeb { return nil }
+        if targets.isEmpty, webURL == nil, shouldFallbackToWeb, unknownProperties.isEmpty { return nil }
     }
 
     private static func nonEmpty(_ s: String) -> String? { s.isEmpty ? nil : s }

@@ -6,15 +6,20 @@ public struct ExtractionWarning: Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// 1-based line in the document, when known.
     public var line: Int?
+    /// 1-based column on that line, when known (counted from the start of the line for
+    /// the block's first line as for the others, in bytes).
+    public var column: Int?
 
-    public init(_ code: Code, _ message: String, line: Int? = nil) {
+    public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil) {
         self.code = code
         self.message = message
         self.line = line
+        self.column = column
     }
 
     public var description: String {
-        line.map { "line \($0): \(message) [\(code.rawValue)]" } ?? "\(message) [\(code.rawValue)]"
+        let place = line.map { line in column.map { "line \(line), column \($0): " } ?? "line \(line): " } ?? ""
+        return "\(place)\(message) [\(code.rawValue)]"
     }
 
     /// Warning kinds. A struct rather than an enum so kinds can be added without breaking

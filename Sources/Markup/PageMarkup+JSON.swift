@@ -47,7 +47,7 @@ extension RobotsDirectives: JSONRepresentable {
             ("noindex", .bool(noindex)), ("nofollow", .bool(nofollow)), ("nosnippet", .bool(nosnippet)),
             ("noarchive", .bool(noarchive)), ("noimageindex", .bool(noimageindex)), ("notranslate", .bool(notranslate)),
             ("maxSnippet", maxSnippet.json), ("maxImagePreview", maxImagePreview.json), ("maxVideoPreview", maxVideoPreview.json),
-            ("unavailableAfter", unavailableAfter.json),
+            ("unavailableAfter", unavailableAfter.json), ("noindexSources", .array(noindexSources.map(JSONValue.string))),
             ("unavailableAfterDate", unavailableAfterDate.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
         ]))
     }
@@ -81,7 +81,7 @@ extension AppLinks: JSONRepresentable {
                     ("class", target.className.json), ("appID", target.appID.json), ("appName", target.appName.json),
                 ]))
             })),
-            ("webURL", webURL.json),
+            ("webURL", webURL.json), ("unknownProperties", .array(unknownProperties.map(JSONValue.string))),
             ("shouldFallbackToWeb", .bool(shouldFallbackToWeb)),
         ]))
     }
@@ -181,6 +181,6 @@ extension Outlink: JSONRepresentable {
 
 extension ExtractionWarning: JSONRepresentable {
     public var json: JSONValue {
-        ["code": .string(code.rawValue), "message": .string(message), "line": line.json]
+        ["code": .string(code.rawValue), "message": .string(message), "line": line.json, "column": column.json]
     }
 }

@@ -60,7 +60,7 @@ struct PageMarkupBuilder {
                     if markup.keywords.isEmpty {
                         markup.keywords = content.split(separator: ",").compactMap { Self.nonEmpty(String($0)) }
                     }
-                case "robots", RobotsDirectives.productToken: markup.robots.apply(metaContent: content)
+                case "robots", RobotsDirectives.productToken: markup.robots.apply(metaContent: content, name: name)
                 case "apple-itunes-app": if markup.smartAppBanner == nil { markup.smartAppBanner = SmartAppBanner(content: content) }
                 default: break
                 }
@@ -165,7 +165,8 @@ struct PageMarkupBuilder {
             if let error = result.error {
                 let kept = result.values.isEmpty ? "nothing could be read" : "kept what was read before it"
                 markup.warnings.append(ExtractionWarning(.jsonLDInvalid, "\(blockName): \(error.message); \(kept)",
-                                                         line: script.line + error.line - 1))
+                                                         line: script.line + error.line - 1,
+                                                         column: error.line == 1 ? nil : error.column))
             }
             for value in result.values {
                 for object in Self.entities(in: value) {

@@ -27,6 +27,9 @@ public struct RobotsDirectives: Sendable, Hashable {
     public var unavailableAfter: String?
     /// `unavailable_after` parsed (RFC 822/850, ISO 8601 and the forms Google shows).
     public var unavailableAfterDate: Date?
+    /// Where each `noindex` (or `none`) came from, as written: `<meta name="robots">`,
+    /// `X-Robots-Tag: searchlightbot: noindex`…, for a site owner asking why.
+    public var noindexSources: [String] = []
 
     public init() {}
 
@@ -39,9 +42,9 @@ public struct RobotsDirectives: Sendable, Hashable {
     }
 
     /// Applies a `<meta name="robots|searchlightbot" content="…">` value.
-    public mutating func apply(metaContent content: String) {
+    public mutating func apply(metaContent content: String, name: String = "robots") {
         for directive in content.split(separator: ",") {
-            apply(directive: directive.trimmingASCIIWhitespace())
+            apply(directive: directive.trimmingASCIIWhitespace(), source: "<meta name=\"\(name)\" content=\"\(content)\">")
         }
     }
 
@@ -59,7 +62,7 @@ public struct RobotsDirectives: Sendable, Hashable {
                     if directive.isEmpty { continue }
                 }
             }
-            if appliesToUs { apply(directive: directive) }
+            if appliesToUs { apply(directive: directive, source: "X-Robots-Tag: \(value)") }
         }
     }
 
@@ -69,8 +72,11 @@ public struct RobotsDirectives: Sendable, Hashable {
     ]
     private static let valuedDirectives: Set<String> = ["max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"]
 
-    private mutating func apply(directive: String) {
+    private mutating func apply(directive: String, source: String) {
         let lower = directive.lowercased()
+        if lower == "noindex" || lower == "none", !noindexSources.contains(source), noindexSources.count < 8 {
+            noindexSources.append(String(source.prefix(300)))
+        }
         switch lower {
         case "noindex": noindex = true
         case "nofollow": nofollow = true

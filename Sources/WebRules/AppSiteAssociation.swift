@@ -44,6 +44,9 @@ public struct AppSiteAssociation: Sendable {
         var fragment: AssociationPattern?
         var exclude: Bool
         var options: Options
+        /// The component as written, for people: `{"/": "/items/*", "exclude": true}` or a
+        /// legacy `NOT /videos/*`.
+        var written = ""
 
         enum Query: Sendable {
             case pattern(AssociationPattern)
@@ -114,10 +117,33 @@ public struct AppSiteAssociation: Sendable {
     /// Every app id the file names under `applinks`.
     public var appIDs: [String] { details.flatMap(\.appIDs) }
 
-    /// Reads the file; nil when it is not JSON or has no `applinks.details`.
+    /// The component that decided for a URL: its detail's app ids, where it is in the
+    /// file and whether it excludes.
+    public struct Match: Sendable, Hashable {
+        public var appIDs: [String]
+        /// Positions in `applinks.details` and in that detail's components (or paths).
+        public var detail: Int
+        public var component: Int
+        /// The component as written.
+        public var written: String
+        public var excludes: Bool
+    }
+
+    /// The first component whose patterns match `url` (https only), if any.
+    public func match(for url: WebURL) -> Match? {
+        guard url.isHTTPS else { return nil }
+        for (d, detail) in details.enumerated() {
+            for (c, component) in detail.components.enumerated() where matches(component, url) {
+                return Match(appIDs: detail.appIDs, detail: d, component: c, written: component.written, excludes: component.exclude)
+            }
+        }
+        return nil
+    }
+
+    /// Reads the file; nil when it is not valid JSON (Apple's reader is strict, so a file
+    /// with a trailing comma claims nothing on a device either) or has no `applinks.details`.
     public init?(parsing bytes: [UInt8]) {
-        let result = bytes.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
-        guard let root = result.values.first?.objectValue, let applinks = root["applinks"]?.objectValue else { return nil }
+        guard let root = (try? JSONParser.parse(bytes: bytes))?.objectValue, let applinks = root["applinks"]?.objectValue else { return nil }
         let rootOptions = Options().overridden(by: applinks["defaults"]?.objectValue)
         var variables: [String: [String]] = [:]
         for member in applinks["substitutionVariables"]?.objectValue?.members ?? [] {
@@ -160,20 +186,22 @@ public struct AppSiteAssociation: Sendable {
                         query = valid ? .items(map) : nil
                     default: query = nil
                     }
-                    guard let component = Component(
+                    guard var component = Component(
                         path: c["/"]?.stringValue, query: query, fragment: c["#"]?.stringValue,
                         exclude: c["exclude"]?.boolValue ?? false, options: options.overridden(by: c),
                         variables: variables, budget: &budget)
                     else { break }
+                    component.written = String(JSONWriter.string(.object(c)).prefix(500))
                     components.append(component)
                 }
             } else if let paths = object["paths"]?.arrayValue {
                 for case .string(let raw) in paths {
                     let exclude = raw.hasPrefix("NOT ")
-                    guard let component = Component(
+                    guard var component = Component(
                         path: exclude ? String(raw.dropFirst(4)) : raw, query: nil, fragment: nil, exclude: exclude,
                         options: Options(caseSensitive: true, percentEncoded: true), variables: [:], budget: &budget)
                     else { break }
+                    component.written = String(raw.prefix(500))
                     components.append(component)
                 }
             }
@@ -184,13 +212,8 @@ public struct AppSiteAssociation: Sendable {
 
     /// The apps for which `url` is a universal link (empty for http URLs).
     public func appIDs(claiming url: WebURL) -> [String] {
-        guard url.isHTTPS else { return [] }
-        for detail in details {
-            for component in detail.components where matches(component, url) {
-                return component.exclude ? [] : detail.appIDs
-            }
-        }
-        return []
+        guard let match = match(for: url), !match.excludes else { return [] }
+        return match.appIDs
     }
 
     private func matches(_ component: Component, _ url: WebURL) -> Bool {
@@ -248,20 +271,40 @@ enum ISOCodes {
 
 /// An Android `assetlinks.json` file: the packages that may handle the site's https links.
 public struct AssetLinks: Sendable, Hashable {
-    public var packages: [String]
+    /// One statement naming an Android app.
+    public struct Statement: Sendable, Hashable {
+        public var package: String
+        public var relations: [String]
+        /// `sha256_cert_fingerprints`: the signing certificates the app must have.
+        public var fingerprints: [String]
+        /// The statement grants `delegate_permission/common.handle_all_urls`.
+        public var handlesAllURLs: Bool { relations.contains(AssetLinks.handleAllURLs) }
+    }
 
+    public static let handleAllURLs = "delegate_permission/common.handle_all_urls"
+
+    /// Packages with the `handle_all_urls` relation, in order, once each.
+    public var packages: [String]
+    /// Every statement whose target is an Android app (at most 100).
+    public var statements: [Statement]
+
+    /// Reads the file; nil when it is not a valid JSON array (Android's verifier is strict).
     public init?(parsing bytes: [UInt8]) {
-        let result = bytes.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
-        guard let statements = result.values.first?.arrayValue else { return nil }
+        guard let list = (try? JSONParser.parse(bytes: bytes))?.arrayValue else { return nil }
         var packages: [String] = []
-        for case .object(let statement) in statements {
-            let relations = statement["relation"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            guard relations.contains("delegate_permission/common.handle_all_urls"),
-                let target = statement["target"]?.objectValue, target["namespace"]?.stringValue == "android_app",
-                let package = target["package_name"]?.stringValue, !packages.contains(package)
+        var statements: [Statement] = []
+        for case .object(let statement) in list.prefix(100) {
+            guard let target = statement["target"]?.objectValue, target["namespace"]?.stringValue == "android_app",
+                let package = target["package_name"]?.stringValue
             else { continue }
-            packages.append(package)
+            let relations = statement["relation"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            let fingerprints = target["sha256_cert_fingerprints"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            let entry = Statement(package: String(package.prefix(256)), relations: relations.prefix(16).map { String($0.prefix(200)) },
+                                  fingerprints: fingerprints.prefix(16).map { String($0.prefix(200)) })
+            statements.append(entry)
+            if entry.handlesAllURLs, !packages.contains(entry.package) { packages.append(entry.package) }
         }
         self.packages = packages
+        self.statements = statements
     }
 }

@@ -108,6 +108,17 @@ import WebURL
         #expect(report.skipped["canonical"] == 1)
     }
 
+    @Test func aCanonicalThatRobotsForbidsLeavesTheCopyStandingForIt() throws {
+        let h = try Harness()
+        h.web.text("http://shop.test/robots.txt", "User-agent: *\nDisallow: /tart\n")
+        h.web.page("http://shop.test/", html("Shop", links: ["/print?id=1"]))
+        h.web.page("http://shop.test/print?id=1", html("Lemon tart (print)", head: #"<link rel="canonical" href="/tart">"#))
+        let report = try h.run()
+        #expect(!h.web.requested.contains("http://shop.test/tart"))
+        #expect(try h.item("http://shop.test/tart")?.title == "Lemon tart (print)", "indexed under its canonical id")
+        #expect(report.skipped["canonical"] == nil)
+    }
+
     @Test func requestsToAHostAreSpacedByTheDelay() throws {
         let h = try Harness(seeds: ["http://shop.test/", "http://blog.test/"])
         h.configuration.delay = 5

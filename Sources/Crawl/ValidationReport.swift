@@ -1,0 +1,228 @@
+import Foundation
+import JSON
+import Markup
+import SearchIndex
+import WebRules
+
+/// What `searchlight validate` found for one URL: the crawler's own verdicts (robots.txt,
+/// each fetch, indexability, the association files, the item and its tap actions), each
+/// with its evidence, so a site owner can see why a page is or is not in the index.
+public struct ValidationReport: Sendable {
+    /// Why the page would not be indexed, or would have no working app action. `code` is a
+    /// run report's skip label where the crawler has one (`robots`, `noindex`, `http-404`…).
+    public struct Reason: Sendable, Hashable {
+        public var code: String
+        public var message: String
+    }
+
+    /// robots.txt's verdict for one URL.
+    public struct RobotsCheck: Sendable {
+        public var robotsURL: String
+        /// The HTTP status of robots.txt (0: unreachable).
+        public var status: Int
+        /// `rules`, `allow-all` (4xx) or `disallow-all` (5xx, unreachable).
+        public var access: String
+        public var allowed: Bool
+        /// The user-agent whose groups applied: `searchlightbot`, `*`, or nil.
+        public var group: String?
+        /// The deciding rule as read (`Disallow: /private`) and its line.
+        public var rule: String?
+        public var line: Int?
+        public var crawlDelay: Double?
+        /// What the status means, when no rules were read.
+        public var note: String?
+    }
+
+    /// One request of the chain that led to the page.
+    public struct Hop: Sendable {
+        public var url: String
+        public var status: Int
+        public var location: String?
+        public var error: String?
+        public var robots: RobotsCheck
+    }
+
+    public struct FetchSummary: Sendable {
+        public var status: Int
+        public var contentType: String?
+        /// The charset the page was read with, and why (`bom`, `header`, `meta`, `sniffed`, `default`).
+        public var charset: String?
+        public var charsetSource: String?
+        public var bytes: Int
+        public var seconds: Double
+    }
+
+    public struct Canonical: Sendable {
+        public var url: String
+        /// Whether the crawler would fetch and index the canonical on its own.
+        public var crawlable: Bool
+        public var note: String
+    }
+
+    /// One association file as fetched.
+    public struct AssociationFile: Sendable {
+        public var url: String
+        public var status: Int
+        public var contentType: String?
+        public var bytes: Int
+        public var problems: [String]
+    }
+
+    public struct AppleAssociation: Sendable {
+        public var files: [AssociationFile]
+        public var valid: Bool
+        public var appIDs: [String]
+        /// The component that decided for this URL, if any matched.
+        public var match: AppSiteAssociation.Match?
+        /// The URL is a universal link for `match.appIDs`.
+        public var claimed: Bool
+    }
+
+    public struct AndroidAssociation: Sendable {
+        public var file: AssociationFile
+        public var valid: Bool
+        public var statements: [AssetLinks.Statement]
+    }
+
+    /// A tap on the result, with the app installed and without.
+    public struct Actions: Sendable {
+        public var withApp: TapAction?
+        public var withoutApp: TapAction?
+    }
+
+    public var url: String
+    public var finalURL: String?
+    public var hops: [Hop] = []
+    public var fetch: FetchSummary?
+    public var reasons: [Reason] = []
+    public var indexable = false
+    public var noindexSources: [String] = []
+    public var canonical: Canonical?
+    public var duplicateOf: String?
+    public var markup: PageMarkup?
+    public var findings: [MarkupFinding] = []
+    public var apple: AppleAssociation?
+    public var android: AndroidAssociation?
+    /// Problems that are not about one file (an http URL has no universal links).
+    public var associationNotes: [String] = []
+    public var item: SearchableItem?
+    public var actions: [AppTarget.Platform: Actions] = [:]
+    /// The platform asked about; its action with the app installed must open the app.
+    public var platform: AppTarget.Platform
+
+    /// The robots verdict for the last URL requested.
+    public var robots: RobotsCheck? { hops.last?.robots }
+
+    /// Indexed, and on the platform asked about a tap opens the app when it is installed.
+    public var hasWorkingAppAction: Bool { actions[platform]?.withApp?.kind == .openApp }
+
+    /// Exit status 0 only when both hold.
+    public var passed: Bool { indexable && hasWorkingAppAction }
+
+    public init(url: String, platform: AppTarget.Platform) {
+        self.url = url
+        self.platform = platform
+    }
+}
+
+extension ValidationReport {
+    public var json: JSONValue {
+        let fetchJSON = JSONValue.object(JSONObject([
+            ("hops", .array(hops.map(\.json))), ("status", fetch?.status.json ?? .null),
+            ("contentType", fetch?.contentType.json ?? .null), ("charset", fetch?.charset.json ?? .null),
+            ("charsetSource", fetch?.charsetSource.json ?? .null), ("bytes", fetch?.bytes.json ?? .null),
+            ("seconds", fetch.map { (($0.seconds * 1000).rounded() / 1000).json } ?? .null),
+        ]))
+        let canonicalJSON: JSONValue = canonical.map { ["url": .string($0.url), "crawlable": .bool($0.crawlable), "note": .string($0.note)] } ?? .null
+        let indexing = JSONValue.object(JSONObject([
+            ("noindex", noindexSources.json), ("canonical", canonicalJSON), ("duplicateOf", duplicateOf.json),
+        ]))
+        let markupJSON = JSONValue.object(JSONObject([("findings", .array(findings.map(\.json))), ("page", markup?.json ?? .null)]))
+        let association = JSONValue.object(JSONObject([
+            ("apple", apple?.json ?? .null), ("android", android?.json ?? .null), ("notes", associationNotes.json),
+        ]))
+        var actionsJSON: [(String, JSONValue)] = []
+        for platform in AppTarget.Platform.allCases {
+            let value: JSONValue = actions[platform].map { actions in
+                ["withApp": actions.withApp?.json ?? .null, "withoutApp": actions.withoutApp?.json ?? .null]
+            } ?? .null
+            actionsJSON.append((platform.rawValue, value))
+        }
+        let reasonsJSON = JSONValue.array(reasons.map { ["code": .string($0.code), "message": .string($0.message)] })
+        return .object(JSONObject([
+            ("url", .string(url)), ("finalURL", finalURL.json), ("status", fetch?.status.json ?? .null),
+            ("indexable", .bool(indexable)), ("appAction", .bool(hasWorkingAppAction)), ("passed", .bool(passed)),
+            ("reasons", reasonsJSON), ("robots", robots?.json ?? .null), ("fetch", fetchJSON), ("indexing", indexing),
+            ("markup", markupJSON), ("association", association), ("item", item?.json ?? .null),
+            ("actions", .object(JSONObject(actionsJSON))),
+        ]))
+    }
+}
+
+extension ValidationReport.RobotsCheck {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("allowed", .bool(allowed)), ("group", group.json), ("rule", rule.json),
+            ("line", line.json), ("url", .string(robotsURL)), ("status", status.json),
+            ("access", .string(access)), ("crawlDelay", crawlDelay.json),
+            ("note", note.json),
+        ]))
+    }
+}
+
+extension ValidationReport.Hop {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("url", .string(url)), ("status", status.json), ("location", location.json),
+            ("error", error.json), ("robots", robots.json),
+        ]))
+    }
+}
+
+extension ValidationReport.AssociationFile {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("url", .string(url)), ("status", status.json), ("contentType", contentType.json),
+            ("bytes", bytes.json), ("problems", problems.json),
+        ]))
+    }
+}
+
+extension ValidationReport.AppleAssociation {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("files", .array(files.map(\.json))), ("valid", .bool(valid)), ("appIDs", appIDs.json),
+            ("match", match.map { match in
+                .object(JSONObject([
+                    ("appIDs", match.appIDs.json), ("detail", match.detail.json),
+                    ("component", match.component.json), ("written", .string(match.written)), ("excludes", .bool(match.excludes)),
+                ]))
+            } ?? .null),
+            ("claimed", .bool(claimed)),
+        ]))
+    }
+}
+
+extension ValidationReport.AndroidAssociation {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("file", file.json), ("valid", .bool(valid)),
+            ("statements", .array(statements.map { statement in
+                .object(JSONObject([
+                    ("package", .string(statement.package)), ("relations", statement.relations.json),
+                    ("handlesAllURLs", .bool(statement.handlesAllURLs)),
+                    ("fingerprints", statement.fingerprints.json),
+                ]))
+            })),
+        ]))
+    }
+}
+
+extension MarkupFinding {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("family", .string(family)), ("level", .string(level.rawValue)), ("message", .string(message)),
+            ("line", line.json), ("column", column.json),
+        ]))
+    }
+}

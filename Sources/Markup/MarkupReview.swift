@@ -1,0 +1,147 @@
+/// What a site owner should fix in a page's app and structured markup: each family checked
+/// against its own specification (Apple's Smart App Banner, applinks.org, X's app card,
+/// the Open Graph protocol, schema.org), plus the extraction warnings sorted by family.
+/// Pure: a function of the ``PageMarkup``.
+public struct MarkupFinding: Sendable, Hashable {
+    public enum Level: String, Sendable, Hashable {
+        /// The family does not work as written: no banner, no app action.
+        case error
+        /// Works, but not as the owner probably meant.
+        case warning
+        /// Worth knowing.
+        case note
+    }
+
+    /// `smart-app-banner`, `app-links`, `twitter-card`, `alternates`, `open-graph`,
+    /// `schema.org`, `microdata`, `html`, `charset`, `app-markup`.
+    public var family: String
+    public var level: Level
+    public var message: String
+    public var line: Int?
+    public var column: Int?
+
+    public init(_ family: String, _ level: Level, _ message: String, line: Int? = nil, column: Int? = nil) {
+        self.family = family
+        self.level = level
+        self.message = message
+        self.line = line
+        self.column = column
+    }
+}
+
+public enum MarkupReview {
+    public static func findings(_ markup: PageMarkup) -> [MarkupFinding] {
+        var findings: [MarkupFinding] = []
+        if let banner = markup.smartAppBanner { findings += review(banner) }
+        if let links = markup.appLinks { findings += review(links) }
+        if let card = markup.twitterCard { findings += review(card) }
+        for alternate in markup.appAlternates where alternate.scheme == nil {
+            findings.append(MarkupFinding("alternates", .note, "\(alternate.href) names no scheme: it opens the app, not this page in it"))
+        }
+        if let graph = markup.openGraph {
+            let missing = [("og:title", graph.title), ("og:type", graph.type), ("og:url", graph.url), ("og:image", graph.images.first?.url)]
+                .filter { $0.1 == nil }.map(\.0)
+            if !missing.isEmpty {
+                findings.append(MarkupFinding("open-graph", .warning, "missing \(missing.joined(separator: ", ")), which the protocol requires"))
+            }
+        }
+        if !markup.schema.types.isEmpty {
+            findings.append(MarkupFinding("schema.org", .note, "types: \(markup.schema.types.prefix(12).joined(separator: ", "))"))
+        }
+        for warning in markup.warnings {
+            findings.append(MarkupFinding(family(of: warning.code), warning.code == .notHTML ? .error : .warning, warning.message,
+                                          line: warning.line, column: warning.column))
+        }
+        if !markup.hasAppMarkup {
+            findings.append(MarkupFinding("app-markup", .warning,
+                                          "no app markup (Smart App Banner, App Links, app card, app alternates or schema.org actions): "
+                                              + "results offer the web page only"))
+        }
+        return findings
+    }
+
+    static func review(_ banner: SmartAppBanner) -> [MarkupFinding] {
+        var findings: [MarkupFinding] = []
+        if banner.appStoreID == nil {
+            let message = banner.appID.map { "app-id '\($0)' is not a numeric App Store id: Safari shows no banner" }
+                ?? "no app-id: Safari shows no banner"
+            findings.append(MarkupFinding("smart-app-banner", .error, message))
+        }
+        if let argument = banner.appArgument, !argument.contains(":") {
+            findings.append(MarkupFinding("smart-app-banner", .warning, "app-argument '\(argument)' is not a URL; the app receives it as written"))
+        }
+        if !banner.otherParameters.isEmpty {
+            let pairs = banner.otherParameters.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            findings.append(MarkupFinding("smart-app-banner", .warning, "not understood: \(pairs)"))
+        }
+        return findings
+    }
+
+    static func review(_ links: AppLinks) -> [MarkupFinding] {
+        var findings: [MarkupFinding] = []
+        let known = AppLinks.fields.flatMap { platform, fields in fields.map { "al:\(platform):\($0)" } }.sorted()
+        for property in links.unknownProperties {
+            let lower = property.lowercased()
+            let suggestion = known.min { distance(lower, $0) < distance(lower, $1) }.flatMap { distance(lower, $0) <= 3 ? $0 : nil }
+            findings.append(MarkupFinding("app-links", .error, "'\(property)' is not an App Links property"
+                + (suggestion.map { "; did you mean '\($0)'?" } ?? "")))
+        }
+        for target in links.targets {
+            let prefix = "al:\(target.platform.rawValue)"
+            if target.platform.isApple {
+                if target.url == nil { findings.append(MarkupFinding("app-links", .error, "\(prefix) has no url: the app cannot open this page")) }
+                if target.appStoreID == nil {
+                    findings.append(MarkupFinding("app-links", .warning, "\(prefix) has no app_store_id: people without the app get no store page"))
+                }
+            } else if target.platform == .android {
+                if target.package == nil { findings.append(MarkupFinding("app-links", .error, "\(prefix):package is required")) }
+                if target.url == nil { findings.append(MarkupFinding("app-links", .note, "\(prefix) has no url: the app opens at its start")) }
+            }
+        }
+        if !links.shouldFallbackToWeb {
+            findings.append(MarkupFinding("app-links", .note, "al:web:should_fallback is false: without the app, a tap offers the store"))
+        }
+        return findings
+    }
+
+    static func review(_ card: TwitterCard) -> [MarkupFinding] {
+        var findings: [MarkupFinding] = []
+        if card.card == "app", card.apps.isEmpty {
+            findings.append(MarkupFinding("twitter-card", .error, "an app card needs twitter:app:id:iphone, :ipad or :googleplay"))
+        }
+        for app in card.apps {
+            let name = "twitter:app:id:\(app.platform.rawValue)"
+            if app.id == nil {
+                findings.append(MarkupFinding("twitter-card", .error, app.platform == .googleplay ? "\(name) is missing" : "\(name) is missing or not a number"))
+            }
+            if app.url == nil {
+                findings.append(MarkupFinding("twitter-card", .note, "no twitter:app:url:\(app.platform.rawValue): the app opens at its start"))
+            }
+        }
+        return findings
+    }
+
+    static func family(of code: ExtractionWarning.Code) -> String {
+        switch code {
+        case .jsonLDRepaired, .jsonLDInvalid: "schema.org"
+        case .microdata: "microdata"
+        case .unknownCharset, .invalidBytes: "charset"
+        case .malformedHTML, .notHTML: "html"
+        default: "markup"
+        }
+    }
+
+    /// Levenshtein distance, for suggesting the property a misspelling meant.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8.prefix(64)), b = Array(b.utf8.prefix(64))
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
+}

@@ -1,0 +1,106 @@
+import Crawl
+import Markup
+import SearchIndex
+
+/// The readable form of a ``ValidationReport``: the verdict and its reasons first, then
+/// each check with its evidence.
+struct ValidationSummary {
+    let report: ValidationReport
+
+    var text: String {
+        var lines: [String] = []
+        func section(_ title: String) {
+            lines.append("")
+            lines.append(title)
+        }
+        func field(_ name: String, _ value: String?) {
+            guard let value, !value.isEmpty else { return }
+            lines.append("  \(name.padding(18))\(value)")
+        }
+
+        let verdict = report.passed ? "PASS" : "FAIL"
+        lines.append("\(verdict)  \(report.url)")
+        if report.indexable {
+            lines.append("  indexed" + (report.hasWorkingAppAction ? ", and a tap opens the app on \(report.platform.rawValue)" : ""))
+        }
+        for reason in report.reasons { lines.append("  ✗ \(reason.message) [\(reason.code)]") }
+
+        section("robots.txt")
+        for hop in report.hops {
+            let robots = hop.robots
+            let decision = robots.allowed ? "allowed" : "disallowed"
+            let rule = robots.rule.map { " by '\($0)' (line \(robots.line ?? 0))" } ?? (robots.note.map { " (\($0))" } ?? " (no rule matched)")
+            let group = robots.group.map { ", group '\($0)'" } ?? ""
+            field(hop.url, "\(decision)\(rule)\(group)")
+        }
+
+        section("Fetch")
+        for hop in report.hops {
+            let outcome = hop.error ?? (hop.location.map { "\(hop.status) → \($0)" } ?? "\(hop.status)")
+            field("GET", "\(hop.url)  \(outcome)")
+        }
+        if let fetch = report.fetch {
+            field("Content-Type", fetch.contentType ?? "(none)")
+            field("Charset", fetch.charset.map { "\($0) (from \(fetch.charsetSource ?? "?"))" })
+            field("Size", "\(fetch.bytes) bytes in \(Int((fetch.seconds * 1000).rounded())) ms")
+        }
+
+        if !report.noindexSources.isEmpty || report.canonical != nil || report.duplicateOf != nil {
+            section("Indexing")
+            for source in report.noindexSources { field("noindex", source) }
+            if let canonical = report.canonical { field("Canonical", "\(canonical.url): \(canonical.note)") }
+            field("Duplicate of", report.duplicateOf)
+        }
+
+        if !report.findings.isEmpty {
+            section("Markup")
+            for finding in report.findings {
+                let place = finding.line.map { " (line \($0)" + (finding.column.map { ", column \($0)" } ?? "") + ")" } ?? ""
+                lines.append("  \(finding.level.rawValue.padding(8))\(finding.family): \(finding.message)\(place)")
+            }
+        }
+
+        section("App association")
+        for note in report.associationNotes { lines.append("  \(note)") }
+        if let apple = report.apple {
+            for file in apple.files {
+                field("Apple", "\(file.url)  \(file.status)" + (file.problems.isEmpty ? "" : "  ✗ " + file.problems.joined(separator: "; ")))
+            }
+            if let match = apple.match {
+                field("Component", "\(match.written) (details[\(match.detail)], component \(match.component))")
+                field("Universal link", match.excludes ? "excluded" : match.appIDs.joined(separator: ", "))
+            } else if apple.valid {
+                field("Universal link", "no component matches this URL (apps: \(apple.appIDs.joined(separator: ", ")))")
+            }
+        }
+        if let android = report.android {
+            let file = android.file
+            field("Android", "\(file.url)  \(file.status)" + (file.problems.isEmpty ? "" : "  ✗ " + file.problems.joined(separator: "; ")))
+            for statement in android.statements {
+                let relation = statement.handlesAllURLs ? "handle_all_urls" : "no handle_all_urls"
+                field("  " + statement.package, "\(relation); \(statement.fingerprints.count) fingerprint(s)")
+            }
+        }
+
+        if let item = report.item {
+            section("Item")
+            field("Id", item.uniqueIdentifier)
+            field("Title", item.title)
+            field("Description", item.contentDescription)
+            field("Thumbnail", item.thumbnailURL)
+            for app in item.apps {
+                let id = app.appStoreID ?? app.bundleID ?? app.package ?? "?"
+                field("App (\(app.platform.rawValue))", "\(id)" + (app.deepLink.map { " → \($0)" } ?? "") + (app.isUniversalLink ? " (universal link)" : "")
+                    + " [\(app.evidence.rawValue)]")
+            }
+            section("Tap")
+            for platform in AppTarget.Platform.allCases {
+                guard let actions = report.actions[platform] else { continue }
+                func describe(_ action: TapAction?) -> String { action.map { "\($0.kind.rawValue) \($0.url ?? "")" } ?? "nothing" }
+                field("\(platform.rawValue), with app", describe(actions.withApp))
+                field("\(platform.rawValue), without", describe(actions.withoutApp))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

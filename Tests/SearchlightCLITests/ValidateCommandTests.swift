@@ -1,0 +1,171 @@
+import DemoWeb
+import Foundation
+import HTTPServer
+import HTTPTypes
+import JSON
+import SearchlightTestSupport
+import Testing
+
+/// `searchlight validate` against the demo sites and against fixture sites that each get
+/// one thing wrong, checking the verdict, the reasons and the evidence a site owner sees.
+@Suite struct ValidateCommandTests {
+    /// Runs `validate --json` against the fixture web; the exit status and the report.
+    func validate(_ url: String, on web: FixtureWeb, hosts: [String], _ extra: [String] = []) throws -> (Int32, JSONValue) {
+        var arguments = ["validate", url, "--json", "--cacert", TestCertificates.caFile, "--allow-private"]
+        for host in hosts { arguments += ["--resolve", web.resolveEntry(host)] }
+        let result = try CommandRunner.run(arguments + extra)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        return (result.status, try JSONParser.parse(result.stdout))
+    }
+
+    func appPage(_ title: String, head: String = "", body: String = "") -> String {
+        "<!doctype html><html><head><meta charset=utf-8><title>\(title)</title>\(head)</head><body><h1>\(title)</h1><p>\(body)</p></body></html>"
+    }
+
+    static let banner = #"<meta name="apple-itunes-app" content="app-id=123456789, app-argument=recipes://tart">"#
+    static let appLinks = #"<meta property="al:ios:url" content="recipes://tart"><meta property="al:ios:app_store_id" content="123456789">"#
+
+    @Test func theDemoPagesPassWithTheirEvidence() throws {
+        let server = try DemoWeb.serve()
+        defer { server.stop(gracePeriod: 0) }
+        let resolve = DemoWeb.hosts.flatMap { ["--resolve", "\($0):\(server.port):127.0.0.1"] }
+        let result = try CommandRunner.run(["validate", "https://friends.demo.test:\(server.port)/people/becky", "--json",
+                                            "--cacert", DemoWeb.caFile, "--allow-private"] + resolve)
+        let report = try JSONParser.parse(result.stdout)
+        #expect(result.status == 0, "\(result.stdout.prefix(3000))")
+        #expect(report["indexable"] == true)
+        #expect(report["robots"]?["allowed"] == true)
+        #expect(report["association"]?["apple"]?["claimed"] == true)
+        #expect(report["association"]?["apple"]?["match"]?["written"]?.stringValue?.contains("/people/") == true)
+        #expect(report["actions"]?["ios"]?["withApp"]?["type"] == "open-app")
+        #expect(report["actions"]?["ios"]?["withoutApp"]?["type"] == "open-web")
+        #expect(report["item"]?["title"]?.stringValue?.contains("Becky") == true)
+
+        let human = try CommandRunner.run(["validate", "https://live.demo.test:\(server.port)/", "--platform", "android",
+                                           "--cacert", DemoWeb.caFile, "--allow-private"] + resolve)
+        #expect(human.stdout.hasPrefix("PASS") || human.stdout.hasPrefix("FAIL"))
+        #expect(human.stdout.contains("robots.txt"))
+        #expect(human.stdout.contains("Tap"))
+    }
+
+    @Test func robotsVerdictsNameTheGroupRuleAndLine() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        web.file("a.web.test", "/robots.txt", contentType: "text/plain", bytes: Array("# rules\nUser-agent: *\nDisallow: /private\n".utf8))
+        web.page("a.web.test", "/private/page", html: appPage("Private", head: Self.banner))
+        // RFC 9309: a crawl-delay between two user-agent lines does not end the group.
+        web.file("b.web.test", "/robots.txt", contentType: "text/plain",
+                 bytes: Array("user-agent: searchlightbot\ncrawl-delay: 1\nuser-agent: *\ndisallow: /private\n".utf8))
+        web.page("b.web.test", "/private", html: appPage("Private", head: Self.banner))
+        web.file("c.web.test", "/robots.txt", contentType: "text/plain", bytes: [], status: 503)
+        web.page("c.web.test", "/", html: appPage("Home", head: Self.banner))
+
+        let (status, a) = try validate(web.origin("a.web.test") + "/private/page", on: web, hosts: ["a.web.test"])
+        #expect(status == 1)
+        #expect(a["reasons"]?.arrayValue?.first?["code"] == "robots")
+        #expect(a["robots"]?["allowed"] == false)
+        #expect(a["robots"]?["group"] == "*")
+        #expect(a["robots"]?["rule"] == "Disallow: /private")
+        #expect(a["robots"]?["line"] == 3)
+        #expect(web.requests.allSatisfy { !$0.contains("/private") }, "a disallowed page is not fetched")
+
+        let (_, b) = try validate(web.origin("b.web.test") + "/private", on: web, hosts: ["b.web.test"])
+        #expect(b["robots"]?["allowed"] == false)
+        #expect(b["robots"]?["group"] == "searchlightbot")
+        #expect(b["robots"]?["line"] == 4)
+
+        let (_, c) = try validate(web.origin("c.web.test") + "/", on: web, hosts: ["c.web.test"])
+        #expect(c["reasons"]?.arrayValue?.first?["code"] == "robots-unreachable")
+        #expect(c["robots"]?["status"] == 503)
+    }
+
+    @Test func redirectsNoindexCanonicalsAndHTTPErrorsAreExplained() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let site = "shop.web.test"
+        web.route(site, "/old") { _ in .redirect(to: "/new", status: 301) }
+        web.route(site, "/new") { _ in .redirect(to: "/newest", status: 308) }
+        web.page(site, "/newest", html: appPage("Newest", head: Self.banner))
+        web.route(site, "/away") { _ in .redirect(to: "https://elsewhere.web.test/", status: 302) }
+        web.page(site, "/hidden", html: appPage("Hidden", head: Self.banner), headers: [HTTPField("X-Robots-Tag", "searchlightbot: noindex")])
+        web.page(site, "/print", html: appPage("Print", head: Self.banner + #"<link rel="canonical" href="/article">"#))
+        web.page(site, "/article", html: appPage("Article", head: Self.banner))
+        web.route(site, "/gone") { _ in .text("gone", status: 410) }
+
+        let (status, redirected) = try validate(web.origin(site) + "/old", on: web, hosts: [site])
+        #expect(status == 0, "\(redirected["reasons"] ?? .null)")
+        #expect(redirected["fetch"]?["hops"]?.arrayValue?.map { $0["status"]?.intValue ?? 0 } == [301, 308, 200])
+        #expect(redirected["finalURL"]?.stringValue?.hasSuffix("/newest") == true)
+
+        let (_, away) = try validate(web.origin(site) + "/away", on: web, hosts: [site])
+        #expect(away["reasons"]?.arrayValue?.first?["code"] == "redirect-out-of-scope")
+
+        let (_, hidden) = try validate(web.origin(site) + "/hidden", on: web, hosts: [site])
+        #expect(hidden["indexable"] == false)
+        #expect(hidden["reasons"]?.arrayValue?.first?["code"] == "noindex")
+        #expect(hidden["indexing"]?["noindex"]?.arrayValue?.first == "X-Robots-Tag: searchlightbot: noindex")
+
+        let (_, copy) = try validate(web.origin(site) + "/print", on: web, hosts: [site])
+        #expect(copy["reasons"]?.arrayValue?.first?["code"] == "canonical")
+        #expect(copy["indexing"]?["canonical"]?["crawlable"] == true)
+
+        let (_, gone) = try validate(web.origin(site) + "/gone", on: web, hosts: [site])
+        #expect(gone["reasons"]?.arrayValue?.first?["code"] == "http-410")
+    }
+
+    @Test func brokenMarkupAndAssociationFilesAreReported() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let site = "recipes.web.test"
+        // A misspelt al:ios:url, and JSON-LD with a syntax error on its third line.
+        web.page(site, "/tart", html: """
+            <!doctype html><html><head><meta charset=utf-8><title>Lemon tart</title>
+            <meta property="al:ios:ur1" content="recipes://tart">
+            <meta property="al:ios:app_store_id" content="123456789">
+            <script type="application/ld+json">
+            {"@type": "Recipe",
+             "name": "Lemon tart",
+             "author": {"name": "Ann" "x": 1}}
+            </script>
+            </head><body><p>Tart.</p></body></html>
+            """)
+        // The association file is served as text/html with a trailing comma.
+        web.file(site, "/.well-known/apple-app-site-association", contentType: "text/html",
+                 bytes: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.recipes"], "components": [{"/": "/tart"},]}]}}"#.utf8))
+        web.route(site, "/.well-known/assetlinks.json") { _ in .redirect(to: "/assetlinks.json", status: 302) }
+
+        let (status, report) = try validate(web.origin(site) + "/tart", on: web, hosts: [site])
+        #expect(status == 1)
+        let findings = report["markup"]?["findings"]?.arrayValue ?? []
+        #expect(findings.contains { $0["family"] == "app-links" && $0["message"]?.stringValue?.contains("did you mean 'al:ios:url'") == true })
+        let jsonLD = findings.first { $0["family"] == "schema.org" && $0["level"] == "warning" }
+        #expect(jsonLD?["line"] == 7, "\(findings)")
+        let apple = report["association"]?["apple"]
+        let problems = apple?["files"]?.arrayValue?.first?["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(problems.contains { $0.contains("not application/json") })
+        #expect(problems.contains { $0.contains("not valid JSON") })
+        #expect(apple?["valid"] == false, "Apple's reader is strict JSON, and so is ours")
+        #expect(apple?["claimed"] == false)
+        let android = report["association"]?["android"]?["file"]?["problems"]?.arrayValue?.first?.stringValue
+        #expect(android?.contains("without redirects") == true)
+        #expect(report["actions"]?["ios"]?["withApp"]?["type"] == "open-web", "no deep link and no universal link")
+        #expect(report["reasons"]?.arrayValue?.first?["code"] == "no-app-action")
+    }
+
+    @Test func aPageWithoutAnAppActionFailsWithTheReason() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        web.page("plain.web.test", "/", html: appPage("Plain page", body: "No app here."))
+        let (status, report) = try validate(web.origin("plain.web.test") + "/", on: web, hosts: ["plain.web.test"])
+        #expect(status == 1)
+        #expect(report["indexable"] == true)
+        #expect(report["reasons"]?.arrayValue?.first?["code"] == "no-app-action")
+        #expect(report["actions"]?["ios"]?["withApp"]?["type"] == "open-web")
+    }
+
+    @Test func usageErrorsExit64() throws {
+        #expect(try CommandRunner.run(["validate"]).status == 64)
+        #expect(try CommandRunner.run(["validate", "not a url"]).status == 64)
+        #expect(try CommandRunner.run(["validate", "https://x.test/", "--platform", "windows"]).status == 64)
+    }
+}
