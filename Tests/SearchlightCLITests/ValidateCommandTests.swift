@@ -79,6 +79,41 @@ import Testing
         #expect(c["robots"]?["status"] == 503)
     }
 
+    /// RFC 9309's cases over HTTP, each verdict with the rule and line that made it.
+    struct RobotsCase: Sendable, CustomTestStringConvertible {
+        var robots: String
+        var path: String
+        var allowed: Bool
+        var rule: String?
+        var line: Int?
+        var testDescription: String { "\(path) under \(robots.debugDescription)" }
+    }
+
+    @Test(arguments: [
+        RobotsCase(robots: "User-agent: *\nDisallow: /shop\nAllow: /shop/items\n", path: "/shop/items/1", allowed: true, rule: "Allow: /shop/items", line: 3),
+        RobotsCase(robots: "User-agent: *\nDisallow: /page\nAllow: /page\n", path: "/page", allowed: true, rule: "Allow: /page", line: 3),
+        RobotsCase(robots: "User-agent: *\nDisallow: /*.pdf$\n", path: "/a/b.pdf", allowed: false, rule: "Disallow: /*.pdf$", line: 2),
+        RobotsCase(robots: "User-agent: *\nDisallow: /*.pdf$\n", path: "/a/b.pdf?x=1", allowed: true, rule: nil, line: nil),
+        RobotsCase(robots: "User-agent: *\nDisallow: /%7Ejoe\n", path: "/~joe/x", allowed: false, rule: "Disallow: /~joe", line: 2),
+        RobotsCase(robots: "User-agent: *\nDisallow: /a%2Ab\n", path: "/a%2Ab", allowed: false, rule: "Disallow: /a%2Ab", line: 2),
+        RobotsCase(robots: "User-agent: SEARCHLIGHTBOT/2.0\nDisallow: /x\n", path: "/x", allowed: false, rule: "Disallow: /x", line: 2),
+        RobotsCase(robots: "User-agent: a\nUser-agent: searchlightbot\nUser-agent: b\nDisallow: /shared\n", path: "/shared", allowed: false,
+                   rule: "Disallow: /shared", line: 4),
+        RobotsCase(robots: "\u{FEFF}User-agent: *\nDisallow: /bom\n", path: "/bom", allowed: false, rule: "Disallow: /bom", line: 2),
+        RobotsCase(robots: "User-agent: *\nDisallow: /\n" + String(repeating: "# filler line\n", count: 40_000) + "Allow: /late\n", path: "/late",
+                   allowed: false, rule: "Disallow: /", line: 2),
+    ])
+    func robotsCasesOfTheRFC(_ c: RobotsCase) throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        web.file("rfc.web.test", "/robots.txt", contentType: "text/plain", bytes: Array(c.robots.utf8))
+        web.page("rfc.web.test", c.path, html: appPage("Page", head: Self.banner))
+        let (_, report) = try validate(web.origin("rfc.web.test") + c.path, on: web, hosts: ["rfc.web.test"])
+        #expect(report["robots"]?["allowed"] == .bool(c.allowed))
+        #expect(report["robots"]?["rule"] == (c.rule.map(JSONValue.string) ?? .null))
+        #expect(report["robots"]?["line"] == (c.line.map { JSONValue($0) } ?? .null))
+    }
+
     @Test func redirectsNoindexCanonicalsAndHTTPErrorsAreExplained() throws {
         let web = try FixtureWeb(tls: true)
         defer { web.stop() }
