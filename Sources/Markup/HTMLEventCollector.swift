@@ -87,6 +87,11 @@ final class HTMLEventCollector {
     private var textLog: [UInt8] = []
     private var activeCaptures = 0
     private var hiddenDepth = 0
+    /// Open `script` and `style` elements: their text is code, never part of a title, an
+    /// anchor's text or a microdata value.
+    private var rawTextDepth = 0
+    /// The text of the JSON-LD script being read, kept apart from the shared text log.
+    private var jsonLDText: [UInt8]?
     private var svgDepth = 0
     private var bodyTextFull = false
     private var lastBodyByteWasSpace = true
@@ -117,6 +122,7 @@ final class HTMLEventCollector {
         let tag = HTMLTag(name: name)
         var element = OpenElement(tag: tag)
         if tag.hidesText { hiddenDepth += 1 }
+        if tag == .script || tag == .style { rawTextDepth += 1 }
         if tag.breaksWords { appendBreak() }
 
         // Microdata and id attributes may sit on any element.
@@ -179,9 +185,9 @@ final class HTMLEventCollector {
         case .svg:
             svgDepth += 1
         case .script:
-            if scripts.count < Self.maximumScripts, let type = Self.attribute(attributes, "type"), Self.isJSONLD(type) {
+            if scripts.count < Self.maximumScripts, jsonLDText == nil, let type = Self.attribute(attributes, "type"), Self.isJSONLD(type) {
                 element.role = .jsonLD
-                element.captureStart = beginCapture()
+                jsonLDText = []
                 scriptStartLine = currentLine
             }
         default:
@@ -205,6 +211,10 @@ final class HTMLEventCollector {
     func endElement() {
         guard let element = stack.popLast() else { return }
         let tag = element.tag
+        if element.role == .jsonLD, let text = jsonLDText {
+            scripts.append(Script(text: text, line: scriptStartLine, order: elementCount))
+            jsonLDText = nil
+        }
         if element.captureStart >= 0 {
             let start = Int(element.captureStart)
             let captured = textLog[start...]
@@ -213,14 +223,12 @@ final class HTMLEventCollector {
                 title = Self.collapsedString(captured, limit: 2048)
             case .headline:
                 headline = Self.collapsedString(captured, limit: 2048)
-            case .jsonLD:
-                scripts.append(Script(text: Array(captured), line: scriptStartLine, order: elementCount))
             case .anchor:
                 if var anchor = pendingAnchors.popLast() {
                     anchor.text = Self.collapsedString(captured, limit: 256)
                     anchors.append(anchor)
                 }
-            case .none:
+            case .none, .jsonLD:
                 break
             }
             if element.microdataNode >= 0 {
@@ -231,12 +239,14 @@ final class HTMLEventCollector {
         if element.microdataNode >= 0 { microdata.close(element.microdataNode) }
         if tag == .svg { svgDepth -= 1 }
         if tag.hidesText { hiddenDepth -= 1 }
+        if tag == .script || tag == .style { rawTextDepth -= 1 }
         if tag.breaksWords { appendBreak() }
     }
 
     func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         let buffer = UnsafeBufferPointer(start: bytes, count: count)
-        if activeCaptures > 0 { textLog.append(contentsOf: buffer) }
+        if jsonLDText != nil { jsonLDText?.append(contentsOf: buffer) }
+        if activeCaptures > 0, rawTextDepth == 0 { textLog.append(contentsOf: buffer) }
         if hiddenDepth == 0, !bodyTextFull { appendBodyText(buffer) }
     }
 

@@ -155,7 +155,7 @@ struct PageMarkupBuilder {
     private func readSchema(into markup: inout PageMarkup, resolve: @escaping (String) -> WebURL?) {
         var ordered: [(SchemaObject, order: Int)] = []
         for (index, script) in collector.scripts.enumerated() {
-            let result = script.text.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
+            let result = ScriptText.withoutHTMLComments(script.text).withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
             let blockName = "JSON-LD block \(index + 1)"
             if let first = result.repairs.first {
                 markup.warnings.append(ExtractionWarning(

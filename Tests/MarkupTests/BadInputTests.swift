@@ -82,3 +82,34 @@ import WebURL
         #expect(page.warnings.contains { $0.message.contains("links were read") })
     }
 }
+
+/// Cases found by running a peer's test pages.
+@Suite struct PeerPageTests {
+    @Test func anHTMLCommentInAJSONLDScriptDoesNotLoseTheObject() {
+        let page = extract("""
+            <html><head><script type="application/ld+json">
+            <!-- a note for the team -->
+            {"@context": "https://schema.org", "@type": "Recipe", "name": "Lemon tart <!-- not a comment -->"}
+            </script>
+            <script type="application/ld+json"><!--
+            {"@type": "Organization", "name": "Old wrapper"}
+            --></script></head><body></body></html>
+            """)
+        #expect(page.schemaObjects.map { $0.value["@type"]?.stringValue } == ["Recipe", "Organization"])
+        #expect(page.schemaObjects.first?.value["name"] == "Lemon tart <!-- not a comment -->", "inside a string it is text")
+        #expect(!page.warnings.contains { $0.code == .jsonLDInvalid }, "\(page.warnings)")
+    }
+
+    @Test func scriptAndStyleTextStaysOutOfMicrodataValues() {
+        let page = extract("""
+            <html><body><div itemscope itemtype="https://schema.org/Product">
+            <h2 itemprop="name">Trail shoe<script>var tracking = "x";</script><style>.a{color:red}</style></h2>
+            <div itemprop="description">Light. <script type="application/ld+json">{"@type": "Thing"}</script>Grippy.</div>
+            </div></body></html>
+            """)
+        let product = page.schemaObjects.first { $0.source == .microdata }
+        #expect(product?.value["name"] == "Trail shoe")
+        #expect(product?.value["description"] == "Light. Grippy.")
+        #expect(page.schemaObjects.contains { $0.source == .jsonLD && $0.value["@type"] == "Thing" }, "the JSON-LD inside is still read")
+    }
+}
