@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "TextUtilities"),
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "Markup", dependencies: ["CLibXML2", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "Fetch", dependencies: ["HTTPTypes", "CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "Postgres", dependencies: ["CPostgres", "TextUtilities"]),
         .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib"]),

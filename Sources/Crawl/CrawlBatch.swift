@@ -18,6 +18,8 @@ public struct CrawlBatch: Sendable {
     /// Digests of bodies seen, with the first URL that had each.
     public var contents: [(hash: String, url: String)] = []
     public var hosts: [String: HostRecord] = [:]
+    /// For hosts sent requests since the last flush: when the next may go.
+    public var nextAllowed: [String: Date] = [:]
 
     public init() {}
 

@@ -47,6 +47,8 @@ public final class CrawlEngine {
     private var report: RunReport
     private var lastFlush = Date.distantPast
     private var contentsThisRun: [String: String] = [:]
+    /// Hosts another worker holds: not asked for again this run.
+    private var declined = Set<String>()
 
     public init(configuration: CrawlConfiguration, store: CrawlStore, downloader: Downloader, warc: WARCWriter?, runID: String) throws {
         self.configuration = configuration
@@ -98,14 +100,14 @@ public final class CrawlEngine {
             if seen.insert(key.string) { batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
         }
         try flush(now: started)
-        for origin in try store.originsWithWork(now: started) { activate(origin) }
+        for origin in try store.originsWithWork(now: started) { try activate(origin) }
         if configuration.readsSitemaps {
             for origin in try store.originsWithSitemapsReadBefore(started.addingTimeInterval(-configuration.sitemapInterval))
             where WebURL(origin + "/").map(admission.scope.contains) ?? false {
-                activate(origin)
+                try activate(origin)
             }
         }
-        for seed in configuration.seeds { activate(admission.keys.key(for: seed).origin) }
+        for seed in configuration.seeds { try activate(admission.keys.key(for: seed).origin) }
 
         var lastProgress = Date.distantPast
         var stopping: String?
@@ -148,6 +150,7 @@ public final class CrawlEngine {
         try store.release(unsent)
         let finished = configuration.clock.now
         try flush(now: finished)
+        try store.endRun()
         if let archive {
             let (files, failures) = try archive.close()
             report.warcFiles = files
@@ -160,26 +163,32 @@ public final class CrawlEngine {
 
     // MARK: hosts
 
-    private func activate(_ origin: String) {
+    /// Starts crawling a host, unless another worker of a shared store has it.
+    private func activate(_ origin: String) throws {
         if hosts[origin] != nil {
             hosts[origin]?.exhausted = false
             return
         }
+        guard !declined.contains(origin) else { return }
         let now = configuration.clock.now
-        var host = HostMachine(origin: origin, record: try? store.host(origin), configuration: configuration, now: now)
+        guard case .granted(let record) = try store.acquireHost(origin, now: now) else {
+            declined.insert(origin)
+            return
+        }
+        var host = HostMachine(origin: origin, record: record, configuration: configuration, now: now)
         let effects = host.useCachedRobots(configuration: configuration, now: now)
         hosts[origin] = host
         order.append(origin)
-        apply(effects, for: origin)
+        try apply(effects, for: origin)
     }
 
     /// Saves what a host's event changed and routes the sitemaps it found: to the host itself,
     /// or to another in scope (which learns whose robots.txt named it).
-    private func apply(_ effects: HostMachine.Effects, for origin: String) {
+    private func apply(_ effects: HostMachine.Effects, for origin: String) throws {
         if let record = effects.save { batch.hosts[origin] = record }
         if let skip = effects.skip { report.skip(skip) }
         for sitemap in effects.sitemaps where admission.scope.contains(sitemap) || sitemap.origin == origin {
-            if sitemap.origin != origin { activate(sitemap.origin) }
+            if sitemap.origin != origin { try activate(sitemap.origin) }
             hosts[sitemap.origin]?.queueSitemap(sitemap, from: sitemap.origin == origin ? nil : origin)
         }
     }
@@ -279,26 +288,26 @@ public final class CrawlEngine {
             case .sitemap(let url, let crossSubmit):
                 effects = HostMachine.Effects()
                 hosts[origin] = host
-                readSitemap(HostFiles.sitemap(response, url: url, crossSubmit: crossSubmit, admission: admission), from: url, origin: origin)
+                try readSitemap(HostFiles.sitemap(response, url: url, crossSubmit: crossSubmit, admission: admission), from: url, origin: origin)
                 return
             }
             hosts[origin] = host
-            apply(effects, for: origin)
+            try apply(effects, for: origin)
         }
     }
 
-    private func readSitemap(_ reading: HostFiles.SitemapReading, from url: WebURL, origin: String) {
+    private func readSitemap(_ reading: HostFiles.SitemapReading, from url: WebURL, origin: String) throws {
         for (reason, count) in reading.skipped { report.skip(reason, count: count) }
         guard reading.read else { return }
         report.sitemaps += 1
         report.sitemapURLs += reading.listed
         for nested in reading.nested where admission.scope.contains(nested) || nested.origin == origin {
-            activate(nested.origin)
+            try activate(nested.origin)
             hosts[nested.origin]?.queueSitemap(nested)
         }
         for entry in reading.entries {
             batch.sitemapNotes.append((entry.url, entry.lastModified, entry.changeFrequency))
-            addLink(FrontierURL(url: entry.url, depth: 1, foundOn: url.string, fromSitemap: true, priority: entry.priority,
+            try addLink(FrontierURL(url: entry.url, depth: 1, foundOn: url.string, fromSitemap: true, priority: entry.priority,
                                 changeFrequency: entry.changeFrequency, sitemapLastModified: entry.lastModified))
         }
     }
@@ -334,7 +343,7 @@ public final class CrawlEngine {
             batch.contents.append((hash, url))
         }
         if let outcome = decision.outcome { batch.outcomes.append(outcome) }
-        for link in decision.links { addLink(link) }
+        for link in decision.links { try addLink(link) }
         if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
     }
 
@@ -344,10 +353,10 @@ public final class CrawlEngine {
         return first
     }
 
-    private func addLink(_ link: FrontierURL) {
+    private func addLink(_ link: FrontierURL) throws {
         guard seen.insert(link.url.string) else { return }
         batch.newURLs.append(link)
-        activate(link.url.origin)
+        try activate(link.url.origin)
     }
 
     // MARK: writing
@@ -355,6 +364,7 @@ public final class CrawlEngine {
     /// Commits what has accumulated, as one batch.
     private func flush(now: Date) throws {
         lastFlush = now
+        for (origin, host) in hosts where host.hasSent { batch.nextAllowed[origin] = host.readyAt }
         guard !batch.isEmpty else { return }
         let result = try store.commit(batch, now: now)
         report.discovered += result.discovered

@@ -2,10 +2,24 @@ import Foundation
 import SearchIndex
 import WebURL
 
+/// Whether this run may crawl a host.
+public enum HostClaim: Sendable {
+    /// Yes; with what the store knows of it.
+    case granted(HostRecord?)
+    /// Another worker is crawling it: leave it to that one.
+    case heldElsewhere
+}
+
 /// Where a crawl keeps its frontier and writes its items: the engine's only way to the
 /// data, so that the embedded SQLite folder (``LocalCrawlStore``) and a shared database
 /// plug in alike. Used from the crawl's coordinating thread only.
 public protocol CrawlStore: AnyObject {
+    /// Takes a host for this run before anything is sent to it. A shared store grants
+    /// each host to one worker at a time (a lease the store renews on every commit), so
+    /// politeness, robots.txt and the association files hold for the whole fleet.
+    func acquireHost(_ origin: String, now: Date) throws -> HostClaim
+    /// The run is over: hosts and unsent claims go back to the others.
+    func endRun() throws
     /// Keeps this run's seeds with every earlier run's; returns them all (the scope is
     /// drawn around every seed the store was ever given).
     func remember(seeds: [WebURL], now: Date) throws -> [WebURL]
@@ -44,6 +58,10 @@ public final class LocalCrawlStore: CrawlStore {
         try frontier.remember(seeds: seeds, now: now)
         return try frontier.seeds()
     }
+
+    /// One process crawls a data folder at a time (``CrawlLock``): every host is ours.
+    public func acquireHost(_ origin: String, now: Date) throws -> HostClaim { .granted(try frontier.host(origin)) }
+    public func endRun() throws {}
 
     public func releaseClaims() throws { try frontier.releaseClaims() }
     public func purgeExpired(now: Date) throws -> Int { try index.purgeExpired(now: now) }

@@ -127,6 +127,9 @@ public struct HostRecord: Sendable {
     public var assetLinksBody: [UInt8]?
     public var backoffUntil: Date?
     public var sitemapsFetched: Date?
+    /// The earliest time the next request may go to the host, whoever sends it: a worker
+    /// that takes the host over from another keeps its spacing. (Kept by shared stores.)
+    public var nextAllowed: Date?
 
     public init(origin: String) {
         self.origin = origin

@@ -94,6 +94,7 @@ struct HostMachine {
         delay = configuration.delay
         robotsLifetime = configuration.robotsLifetime
         if let until = record?.backoffUntil, until > now { backoffUntil = until }
+        if let next = record?.nextAllowed, next > now { nextAllowed = next }
         if !configuration.obeysRobots {
             robots = .allowAll
             phase = .association
@@ -128,9 +129,19 @@ struct HostMachine {
             phase = .waiting
             files.append((origin + "/robots.txt", .robots(hops: 0)))
         case .association:
-            if origin.hasPrefix("https:") {
+            if origin.hasPrefix("https:"), let record, let fetched = record.associationFetched,
+                now.timeIntervalSince(fetched) < robotsLifetime
+            {
+                // Read by this crawl (or another worker) within robots.txt's lifetime: reuse.
+                associations.apple = record.aasaBody.flatMap(AppSiteAssociation.init(parsing:))
+                associations.android = record.assetLinksBody.flatMap(AssetLinks.init(parsing:))
+                phase = .ready
+            } else if origin.hasPrefix("https:") {
                 phase = .waiting
                 associationPending = 2
+                // What arrives now replaces what an older fetch left, including nothing.
+                record?.aasaBody = nil
+                record?.assetLinksBody = nil
                 files.append((HostFiles.AssociationFile.appleWellKnown.url(origin), .association(.appleWellKnown)))
                 files.append((HostFiles.AssociationFile.android.url(origin), .association(.android)))
             } else {
@@ -291,4 +302,7 @@ struct HostMachine {
 
     /// When the host may send next.
     var readyAt: Date { max(nextAllowed, backoffUntil ?? .distantPast) }
+
+    /// True once a request was sent this run (its next allowed time is worth keeping).
+    var hasSent: Bool { lastRequest != nil }
 }

@@ -43,6 +43,9 @@ public final class SearchService: Sendable {
         public var cacheRefreshInterval: TimeInterval = 5
         /// Bytes of cached answers kept; past that the least recently stored go.
         public var cacheBytes = 64 << 20
+        /// With a ``SearchReplica``: searches are refused (503) while the copy is further
+        /// behind its change log than this.
+        public var maximumLag: TimeInterval = 5
         public var clock: @Sendable () -> Date = { Date() }
 
         public init(indexPath: String) {
@@ -56,19 +59,30 @@ public final class SearchService: Sendable {
     /// Every path the API answers, with its methods.
     public static var routes: [(path: String, methods: [String])] { Route.table }
     private let readers: ReaderPool
-    private let writer: SearchIndex
-    private let store: ServiceStore
+    /// Where writes go: the index itself, or the shared store in multi-machine mode.
+    private let items: ItemStore
+    private let keys: KeyStore
+    private let replica: SearchReplica?
     private let deviceSalt: [UInt8]
     private let metrics = ServiceMetrics()
     private let cache: SearchCache?
 
-    public init(configuration: Configuration) throws {
+    /// The embedded service: writes to the index at `indexPath`, keys in `service.sqlite`.
+    public convenience init(configuration: Configuration) throws {
+        try self.init(configuration: configuration, items: try SearchIndex(path: configuration.indexPath),
+                      keys: try ServiceStore(path: configuration.storePath, legacyIndexPath: configuration.indexPath), replica: nil)
+    }
+
+    /// A service whose searches read the index at `indexPath` and whose writes and keys go
+    /// to the given stores; with a `replica`, that index is a copy it keeps up to date.
+    public init(configuration: Configuration, items: ItemStore, keys: KeyStore, replica: SearchReplica?) throws {
         self.configuration = configuration
-        writer = try SearchIndex(path: configuration.indexPath)
-        store = try ServiceStore(path: configuration.storePath, legacyIndexPath: configuration.indexPath)
+        self.items = items
+        self.keys = keys
+        self.replica = replica
         let readers = try ReaderPool(indexPath: configuration.indexPath, count: configuration.readers)
         self.readers = readers
-        deviceSalt = try store.deviceSalt()
+        deviceSalt = try keys.deviceSalt()
         if configuration.cacheLifetime > 0 {
             cache = try SearchCache(indexPath: configuration.indexPath, lifetime: configuration.cacheLifetime,
                                     refreshInterval: configuration.cacheRefreshInterval, capacityBytes: configuration.cacheBytes,
@@ -156,6 +170,14 @@ public final class SearchService: Sendable {
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
         search.now = configuration.clock()
         try search.validate(maximumResults: configuration.maximumSearchLimit)
+        if let replica {
+            let lag = replica.lag ?? .infinity
+            guard lag <= configuration.maximumLag else {
+                throw APIError(503, "behind", lag.isFinite
+                    ? "this node's copy of the index is \(Int(lag)) s behind the shared store (at most \(Int(configuration.maximumLag)) s allowed); try another node"
+                    : "this node's copy of the index has not caught up with the shared store yet; try another node")
+            }
+        }
         guard let cache else { return .json(try reader.search(search).json) }
         return try cache.response(for: search)
     }
@@ -175,18 +197,20 @@ public final class SearchService: Sendable {
 
     // MARK: writing
 
-    /// Runs a write on the writer connection, then empties the result cache so that the
-    /// writer's next search sees it.
+    /// Runs a write on the item store; then brings this node's copy up to date (when it is
+    /// one) and empties the result cache, so that the writer's next search sees it.
     @discardableResult
-    private func write<T>(_ body: (SearchIndex) throws -> T) throws -> T {
+    private func write<T>(_ body: (ItemStore) throws -> T) throws -> T {
         defer { cache?.invalidate() }
-        return try body(writer)
+        let result = try body(items)
+        try replica?.catchUp()
+        return result
     }
 
     /// The key the request carries, or 401.
     func authenticate(_ request: HTTPServerRequest) throws -> APIKey {
         guard let header = request.header("Authorization"), header.utf8.count <= 256, header.lowercased().hasPrefix("bearer "),
-            let key = try store.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+            let key = try keys.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         else { throw APIError.unauthorized }
         return key
     }
@@ -284,7 +308,7 @@ public final class SearchService: Sendable {
 
     func readBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
         let key = try authenticate(request)
-        let state = try writer.clientState(batch: batchName(name, key: key))
+        let state = try items.clientState(batch: batchName(name, key: key))
         return .json(["name": .string(name), "clientState": state.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null])
     }
 
@@ -337,7 +361,7 @@ public final class SearchService: Sendable {
         }
         let deviceHash = SHA256.hash(deviceSalt + Array(report.deviceID.utf8))
         let networkHash = SHA256.hash(deviceSalt + Array(("network:" + ClientNetwork.of(request.remoteAddress)).utf8))
-        let reach = try store.recordActivity(id: report.itemID, owner: key.owner, type: report.activityType,
+        let reach = try keys.recordActivity(id: report.itemID, owner: key.owner, type: report.activityType,
                                              webpageURL: report.webpageURL, deviceHash: deviceHash, networkHash: networkHash, now: now)
         let isPublic = min(reach.devices, reach.networks) >= configuration.activityThreshold
         if isPublic {
@@ -376,7 +400,7 @@ public final class SearchService: Sendable {
         var foreign = 0
         for (id, count) in counts.sorted(by: { $0.key < $1.key }) {
             // Only items the index has: engagement with anything else is noise.
-            guard let item = try writer.item(identifier: id) else {
+            guard let item = try items.item(identifier: id) else {
                 unknown += 1
                 continue
             }
@@ -384,7 +408,7 @@ public final class SearchService: Sendable {
                 foreign += 1
                 continue
             }
-            try writer.recordEngagement(itemID: id, impressions: count.impressions, clicks: count.clicks)
+            try items.recordEngagement(itemID: id, impressions: count.impressions, clicks: count.clicks)
             recorded += 1
         }
         if recorded == 0, foreign > 0 {

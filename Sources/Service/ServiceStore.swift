@@ -5,7 +5,7 @@ import SQLite
 /// each secret), the secret salt for device ids, and public-activity reports (only salted
 /// hashes of device ids and of the networks they reported from). This type owns the
 /// file's schema; nothing else opens it. One connection behind a lock; writes are short.
-public final class ServiceStore: Sendable {
+public final class ServiceStore: KeyStore {
     public let path: String
     private let guarded: SerializedConnection<Void>
 
@@ -74,15 +74,14 @@ public final class ServiceStore: Sendable {
     // MARK: keys
 
     /// Creates a key for `owner` and `domain`; returns it whole, the only time it is seen.
-    public func createKey(owner: String, domain: String, now: Date = Date()) throws -> (key: APIKey, secret: String) {
-        let id = SHA256.hex(SHA256.randomBytes(6))
-        let secret = SHA256.hex(SHA256.randomBytes(32))
+    public func createKey(owner: String, domain: String, now: Date) throws -> (key: APIKey, secret: String) {
+        let (id, secret, token) = APIKey.issue()
         let key = APIKey(id: id, owner: owner, domain: domain.lowercased(), created: now, revoked: nil)
         try withConnection { connection in
             try connection.statement("INSERT INTO api_keys(id, owner, domain, secret_hash, created) VALUES(?, ?, ?, ?, ?)")
-                .run([.text(id), .text(owner), .text(key.domain), .blob(SHA256.hash(Array(secret.utf8))), .real(now.timeIntervalSince1970)])
+                .run([.text(id), .text(owner), .text(key.domain), .blob(APIKey.secretHash(secret)), .real(now.timeIntervalSince1970)])
         }
-        return (key, APIKey.prefix + id + "_" + secret)
+        return (key, token)
     }
 
     public func keys() throws -> [APIKey] {
@@ -95,7 +94,7 @@ public final class ServiceStore: Sendable {
     }
 
     /// Revokes a key by id; false when there is no such key.
-    public func revokeKey(id: String, now: Date = Date()) throws -> Bool {
+    public func revokeKey(id: String, now: Date) throws -> Bool {
         try withConnection { connection in
             try connection.statement("UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL")
                 .run([.real(now.timeIntervalSince1970), .text(id)])
@@ -108,17 +107,13 @@ public final class ServiceStore: Sendable {
 
     /// The live key a bearer token stands for, or nil.
     public func authenticate(_ token: String) throws -> APIKey? {
-        guard token.utf8.count <= 200, token.hasPrefix(APIKey.prefix) else { return nil }
-        let rest = token.dropFirst(APIKey.prefix.count)
-        guard let separator = rest.firstIndex(of: "_") else { return nil }
-        let id = String(rest[..<separator])
-        let secret = Array(rest[rest.index(after: separator)...].utf8)
+        guard let (id, secret) = APIKey.parse(token: token) else { return nil }
         return try withConnection { connection in
             let statement = try connection.statement("SELECT id, owner, domain, created, revoked, secret_hash FROM api_keys WHERE id = ?")
             statement.bind(1, id)
             guard try statement.step(), let stored = statement.blob(5) else { return nil }
             let key = Self.key(statement)
-            guard key.revoked == nil, SHA256.equal(stored, SHA256.hash(secret)) else { return nil }
+            guard key.revoked == nil, APIKey.matches(secret: secret, hash: stored) else { return nil }
             return key
         }
     }
@@ -131,28 +126,19 @@ public final class ServiceStore: Sendable {
 
     // MARK: activities
 
-    /// The secret salt device ids and networks are hashed with, made on first use.
-    func deviceSalt() throws -> [UInt8] {
+    public func deviceSalt() throws -> [UInt8] {
         try withConnection { connection in
             try connection.transaction {
                 let read = try connection.statement("SELECT value FROM service_secrets WHERE name = 'device-salt'")
                 if try read.step(), let salt = read.blob(0) { return salt }
-                let salt = SHA256.randomBytes(32)
+                let salt = APIKey.newSalt()
                 try connection.statement("INSERT INTO service_secrets(name, value) VALUES('device-salt', ?)").run([.blob(salt)])
                 return salt
             }
         }
     }
 
-    /// How many distinct devices, and from how many distinct networks, reported an activity.
-    struct ActivityReach: Sendable, Equatable {
-        var devices: Int
-        var networks: Int
-    }
-
-    /// Records that a device reported an activity from a network. A device keeps the
-    /// network it first reported from, so moving between networks does not count twice.
-    func recordActivity(id: String, owner: String, type: String, webpageURL: String, deviceHash: [UInt8], networkHash: [UInt8],
+    public func recordActivity(id: String, owner: String, type: String, webpageURL: String, deviceHash: [UInt8], networkHash: [UInt8],
                         now: Date) throws -> ActivityReach {
         try withConnection { connection in
             try connection.transaction {
@@ -189,4 +175,12 @@ public struct APIKey: Sendable, Equatable {
     public var domain: String
     public var created: Date
     public var revoked: Date?
+
+    public init(id: String, owner: String, domain: String, created: Date, revoked: Date?) {
+        self.id = id
+        self.owner = owner
+        self.domain = domain
+        self.created = created
+        self.revoked = revoked
+    }
 }
