@@ -13,15 +13,7 @@ public protocol ItemStore: Sendable {
     func recordEngagement(itemID: String, impressions: Int, clicks: Int) throws
 }
 
-extension SearchIndex: ItemStore {
-    public func commit(_ batch: Batch, now: Date) throws -> (upserted: Int, deleted: Int) {
-        try commit(batch, now: now) as (upserted: Int, deleted: Int)
-    }
-
-    public func deleteAll(owner: String?) throws -> Int {
-        try deleteAll(owner: owner) as Int
-    }
-}
+extension SearchIndex: ItemStore {}
 
 /// Where the service keeps API keys and activity reports: `service.sqlite`
 /// (``ServiceStore``) or PostgreSQL.
