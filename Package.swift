@@ -35,17 +35,22 @@ let package = Package(
             name: "Crawl",
             dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
+        .target(name: "PostgresStore", dependencies: ["Postgres", "Crawl", "JSON", "SearchIndex", "Service", "WebURL"]),
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "TextUtilities", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["HTTPTypes", "Crawl", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
             name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb"], path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["Postgres", "PostgresStore", "Crawl", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "SearchIndex", "Service", "WebURL",
+                           "searchlight", "SearchlightTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL"]),
         .testTarget(

@@ -41,9 +41,13 @@ for target in "${targets[@]}"; do
   case "$target" in markup|sitemap) max_len=65536 ;; json-*|push-item|association|robots) max_len=16384 ;; esac
   echo "fuzzing $target for ${seconds}s" >&2
   log="$build/$target.log"
+  # With -jobs libFuzzer writes fuzz-N.log into the working directory: only ask for it
+  # when there is more than one job, and then from the build folder.
+  parallel=()
+  [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
   if SEARCHLIGHT_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
       "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
-      -jobs="$jobs" -workers="$jobs" -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "$seeds" > "$log" 2>&1; then
+      "${parallel[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "$seeds" > "$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $2} END {print s + 0}')
     echo "$target: ${runs} inputs in ${seconds}s, no crash" >&2
   else

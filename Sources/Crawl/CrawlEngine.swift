@@ -73,7 +73,12 @@ public final class CrawlEngine {
 
     /// A run on the data folder: the embedded store, libcurl, WARC files in `warc/`.
     public static func local(configuration: CrawlConfiguration, runID: String) throws -> CrawlEngine {
-        let store = try LocalCrawlStore(dataDirectory: configuration.dataDirectory)
+        try with(store: try LocalCrawlStore(dataDirectory: configuration.dataDirectory), configuration: configuration, runID: runID)
+    }
+
+    /// A run over `store` that fetches with libcurl and writes WARC files to the data
+    /// folder's `warc/` (a worker of a shared store keeps its archive locally).
+    public static func with(store: CrawlStore, configuration: CrawlConfiguration, runID: String) throws -> CrawlEngine {
         var fetch = configuration.fetch
         fetch.maximumConnectionsPerHost = configuration.perHostConnections
         fetch.maximumConnections = max(configuration.concurrency, 1)

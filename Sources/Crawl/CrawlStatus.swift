@@ -17,6 +17,8 @@ public struct CrawlStatus: Sendable {
         public var gone = 0
         public var excluded = 0
         public var hosts = 0
+
+        public init() {}
     }
 
     public var dataDirectory: String
@@ -25,6 +27,35 @@ public struct CrawlStatus: Sendable {
     public var running: CrawlLock.Holder?
     /// The latest run reports, newest first, as written to `runs/`.
     public var runs: [JSONValue]
+    /// With a shared store: its URL (without the password) and its search nodes.
+    public var store: String?
+    public var nodes: [Node] = []
+
+    /// A search node following the shared store's change log.
+    public struct Node: Sendable {
+        public var name: String
+        /// Log entries not applied yet when it last reported.
+        public var behind: Int
+        /// Seconds since it last reported.
+        public var silentFor: Double
+
+        public init(name: String, behind: Int, silentFor: Double) {
+            self.name = name
+            self.behind = behind
+            self.silentFor = silentFor
+        }
+    }
+
+    public init(dataDirectory: String, index: SearchIndex.Statistics?, urls: URLCounts?, running: CrawlLock.Holder?, runs: [JSONValue],
+                store: String? = nil, nodes: [Node] = []) {
+        self.dataDirectory = dataDirectory
+        self.index = index
+        self.urls = urls
+        self.running = running
+        self.runs = runs
+        self.store = store
+        self.nodes = nodes
+    }
 
     /// Reads the folder; missing files leave their part nil (or empty).
     public static func read(dataDirectory: String, now: Date = Date(), runs count: Int = 5) throws -> CrawlStatus {
@@ -48,6 +79,10 @@ public struct CrawlStatus: Sendable {
     public var json: JSONValue {
         let formatter = ISO8601DateFormatter()
         var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]
+        if let store {
+            fields.append(("store", .string(store)))
+            fields.append(("nodes", .array(nodes.map { ["name": .string($0.name), "behind": JSONValue($0.behind), "silentFor": JSONValue($0.silentFor)] })))
+        }
         if let index {
             fields.append(("index", [
                 "items": JSONValue(index.items), "expired": JSONValue(index.expired), "domains": JSONValue(index.domains),
@@ -77,7 +112,10 @@ public struct CrawlStatus: Sendable {
 
     /// The status for people.
     public var summary: String {
-        var lines = ["Data folder \(dataDirectory)"]
+        var lines = [store.map { "Shared store \($0) (this machine's data folder: \(dataDirectory))" } ?? "Data folder \(dataDirectory)"]
+        for node in nodes {
+            lines.append("  search node \(node.name): \(node.behind) changes behind, last heard \(Int(node.silentFor)) s ago")
+        }
         if let running {
             lines.append("  crawling now: run \(running.runID) (pid \(running.pid)) since \(ISO8601DateFormatter().string(from: running.since))")
         }

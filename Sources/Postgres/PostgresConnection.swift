@@ -75,7 +75,14 @@ public final class PostgresConnection {
         return try Self.read(result, connection: handle)
     }
 
+    /// Runs a script of several statements without parameters (schema migrations), through
+    /// the simple query protocol, which allows more than one statement.
+    public func executeScript(_ sql: String) throws(PostgresError) {
+        _ = try Self.read(PQexec(handle, sql), connection: handle)
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
         do {

@@ -23,6 +23,7 @@ public final class PostgresSession: @unchecked Sendable {
         connection = try PostgresConnection(url: url)
     }
 
+    @discardableResult
     public func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try lock.withLock { _ in
             let deadline = Date().addingTimeInterval(retryWindow)
@@ -48,6 +49,7 @@ public final class PostgresSession: @unchecked Sendable {
     }
 
     /// Runs `body` as one transaction, retried as a whole.
+    @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try run { connection in try connection.transaction { try body(connection) } }
     }

@@ -226,6 +226,17 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// Sets an item's impressions and clicks to counts kept elsewhere (a node's copy of
+    /// the shared store's engagement).
+    public func setEngagement(itemID: String, impressions: Int, clicks: Int) throws(SearchIndexError) {
+        try withConnection { connection in
+            try connection.statement("""
+                INSERT INTO engagement(uid, impressions, clicks) VALUES(?, ?, ?)
+                ON CONFLICT(uid) DO UPDATE SET impressions = excluded.impressions, clicks = excluded.clicks
+                """).run([.text(itemID), .integer(Int64(impressions)), .integer(Int64(clicks))])
+        }
+    }
+
     private static func clientState(_ name: String, _ connection: SQLiteConnection) throws -> [UInt8]? {
         let statement = try connection.statement("SELECT state FROM batches WHERE name = ?")
         statement.bind(1, name)
@@ -263,6 +274,12 @@ public final class SearchIndex: Sendable {
         /// Distinct domain identifiers.
         public var domains: Int
         public var items: Int { itemsBySource.values.reduce(0, +) }
+
+        public init(itemsBySource: [String: Int], expired: Int, domains: Int) {
+            self.itemsBySource = itemsBySource
+            self.expired = expired
+            self.domains = domains
+        }
     }
 
     public func statistics(now: Date = Date()) throws(SearchIndexError) -> Statistics {

@@ -6,7 +6,9 @@ import SearchIndex
 /// each node's search copy through its change log.
 public protocol ItemStore: Sendable {
     /// One atomic write, with the owner and client-state rules of ``SearchIndex/Batch``.
+    @discardableResult
     func commit(_ batch: SearchIndex.Batch, now: Date) throws -> (upserted: Int, deleted: Int)
+    @discardableResult
     func deleteAll(owner: String?) throws -> Int
     func clientState(batch name: String) throws -> [UInt8]?
     func item(identifier: String) throws -> SearchableItem?

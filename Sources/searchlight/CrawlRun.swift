@@ -2,12 +2,15 @@ import Crawl
 import Foundation
 import Glibc
 import JSON
+import PostgresStore
 import Synchronization
 
 /// One crawl run as the CLI runs it: the data-folder lock, signal handling, progress on
 /// a terminal, and the report written to `runs/`. Shared by `crawl` and `demo`.
 struct CrawlRun {
     let configuration: CrawlConfiguration
+    var store = StoreOption.none
+    var leaseSeconds: Double = 60
 
     /// Runs, or returns nil (after saying why) when another run holds the data folder.
     func run(showProgress: Bool) throws -> RunReport? {
@@ -27,11 +30,15 @@ struct CrawlRun {
         }
         defer { withExtendedLifetime(lock) {} }
         StopSignal.install()
-        let crawler = try CrawlEngine.local(configuration: configuration, runID: runID)
+        let shared = try store.open()
+        let crawlStore: CrawlStore = try shared.map { PostgresCrawlStore($0, leaseSeconds: leaseSeconds) }
+            ?? LocalCrawlStore(dataDirectory: configuration.dataDirectory)
+        let crawler = try CrawlEngine.with(store: crawlStore, configuration: configuration, runID: runID)
         let progress: ((CrawlEngine.Progress) -> Void)? = showProgress ? { Self.showProgress($0) } : nil
         let report = try crawler.run(progress: progress, shouldStop: { StopSignal.requested })
         if showProgress { Console.write("\r\u{1B}[K") }
         try save(report)
+        if let shared, let worker = (crawlStore as? PostgresCrawlStore)?.worker { try shared.save(report: report, worker: worker) }
         return report
     }
 

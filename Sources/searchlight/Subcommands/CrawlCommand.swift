@@ -49,14 +49,19 @@ struct CrawlCommand: Command {
             Option.noSitemaps,
             Option.noWarc,
             Option.json,
+            StoreOption.option,
+            Option.lease,
         ] + FetchOptions.specs,
         examples: [
             "searchlight crawl https://recipes.example/ --max-pages 500",
             "searchlight crawl --seeds seeds/default.txt --delay 2 --json",
             "searchlight crawl --every 1h --max-time 50m",
+            "searchlight crawl --store postgres://searchlight@db.internal/searchlight --data /srv/worker-1",
         ])
 
     var configuration: CrawlConfiguration
+    var store: StoreOption
+    var leaseSeconds: Double
     var json: Bool
     /// Seconds between the starts of two runs, with `--every`.
     var every: TimeInterval?
@@ -100,6 +105,8 @@ struct CrawlCommand: Command {
         configuration.readsSitemaps = !arguments.flag(Option.noSitemaps)
         configuration.writesWARC = !arguments.flag(Option.noWarc)
         self.configuration = configuration
+        store = try StoreOption(arguments)
+        leaseSeconds = try arguments.duration(Option.lease, in: 2...3600) ?? 60
         json = arguments.flag(Option.json)
     }
 
@@ -140,7 +147,8 @@ struct CrawlCommand: Command {
     }
 
     private func runOnce(_ configuration: CrawlConfiguration) throws {
-        guard let report = try CrawlRun(configuration: configuration).run(showProgress: !json && Console.isTerminal) else { return }
+        let run = CrawlRun(configuration: configuration, store: store, leaseSeconds: leaseSeconds)
+        guard let report = try run.run(showProgress: !json && Console.isTerminal) else { return }
         Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
     }
 }
@@ -167,5 +175,8 @@ extension CrawlCommand {
         static let noSitemaps = OptionSpec.flag("--no-sitemaps", help: "Do not read sitemaps.")
         static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
         static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
+        static let lease = OptionSpec.value(
+            "--lease", "duration", help: "With --store: how long a host or URL this worker claimed stays its own without a word from it\n"
+                + "(default 60s); a killed worker's work goes to the others after this.")
     }
 }

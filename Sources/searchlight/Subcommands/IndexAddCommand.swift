@@ -18,6 +18,7 @@ struct IndexAddCommand: Command {
         arguments: [ArgumentSpec(name: "file", help: "The JSON file ('-' for standard input).")],
         options: [
             DataDirectory.option,
+            StoreOption.option,
             Option.clientState,
             Option.batch,
         ],
@@ -25,12 +26,14 @@ struct IndexAddCommand: Command {
 
     var file: String
     var data: DataDirectory
+    var store: StoreOption
     var clientState: String?
     var batchName: String
 
     init(arguments: ParsedArguments) throws(UsageError) {
         file = arguments.positionals[0]
         data = DataDirectory(arguments)
+        store = try StoreOption(arguments)
         clientState = arguments.value(Option.clientState)
         batchName = arguments.value(Option.batch) ?? "default"
         if let state = clientState, state.utf8.count > SearchIndex.maximumClientStateBytes {
@@ -61,13 +64,11 @@ struct IndexAddCommand: Command {
         for (index, value) in list.enumerated() {
             items.append(try SearchableItem(pushed: value, path: "items[\(index)]"))
         }
-        try data.create()
-        let index = try SearchIndex(path: data.indexPath)
         var batch = SearchIndex.Batch(upserts: items)
         batch.clientState = clientState.map { Array($0.utf8) }
         batch.clientStateName = batchName
-        try index.commit(batch)
-        Console.writeLine("added \(items.count) item\(items.count == 1 ? "" : "s") to \(data.indexPath)")
+        try store.items(data).commit(batch, now: Date())
+        Console.writeLine("added \(items.count) item\(items.count == 1 ? "" : "s") to \(store.url.map { _ in "the shared store" } ?? data.indexPath)")
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SearchIndex
 
 /// `searchlight index delete --id ID... | --domain D... | --all [--data DIR]`
@@ -8,6 +9,7 @@ struct IndexDeleteCommand: Command {
         discussion: "Deleting a domain identifier also deletes the ones below it: com.example deletes com.example.people, not com.examples.",
         options: [
             DataDirectory.option,
+            StoreOption.option,
             Option.id,
             Option.domain,
             Option.all,
@@ -21,10 +23,12 @@ struct IndexDeleteCommand: Command {
     }
 
     var data: DataDirectory
+    var store: StoreOption
     var target: Target
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
+        store = try StoreOption(arguments)
         let ids = arguments.values(Option.id)
         let domains = arguments.values(Option.domain)
         let all = arguments.flag(Option.all)
@@ -37,12 +41,15 @@ struct IndexDeleteCommand: Command {
     }
 
     func run() throws {
-        let index = try SearchIndex(path: data.indexPath, mode: .existing)
+        if store.url == nil, !FileManager.default.fileExists(atPath: data.indexPath) {
+            throw CommandFailure("no index at \(data.indexPath)")
+        }
+        let items = try store.items(data)
         let deleted: Int
         switch target {
-        case .identifiers(let ids): deleted = try index.delete(identifiers: ids)
-        case .domains(let domains): deleted = try index.delete(domainIdentifiers: domains)
-        case .all: deleted = try index.deleteAll()
+        case .identifiers(let ids): deleted = try items.commit(SearchIndex.Batch(deleteIdentifiers: ids), now: Date()).deleted
+        case .domains(let domains): deleted = try items.commit(SearchIndex.Batch(deleteDomains: domains), now: Date()).deleted
+        case .all: deleted = try items.deleteAll(owner: nil)
         }
         Console.writeLine("deleted \(deleted) item\(deleted == 1 ? "" : "s")")
     }

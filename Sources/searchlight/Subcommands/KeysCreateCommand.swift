@@ -12,17 +12,20 @@ struct KeysCreateCommand: Command {
             """,
         options: [
             DataDirectory.option,
+            StoreOption.option,
             Option.owner,
             Option.domain,
         ],
         examples: ["searchlight keys create --owner recipes-app --domain recipes.example"])
 
     var data: DataDirectory
+    var store: StoreOption
     var owner: String
     var domain: String
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
+        store = try StoreOption(arguments)
         guard let owner = arguments.value(Option.owner), Ownership.isValidOwner(owner) else {
             throw UsageError("--owner NAME is required: 1 to 64 letters, digits, '-', '_' or '.'")
         }
@@ -35,7 +38,7 @@ struct KeysCreateCommand: Command {
 
     func run() throws {
         try data.create()
-        let (key, secret) = try ServiceStore(path: data.servicePath, legacyIndexPath: data.indexPath).createKey(owner: owner, domain: domain)
+        let (key, secret) = try store.keys(data).createKey(owner: owner, domain: domain)
         Console.writeLine(secret)
         Console.error("Created key \(key.id) for \(owner) on \(domain). It is shown only this once: store it now.")
     }

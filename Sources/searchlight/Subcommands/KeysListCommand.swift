@@ -9,23 +9,26 @@ struct KeysListCommand: Command {
         abstract: "List the API keys: id, owner, domain, when created and when revoked (never the secret).",
         options: [
             DataDirectory.option,
+            StoreOption.option,
             Option.json,
         ],
         examples: ["searchlight keys list"])
 
     var data: DataDirectory
+    var store: StoreOption
     var json: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
+        store = try StoreOption(arguments)
         json = arguments.flag(Option.json)
     }
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: data.servicePath) || FileManager.default.fileExists(atPath: data.indexPath) else {
+        guard store.url != nil || FileManager.default.fileExists(atPath: data.servicePath) || FileManager.default.fileExists(atPath: data.indexPath) else {
             throw CommandFailure("no keys in \(data.path): create one with `searchlight keys create`")
         }
-        let keys = try ServiceStore(path: data.servicePath, legacyIndexPath: data.indexPath).keys()
+        let keys = try store.keys(data).keys()
         let formatter = ISO8601DateFormatter()
         if json {
             let list: [JSONValue] = keys.map { key in

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import PostgresStore
 import SearchIndex
 import WebURL
 
@@ -23,6 +24,7 @@ struct SearchCommand: Command {
             Option.json,
             Option.server,
             Option.cacert,
+            StoreOption.option,
         ],
         examples: [
             "searchlight search \"lemon tart\"",
@@ -38,6 +40,7 @@ struct SearchCommand: Command {
     var json: Bool
     var server: String?
     var caCertificates: String?
+    var store: StoreOption
 
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
@@ -52,6 +55,7 @@ struct SearchCommand: Command {
         json = arguments.flag(Option.json)
         server = arguments.value(Option.server)
         caCertificates = arguments.value(Option.cacert)
+        store = try StoreOption(arguments)
         if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
 
@@ -61,6 +65,7 @@ struct SearchCommand: Command {
             let remote = RemoteSearch(server: server, caCertificates: caCertificates)
             response = try remote.search(query, limit: limit, platform: platform, installed: installed, snippets: !json)
         } else {
+            try updateCopy()
             let index = try SearchIndex(path: data.indexPath, mode: .existing)
             do {
                 response = try index.search(SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json))
@@ -77,6 +82,14 @@ struct SearchCommand: Command {
 }
 
 extension SearchCommand {
+    /// With a shared store: brings this machine's copy in the data folder up to date first.
+    private func updateCopy() throws {
+        guard let shared = try store.open() else { return }
+        try data.create()
+        let follower = try LogFollower(store: shared, indexPath: data.indexPath, name: "search@" + ProcessInfo.processInfo.hostName)
+        try follower.catchUp()
+    }
+
     /// The options this command reads.
     enum Option {
         static let limit = OptionSpec.value("--limit", "n", help: "Show at most this many results (default 10, at most 1000).")

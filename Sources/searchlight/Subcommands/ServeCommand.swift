@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import PostgresStore
 import Service
 
 /// `searchlight serve [--data DIR] [--listen HOST:PORT]`
@@ -20,6 +21,11 @@ struct ServeCommand: Command {
             commits (a crawl's) within --refresh-seconds; an answer is recomputed after
             --cache-seconds and never served past one of its results' expiry. SIGINT or SIGTERM
             stops accepting connections and lets requests in flight finish.
+
+            With --store the node serves a shared PostgreSQL store: writes go to the store, and
+            searches read a copy in DIR that follows the store's change log (built from a
+            snapshot on first start); a search gets 503 while the copy is more than --max-lag
+            behind. Any number of nodes can serve one store.
             """,
         options: [
             DataDirectory.option,
@@ -32,6 +38,9 @@ struct ServeCommand: Command {
             Option.maxConnections,
             Option.maxConnectionsPerAddress,
             Option.openapi,
+            StoreOption.option,
+            Option.maxLag,
+            Option.node,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
 
@@ -46,6 +55,9 @@ struct ServeCommand: Command {
     var maximumConnections: Int
     var maximumConnectionsPerAddress: Int
     var printOpenAPI: Bool
+    var store: StoreOption
+    var maximumLag: Double
+    var nodeName: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
@@ -63,6 +75,9 @@ struct ServeCommand: Command {
         maximumConnections = try arguments.int(Option.maxConnections, in: 16...100_000) ?? 1024
         maximumConnectionsPerAddress = try arguments.int(Option.maxConnectionsPerAddress, in: 1...100_000) ?? 64
         printOpenAPI = arguments.flag(Option.openapi)
+        store = try StoreOption(arguments)
+        maximumLag = try arguments.duration(Option.maxLag, in: 1...86_400) ?? 5
+        nodeName = arguments.value(Option.node)
     }
 
     func run() throws {
@@ -77,7 +92,22 @@ struct ServeCommand: Command {
         configuration.cacheLifetime = TimeInterval(cacheSeconds)
         configuration.cacheRefreshInterval = TimeInterval(refreshSeconds)
         configuration.cacheBytes = cacheMegabytes << 20
-        let service = try SearchService(configuration: configuration)
+        configuration.maximumLag = maximumLag
+        let service: SearchService
+        var follower: LogFollower?
+        if let shared = try store.open() {
+            let name = nodeName ?? "\(ProcessInfo.processInfo.hostName):\(port)"
+            let replica = try LogFollower(store: shared, indexPath: data.indexPath, name: name)
+            Console.writeLine("Bringing the copy in \(data.indexPath) up to date with the shared store…")
+            try replica.catchUp()
+            replica.start()
+            follower = replica
+            service = try SearchService(configuration: configuration, items: PostgresItemStore(shared), keys: PostgresKeyStore(shared),
+                                        replica: replica)
+        } else {
+            service = try SearchService(configuration: configuration)
+        }
+        defer { follower?.stop() }
         var server = HTTPServer.Configuration()
         server.host = host
         server.port = port
@@ -105,5 +135,7 @@ extension ServeCommand {
         static let maxConnections = OptionSpec.value("--max-connections", "n", help: "Connections open at once (default 1024, within the file-descriptor limit).")
         static let maxConnectionsPerAddress = OptionSpec.value("--max-connections-per-address", "n", help: "Connections open at once from one client address (default 64).")
         static let openapi = OptionSpec.flag("--openapi", help: "Print the OpenAPI document and exit.")
+        static let maxLag = OptionSpec.value("--max-lag", "duration", help: "With --store: answer searches only from a copy at most this far behind (default 5s).")
+        static let node = OptionSpec.value("--node", "name", help: "With --store: this node's name in `status` (default host:port).")
     }
 }

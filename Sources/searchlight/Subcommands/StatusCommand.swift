@@ -15,22 +15,30 @@ struct StatusCommand: Command {
             """,
         options: [
             DataDirectory.option,
+            StoreOption.option,
             Option.runs,
             Option.json,
         ],
         examples: ["searchlight status", "searchlight status --data /srv/searchlight/crawl-data --json"])
 
     var data: DataDirectory
+    var store: StoreOption
     var runs: Int
     var json: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
+        store = try StoreOption(arguments)
         runs = try arguments.int(Option.runs, in: 0...1000) ?? 5
         json = arguments.flag(Option.json)
     }
 
     func run() throws {
+        if let shared = try store.open() {
+            let status = try shared.status(dataDirectory: data.path, runs: runs)
+            Console.write(json ? JSONWriter.string(status.json, style: .pretty) + "\n" : status.summary)
+            return
+        }
         guard FileManager.default.fileExists(atPath: data.path) else {
             throw CommandFailure("no data folder at \(data.path): run `searchlight crawl` first, or give --data")
         }

@@ -1,0 +1,150 @@
+import Foundation
+import JSON
+import Postgres
+import SearchIndex
+import Service
+import Synchronization
+
+/// Keeps a node's local index a copy of the shared store's items: a new copy starts from
+/// a snapshot of `items` taken with the log position it matches, then applies
+/// `item_log` in order, a batch at a time, each batch committed with the position it
+/// reached (the client state `shared-store-log`), so a restarted node resumes where it
+/// stopped. Applying reads each logged item's current row, so applying twice, or a
+/// batch with several changes of one item, ends in the same state.
+public final class LogFollower: SearchReplica, @unchecked Sendable {
+    // @unchecked: `index` and `session` are used only under `applying`; the rest is atomic
+    // or immutable.
+    private let session: PostgresSession
+    private let index: SearchIndex
+    private let name: String
+    private let batchSize: Int
+    private let applying = Mutex(())
+    private let caughtUp = Atomic<Int64>(0)
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    static let stateName = "shared-store-log"
+
+    /// - Parameters:
+    ///   - name: how the node shows in the store's `nodes` table (its lag is visible there).
+    public init(store: SharedStore, indexPath: String, name: String, batchSize: Int = 2000) throws {
+        session = try store.newSession()
+        index = try SearchIndex(path: indexPath)
+        self.name = name
+        self.batchSize = batchSize
+    }
+
+    /// The position the copy has applied, or nil before its snapshot.
+    public func position() throws -> Int64? {
+        try index.clientState(batch: Self.stateName).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    public var lag: TimeInterval? {
+        let millis = caughtUp.load(ordering: .relaxed)
+        guard millis > 0 else { return nil }
+        return max(0, Date().timeIntervalSince1970 - Double(millis) / 1000)
+    }
+
+    public func catchUp() throws {
+        try applying.withLock { _ in try applyAvailable() }
+    }
+
+    /// Polls the log every `interval` seconds on a thread of its own until ``stop()``.
+    public func start(interval: TimeInterval = 0.2) {
+        let thread = Thread { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                do {
+                    try catchUp()
+                } catch {
+                    // The store is away; the lag grows until it is back, and searches say so.
+                }
+                Thread.sleep(forTimeInterval: interval)
+            }
+            finished.signal()
+        }
+        thread.name = "searchlight.log-follower"
+        self.thread = thread
+        thread.start()
+    }
+
+    public func stop() {
+        guard thread != nil else { return }
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
+        thread = nil
+    }
+
+    /// Applies everything the log holds now; the caller holds `applying`.
+    private func applyAvailable() throws {
+        guard var position = try position() else {
+            try snapshot()
+            return try applyAvailable()
+        }
+        while true {
+            let rows = try session.run { connection in
+                try connection.execute("""
+                    SELECT l.seq, l.id, l.op, i.body, e.impressions, e.clicks FROM item_log l
+                    LEFT JOIN items i ON i.id = l.id LEFT JOIN engagement e ON e.id = l.id
+                    WHERE l.seq > $1 ORDER BY l.seq LIMIT $2
+                    """, [.int(position), .int(Int64(batchSize))]).rows
+            }
+            guard let last = rows.last?.int64(0) else { break }
+            var upserts: [String: SearchableItem] = [:]
+            var deletes = Set<String>()
+            var engagement: [String: (Int, Int)] = [:]
+            for row in rows {
+                guard let id = row.string(1) else { continue }
+                if row.string(2) == "e" {
+                    engagement[id] = (row.int(4) ?? 0, row.int(5) ?? 0)
+                } else if let body = row.string(3), let item = (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:)) {
+                    upserts[id] = item
+                    deletes.remove(id)
+                } else {
+                    deletes.insert(id)
+                    upserts[id] = nil
+                }
+            }
+            var batch = SearchIndex.Batch(upserts: upserts.values.sorted { $0.uniqueIdentifier < $1.uniqueIdentifier },
+                                          deleteIdentifiers: deletes.sorted())
+            batch.clientStateName = Self.stateName
+            batch.clientState = Array(String(last).utf8)
+            try index.commit(batch, now: Date())
+            for (id, counts) in engagement { try index.setEngagement(itemID: id, impressions: counts.0, clicks: counts.1) }
+            position = last
+            if rows.count < batchSize { break }
+        }
+        caughtUp.store(Int64(Date().timeIntervalSince1970 * 1000), ordering: .relaxed)
+        try session.run { connection in
+            try connection.execute("""
+                INSERT INTO nodes(name, applied, updated) VALUES($1, $2, extract(epoch from now()))
+                ON CONFLICT (name) DO UPDATE SET applied = excluded.applied, updated = excluded.updated
+                """, [.text(name), .int(position)])
+        }
+    }
+
+    /// A fresh copy: every item and engagement count as of one log position, read in one
+    /// repeatable-read transaction so the position and the rows agree.
+    private func snapshot() throws {
+        _ = try index.deleteAll()
+        try session.run { connection in
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { _ = try? connection.execute("ROLLBACK") }
+            let position = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int64(0) ?? 0
+            try connection.execute("DECLARE snapshot NO SCROLL CURSOR FOR SELECT body FROM items ORDER BY id")
+            while true {
+                let rows = try connection.execute("FETCH \(batchSize) FROM snapshot").rows
+                let items = rows.compactMap { row in row.string(0).flatMap { try? JSONParser.parse($0) }.flatMap(SearchableItem.init(stored:)) }
+                if !items.isEmpty { try index.commit(SearchIndex.Batch(upserts: items), now: Date()) }
+                if rows.count < batchSize { break }
+            }
+            for row in try connection.execute("SELECT id, impressions, clicks FROM engagement").rows {
+                try index.setEngagement(itemID: row.string(0) ?? "", impressions: row.int(1) ?? 0, clicks: row.int(2) ?? 0)
+            }
+            var mark = SearchIndex.Batch()
+            mark.clientStateName = Self.stateName
+            mark.clientState = Array(String(position).utf8)
+            try index.commit(mark, now: Date())
+        }
+    }
+}

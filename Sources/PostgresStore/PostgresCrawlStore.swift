@@ -1,0 +1,259 @@
+import Crawl
+import Foundation
+import Postgres
+import SearchIndex
+import WebURL
+
+/// The frontier and the items of a crawl in PostgreSQL, shared by several workers.
+///
+/// - Hosts are leased: a worker crawls a host only while it holds the host's lease (taken
+///   by ``acquireHost(_:now:)``, renewed on every commit, returned at the end of the run),
+///   so one worker at a time talks to a host, robots.txt and the association files are
+///   read once for the fleet, and the host's next allowed time, saved with each commit,
+///   carries the spacing over to whoever takes it next.
+/// - URLs are leased too, claimed in blocks with `FOR UPDATE SKIP LOCKED`; a worker killed
+///   with SIGKILL loses only its leases, which time out after `leaseSeconds`.
+/// - A batch — items, their log entries and the frontier's outcomes — commits in one
+///   transaction.
+public final class PostgresCrawlStore: CrawlStore {
+    private let session: PostgresSession
+    /// This worker's name in leases: host, process and a random part.
+    public let worker: String
+    public let leaseSeconds: Double
+    private let claimBlock: Int
+
+    public init(_ store: SharedStore, leaseSeconds: Double = 60, claimBlock: Int = 64) {
+        session = store.session
+        self.leaseSeconds = leaseSeconds
+        self.claimBlock = claimBlock
+        let host = ProcessInfo.processInfo.hostName
+        worker = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    private var leaseEnd: String { "\(SharedStore.clock) + \(leaseSeconds)" }
+
+    public func remember(seeds: [WebURL], now: Date) throws -> [WebURL] {
+        try session.transaction { connection in
+            if !seeds.isEmpty {
+                try connection.execute("INSERT INTO seeds(url, added) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING",
+                                       [.array(seeds.map { Optional($0.string) }), .double(now.timeIntervalSince1970)])
+            }
+            return try connection.execute("SELECT url FROM seeds ORDER BY added, url").rows.compactMap { $0.string(0).flatMap(WebURL.init) }
+        }
+    }
+
+    /// Claims of a killed worker run out by themselves; there is nothing of ours to release.
+    public func releaseClaims() throws {}
+
+    public func purgeExpired(now: Date) throws -> Int {
+        try session.transaction { try ItemTable.apply(SearchIndex.Batch(), now: now, on: $0).deleted }
+    }
+
+    public func originsWithWork(now: Date) throws -> [String] {
+        try session.run { connection in
+            try connection.execute("""
+                SELECT DISTINCT u.origin FROM urls u LEFT JOIN hosts h ON h.origin = u.origin
+                WHERE (NOT u.fetched OR u.due <= $1) AND (u.lease_until IS NULL OR u.lease_until < \(SharedStore.clock))
+                    AND (h.lease_owner IS NULL OR h.lease_owner = $2 OR h.lease_until < \(SharedStore.clock))
+                """, [.double(now.timeIntervalSince1970), .text(worker)]).rows.compactMap { $0.string(0) }
+        }
+    }
+
+    public func originsWithSitemapsReadBefore(_ cutoff: Date) throws -> [String] {
+        try session.run { connection in
+            try connection.execute("""
+                SELECT origin FROM hosts WHERE robots_fetched IS NOT NULL AND (sitemaps_fetched IS NULL OR sitemaps_fetched <= $1)
+                    AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < \(SharedStore.clock))
+                """, [.double(cutoff.timeIntervalSince1970), .text(worker)]).rows.compactMap { $0.string(0) }
+        }
+    }
+
+    private static let hostColumns = """
+        origin, robots_status, robots_body, robots_fetched, association_fetched, aasa, assetlinks, backoff_until, sitemaps_fetched, next_allowed
+        """
+
+    public func host(_ origin: String) throws -> HostRecord? {
+        try session.run { connection in
+            try connection.execute("SELECT \(Self.hostColumns) FROM hosts WHERE origin = $1", [.text(origin)]).first.map(Self.record)
+        }
+    }
+
+    public func acquireHost(_ origin: String, now: Date) throws -> HostClaim {
+        try session.transaction { connection in
+            try connection.execute("INSERT INTO hosts(origin) VALUES($1) ON CONFLICT DO NOTHING", [.text(origin)])
+            let row = try connection.execute("""
+                UPDATE hosts SET lease_owner = $2, lease_until = \(leaseEnd)
+                WHERE origin = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < \(SharedStore.clock))
+                RETURNING \(Self.hostColumns)
+                """, [.text(origin), .text(worker)]).first
+            guard let row else { return .heldElsewhere }
+            let record = Self.record(row)
+            // A row made just now has nothing in it yet.
+            return .granted(record.robotsFetched == nil && record.nextAllowed == nil && record.backoffUntil == nil ? nil : record)
+        }
+    }
+
+    public func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
+        let block = max(limit, claimBlock)
+        return try session.transaction { connection in
+            // Only the host's leaseholder claims its URLs; the claim renews the lease.
+            let held = try connection.execute("UPDATE hosts SET lease_until = \(leaseEnd) WHERE origin = $1 AND lease_owner = $2",
+                                              [.text(origin), .text(worker)]).affected
+            guard held > 0 else { return [] }
+            let free = "(lease_until IS NULL OR lease_until < \(SharedStore.clock))"
+            var entries = try connection.execute("""
+                UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
+                    SELECT id FROM urls WHERE origin = $1 AND fetched AND due <= $2 AND \(free)
+                    ORDER BY due LIMIT $3 FOR UPDATE SKIP LOCKED)
+                RETURNING \(Self.urlColumns)
+                """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block)), .text(worker)]).rows.compactMap(Self.entry)
+            entries.sort { ($0.due, $0.id) < ($1.due, $1.id) }
+            if entries.count < block {
+                let fresh = try connection.execute("""
+                    UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
+                        SELECT id FROM urls WHERE origin = $1 AND NOT fetched AND due <= $2 AND \(free)
+                        ORDER BY from_sitemap DESC, depth, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+                    RETURNING \(Self.urlColumns)
+                    """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block - entries.count)), .text(worker)])
+                    .rows.compactMap(Self.entry)
+                entries += fresh.sorted { ($0.entry.fromSitemap ? 0 : 1, $0.entry.depth, $0.id) < ($1.entry.fromSitemap ? 0 : 1, $1.entry.depth, $1.id) }
+            }
+            return entries.map(\.entry)
+        }
+    }
+
+    public func release(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try session.run { connection in
+            try connection.execute("UPDATE urls SET lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = $2",
+                                   [.array(ids.map(Optional.some)), .text(worker)])
+        }
+    }
+
+    public func firstURL(withContent hash: String) throws -> String? {
+        try session.run { try $0.execute("SELECT url FROM contents WHERE hash = $1", [.text(hash)]).first?.string(0) }
+    }
+
+    public func endRun() throws {
+        try session.transaction { connection in
+            try connection.execute("UPDATE urls SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1", [.text(worker)])
+            try connection.execute("UPDATE hosts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1", [.text(worker)])
+        }
+    }
+
+    /// Items, log and frontier in one transaction; the worker's leases are renewed in it.
+    public func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int) {
+        try session.transaction { connection in
+            var write = SearchIndex.Batch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
+            write.confirmations = batch.confirmations
+            let deleted = try ItemTable.apply(write, now: now, on: connection).deleted
+            let discovered = try add(batch.newURLs, now: now, on: connection)
+            for note in batch.sitemapNotes where note.lastModified != nil || note.changeFrequency != nil {
+                try connection.execute("""
+                    UPDATE urls SET changefreq = coalesce($2, changefreq), sitemap_lastmod = coalesce($3, sitemap_lastmod),
+                        due = CASE WHEN $3 IS NOT NULL AND fetched_at IS NOT NULL AND $3 > fetched_at AND due > $4 THEN $4 ELSE due END
+                    WHERE url = $1
+                    """, [.text(note.url.string), PostgresValue(note.changeFrequency), PostgresValue(note.lastModified?.timeIntervalSince1970),
+                          .double(now.timeIntervalSince1970)])
+            }
+            try record(batch.outcomes, now: now, on: connection)
+            for (id, due) in batch.postponed {
+                try connection.execute("UPDATE urls SET due = $2 WHERE id = $1", [.int(id), .double(due.timeIntervalSince1970)])
+            }
+            if !batch.contents.isEmpty {
+                try connection.execute("INSERT INTO contents(hash, url) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING",
+                                       [.array(batch.contents.map { Optional($0.hash) }), .array(batch.contents.map { Optional($0.url) })])
+            }
+            for host in batch.hosts.values { try save(host, on: connection) }
+            for (origin, next) in batch.nextAllowed {
+                try connection.execute("UPDATE hosts SET next_allowed = $2 WHERE origin = $1 AND lease_owner = $3",
+                                       [.text(origin), .double(next.timeIntervalSince1970), .text(worker)])
+            }
+            try connection.execute("UPDATE hosts SET lease_until = \(leaseEnd) WHERE lease_owner = $1", [.text(worker)])
+            try connection.execute("UPDATE urls SET lease_until = \(leaseEnd) WHERE lease_owner = $1", [.text(worker)])
+            return (discovered, deleted)
+        }
+    }
+
+    // MARK: rows
+
+    private func add(_ urls: [FrontierURL], now: Date, on connection: PostgresConnection) throws -> Int {
+        guard !urls.isEmpty else { return 0 }
+        return try connection.execute("""
+            INSERT INTO urls(url, origin, depth, found_on, from_sitemap, priority, redirects, due, changefreq, sitemap_lastmod)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::boolean[], $6::double precision[], $7::integer[],
+                $8::double precision[], $9::text[], $10::double precision[])
+            ON CONFLICT (url) DO NOTHING
+            """, [
+            .array(urls.map { Optional($0.url.string) }), .array(urls.map { Optional($0.url.origin) }), .array(urls.map { Optional($0.depth) }),
+            .array(urls.map(\.foundOn)), .array(urls.map { Optional($0.fromSitemap) }), .array(urls.map { Optional($0.priority) }),
+            .array(urls.map { Optional($0.redirects) }), .array(urls.map { _ in Optional(now.timeIntervalSince1970) }),
+            .array(urls.map(\.changeFrequency)), .array(urls.map { $0.sitemapLastModified?.timeIntervalSince1970 }),
+        ]).affected
+    }
+
+    private func record(_ outcomes: [FrontierOutcome], now: Date, on connection: PostgresConnection) throws {
+        guard !outcomes.isEmpty else { return }
+        try connection.execute("""
+            UPDATE urls u SET state = v.state, due = v.due, status = v.status, etag = v.etag, last_modified = v.last_modified,
+                content_hash = v.content_hash, item_id = v.item_id, failures = v.failures, first_failure = v.first_failure,
+                "interval" = v.interval, redirected_to = v.redirected_to, fetched = true, fetched_at = $14,
+                changes = u.changes + v.changed, lease_owner = NULL, lease_until = NULL
+            FROM unnest($1::bigint[], $2::text[], $3::double precision[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[])
+                AS v(id, state, due, status, etag, last_modified, content_hash, item_id, failures, first_failure, interval, redirected_to, changed)
+            WHERE u.id = v.id
+            """, [
+            .array(outcomes.map { Optional($0.id) }), .array(outcomes.map { Optional($0.state.rawValue) }),
+            .array(outcomes.map { Optional($0.due.timeIntervalSince1970) }), .array(outcomes.map(\.status)), .array(outcomes.map(\.etag)),
+            .array(outcomes.map(\.lastModified)), .array(outcomes.map(\.contentHash)), .array(outcomes.map(\.itemID)),
+            .array(outcomes.map { Optional($0.failures) }), .array(outcomes.map { $0.firstFailure?.timeIntervalSince1970 }),
+            .array(outcomes.map(\.interval)), .array(outcomes.map(\.redirectedTo)), .array(outcomes.map { Optional($0.changed ? 1 : 0) }),
+            .double(now.timeIntervalSince1970),
+        ])
+    }
+
+    private func save(_ host: HostRecord, on connection: PostgresConnection) throws {
+        try connection.execute("""
+            INSERT INTO hosts(origin, robots_status, robots_body, robots_fetched, association_fetched, aasa, assetlinks, backoff_until, sitemaps_fetched)
+            VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (origin) DO UPDATE SET robots_status = $2, robots_body = $3, robots_fetched = $4, association_fetched = $5,
+                aasa = $6, assetlinks = $7, backoff_until = $8, sitemaps_fetched = $9
+            """, [
+            .text(host.origin), PostgresValue(host.robotsStatus), PostgresValue(host.robotsBody), PostgresValue(host.robotsFetched?.timeIntervalSince1970),
+            PostgresValue(host.associationFetched?.timeIntervalSince1970), PostgresValue(host.aasaBody), PostgresValue(host.assetLinksBody),
+            PostgresValue(host.backoffUntil?.timeIntervalSince1970), PostgresValue(host.sitemapsFetched?.timeIntervalSince1970),
+        ])
+    }
+
+    private static let urlColumns = """
+        id, url, origin, depth, from_sitemap, fetched, etag, last_modified, content_hash, item_id, failures, first_failure,
+        redirects, "interval", sitemap_lastmod, fetched_at, changefreq, due
+        """
+
+    private static func entry(_ row: PostgresRow) -> (entry: FrontierEntry, id: Int64, due: Double)? {
+        guard let id = row.int64(0), let url = row.string(1).flatMap(WebURL.init) else { return nil }
+        func date(_ column: Int) -> Date? { row.double(column).map(Date.init(timeIntervalSince1970:)) }
+        let entry = FrontierEntry(
+            id: id, url: url, origin: row.string(2) ?? url.origin, depth: row.int(3) ?? 0, fromSitemap: row.bool(4) ?? false,
+            fetched: row.bool(5) ?? false, etag: row.string(6), lastModified: row.string(7), contentHash: row.string(8), itemID: row.string(9),
+            failures: row.int(10) ?? 0, firstFailure: date(11), redirects: row.int(12) ?? 0, interval: row.double(13),
+            sitemapLastModified: date(14), fetchedAt: date(15), changeFrequency: row.string(16))
+        return (entry, id, row.double(17) ?? 0)
+    }
+
+    private static func record(_ row: PostgresRow) -> HostRecord {
+        func date(_ column: Int) -> Date? { row.double(column).map(Date.init(timeIntervalSince1970:)) }
+        var record = HostRecord(origin: row.string(0) ?? "")
+        record.robotsStatus = row.int(1)
+        record.robotsBody = row.bytes(2)
+        record.robotsFetched = date(3)
+        record.associationFetched = date(4)
+        record.aasaBody = row.bytes(5)
+        record.assetLinksBody = row.bytes(6)
+        record.backoffUntil = date(7)
+        record.sitemapsFetched = date(8)
+        record.nextAllowed = date(9)
+        return record
+    }
+}

@@ -1,0 +1,110 @@
+import Postgres
+
+/// The shared store's tables, created and migrated in one place. Each migration runs
+/// once, in order, in its own transaction, under an advisory lock so that workers and
+/// nodes starting together do not race; `schema_migrations` records what ran.
+///
+/// Times are seconds since 1970 (`double precision`), as the embedded files keep them;
+/// leases are compared with the database's own clock, so machines need not agree.
+enum PostgresSchema {
+    static let migrations: [String] = [
+        // 1: the frontier, items and their change log, the service's tables.
+        """
+        CREATE TABLE seeds(url text PRIMARY KEY, added double precision NOT NULL);
+        CREATE TABLE urls(
+            id bigserial PRIMARY KEY,
+            url text NOT NULL UNIQUE,
+            origin text NOT NULL,
+            depth integer NOT NULL,
+            found_on text,
+            from_sitemap boolean NOT NULL DEFAULT false,
+            priority double precision NOT NULL DEFAULT 0.5,
+            redirects integer NOT NULL DEFAULT 0,
+            fetched boolean NOT NULL DEFAULT false,
+            state text NOT NULL DEFAULT 'new',
+            due double precision NOT NULL,
+            fetched_at double precision,
+            status integer,
+            etag text,
+            last_modified text,
+            content_hash text,
+            item_id text,
+            failures integer NOT NULL DEFAULT 0,
+            first_failure double precision,
+            "interval" double precision,
+            changefreq text,
+            sitemap_lastmod double precision,
+            changes integer NOT NULL DEFAULT 0,
+            redirected_to text,
+            lease_owner text,
+            lease_until double precision);
+        CREATE INDEX urls_new ON urls(origin, from_sitemap DESC, depth, id) WHERE NOT fetched;
+        CREATE INDEX urls_revisit ON urls(origin, due) WHERE fetched;
+        CREATE INDEX urls_due ON urls(due);
+        CREATE INDEX urls_lease ON urls(lease_owner) WHERE lease_owner IS NOT NULL;
+        CREATE TABLE hosts(
+            origin text PRIMARY KEY,
+            robots_status integer, robots_body bytea, robots_fetched double precision,
+            association_fetched double precision, aasa bytea, assetlinks bytea,
+            backoff_until double precision, sitemaps_fetched double precision, next_allowed double precision,
+            lease_owner text, lease_until double precision);
+        CREATE TABLE contents(hash text PRIMARY KEY, url text NOT NULL);
+
+        CREATE TABLE items(
+            id text PRIMARY KEY,
+            owner text,
+            source text NOT NULL,
+            domain_id text COLLATE "C",
+            expires double precision,
+            updated double precision NOT NULL,
+            body text NOT NULL);
+        CREATE INDEX items_owner ON items(owner);
+        CREATE INDEX items_domain ON items(domain_id);
+        CREATE INDEX items_expires ON items(expires) WHERE expires IS NOT NULL;
+        CREATE TABLE item_log(
+            seq bigserial PRIMARY KEY,
+            id text NOT NULL,
+            op char(1) NOT NULL,
+            at double precision NOT NULL);
+        CREATE TABLE batches(name text PRIMARY KEY, state bytea NOT NULL, updated double precision NOT NULL);
+        CREATE TABLE engagement(id text PRIMARY KEY, impressions bigint NOT NULL DEFAULT 0, clicks bigint NOT NULL DEFAULT 0);
+
+        CREATE TABLE api_keys(
+            id text PRIMARY KEY, owner text NOT NULL, domain text NOT NULL, secret_hash bytea NOT NULL,
+            created double precision NOT NULL, revoked double precision);
+        CREATE TABLE service_secrets(name text PRIMARY KEY, value bytea NOT NULL);
+        CREATE TABLE activities(
+            id text PRIMARY KEY, owner text NOT NULL, activity_type text NOT NULL, webpage_url text NOT NULL,
+            first_reported double precision NOT NULL, last_reported double precision NOT NULL,
+            devices integer NOT NULL DEFAULT 0, networks integer NOT NULL DEFAULT 0);
+        CREATE TABLE activity_devices(
+            activity text NOT NULL, device_hash bytea NOT NULL, network_hash bytea NOT NULL, reported double precision NOT NULL,
+            PRIMARY KEY(activity, device_hash));
+
+        CREATE TABLE runs(id text PRIMARY KEY, worker text NOT NULL, started double precision NOT NULL, report text NOT NULL);
+        CREATE TABLE nodes(name text PRIMARY KEY, applied bigint NOT NULL, updated double precision NOT NULL);
+        """,
+    ]
+
+    /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).
+    static let migrationLock: Int64 = 0x534C_4D49_4752_4154
+
+    /// Applies every migration not yet applied.
+    static func migrate(_ session: PostgresSession) throws {
+        try session.run { connection in
+            try connection.execute("SELECT pg_advisory_lock($1)", [.int(migrationLock)])
+            defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.int(migrationLock)]) }
+            try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations(version integer PRIMARY KEY, applied double precision NOT NULL)")
+            let applied = try connection.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").first?.int(0) ?? 0
+            guard applied <= migrations.count else {
+                throw PostgresError(.statement, "the store's schema is version \(applied), newer than this searchlight knows (\(migrations.count)); upgrade searchlight")
+            }
+            for (index, sql) in migrations.enumerated() where index + 1 > applied {
+                try connection.transaction {
+                    try connection.executeScript(sql)
+                    try connection.execute("INSERT INTO schema_migrations(version, applied) VALUES($1, extract(epoch from now()))", [.int(Int64(index + 1))])
+                }
+            }
+        }
+    }
+}

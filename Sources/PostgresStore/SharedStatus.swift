@@ -1,0 +1,63 @@
+import Crawl
+import Foundation
+import JSON
+import Postgres
+import SearchIndex
+
+extension SharedStore {
+    /// `searchlight status` for a shared store: its items and frontier, the search nodes
+    /// and how far behind each is, the latest runs of every worker; and whether a run holds
+    /// this machine's data folder.
+    public func status(dataDirectory: String, now: Date = Date(), runs count: Int) throws -> CrawlStatus {
+        try session.run { connection in
+            var bySource: [String: Int] = [:]
+            for row in try connection.execute("SELECT source, count(*) FROM items GROUP BY source").rows {
+                bySource[row.string(0) ?? "?"] = row.int(1) ?? 0
+            }
+            let expired = try connection.execute("SELECT count(*) FROM items WHERE expires IS NOT NULL AND expires <= $1",
+                                                 [.double(now.timeIntervalSince1970)]).first?.int(0) ?? 0
+            let domains = try connection.execute("SELECT count(DISTINCT domain_id) FROM items").first?.int(0) ?? 0
+            var urls = CrawlStatus.URLCounts()
+            for row in try connection.execute("SELECT state, count(*) FROM urls GROUP BY state").rows {
+                let number = row.int(1) ?? 0
+                urls.known += number
+                switch row.string(0) {
+                case "new": urls.new += number
+                case "done": urls.done += number
+                case "failing": urls.failing += number
+                case "gone": urls.gone += number
+                case "excluded": urls.excluded += number
+                default: break
+                }
+            }
+            urls.due = try connection.execute("SELECT count(*) FROM urls WHERE due <= $1", [.double(now.timeIntervalSince1970)]).first?.int(0) ?? 0
+            urls.hosts = try connection.execute("SELECT count(DISTINCT origin) FROM urls").first?.int(0) ?? 0
+            let head = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int(0) ?? 0
+            let nodes = try connection.execute("SELECT name, applied, extract(epoch from now()) - updated FROM nodes ORDER BY name").rows.map { row in
+                CrawlStatus.Node(name: row.string(0) ?? "?", behind: max(0, head - (row.int(1) ?? 0)), silentFor: row.double(2) ?? 0)
+            }
+            let runs = try connection.execute("SELECT report FROM runs ORDER BY started DESC LIMIT $1", [.int(Int64(count))]).rows
+                .compactMap { $0.string(0).flatMap { try? JSONParser.parse($0) } }
+            let running = CrawlLock.holder(path: (dataDirectory as NSString).appendingPathComponent("crawl.lock"))
+            return CrawlStatus(dataDirectory: dataDirectory, index: SearchIndex.Statistics(itemsBySource: bySource, expired: expired, domains: domains),
+                               urls: urls, running: running, runs: runs, store: Self.redacted(url), nodes: nodes)
+        }
+    }
+
+    /// Saves a worker's run report with the others.
+    public func save(report: RunReport, worker: String) throws {
+        try session.run { connection in
+            try connection.execute("""
+                INSERT INTO runs(id, worker, started, report) VALUES($1, $2, $3, $4) ON CONFLICT (id) DO UPDATE SET report = excluded.report
+                """, [.text(report.id), .text(worker), .double(report.started.timeIntervalSince1970), .text(JSONWriter.string(report.json))])
+        }
+    }
+
+    /// The URL without its password, for showing.
+    static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        let credentials = url[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+}
