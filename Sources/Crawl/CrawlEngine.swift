@@ -105,6 +105,7 @@ public final class CrawlEngine {
             if seen.insert(key.string) { batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
         }
         try flush(now: started)
+        if store.isShared { _ = try store.hostsOverShare(now: started) }
         for origin in try store.originsWithWork(now: started) { try activate(origin) }
         if configuration.readsSitemaps {
             for origin in try store.originsWithSitemapsReadBefore(started.addingTimeInterval(-configuration.sitemapInterval))
@@ -115,6 +116,7 @@ public final class CrawlEngine {
         for seed in configuration.seeds { try activate(admission.keys.key(for: seed).origin) }
 
         var lastProgress = Date.distantPast
+        var lastLook = started
         var stopping: String?
         while true {
             let now = clock.now
@@ -130,11 +132,26 @@ public final class CrawlEngine {
                                   queued: hosts.values.reduce(0) { $0 + $1.queued }, inFlight: inFlight, seconds: now.timeIntervalSince(started)))
                 lastProgress = now
             }
+            if stopping == nil, store.isShared, now.timeIntervalSince(lastLook) >= Self.fleetLookInterval {
+                try lookForFreedHosts(now: now)
+                lastLook = now
+            }
             if inFlight == 0, stopping != nil || !hasWork(now: now) {
                 // New links not yet written may still give hosts work.
-                guard stopping == nil, !batch.newURLs.isEmpty else { break }
-                try flush(now: now)
-                continue
+                if stopping == nil, !batch.newURLs.isEmpty {
+                    try flush(now: now)
+                    continue
+                }
+                // Another worker's hosts come to this one when its lease runs out: wait while
+                // others hold hosts with work, and end only when none is left to take over.
+                guard stopping == nil, store.isShared else { break }
+                if try store.originsHeldElsewhere(now: now) == 0 {
+                    try lookForFreedHosts(now: now)
+                    lastLook = now
+                    if hasWork(now: now) { continue }
+                    // Another worker may have taken them between the two questions.
+                    if try store.originsHeldElsewhere(now: now) == 0 { break }
+                }
             }
             inbox.wait(timeout: nextWakeUp(now: now))
         }
@@ -167,6 +184,35 @@ public final class CrawlEngine {
     }
 
     // MARK: hosts
+
+    /// How often a worker of a shared store asks for hosts the others let go.
+    static let fleetLookInterval: TimeInterval = 1
+
+    /// Takes up hosts with work that no worker holds any more: released at the end of
+    /// another's run, or left by a killed worker whose lease ran out.
+    private func lookForFreedHosts(now: Date) throws {
+        var surplus = try store.hostsOverShare(now: now)
+        for origin in order where surplus > 0 && hosts[origin]?.inFlight == 0 {
+            try handOver(origin, now: now)
+            surplus -= 1
+        }
+        for origin in try store.originsWithWork(now: now) where hosts[origin]?.hasPagesLeft != true {
+            declined.remove(origin)
+            try activate(origin)
+        }
+    }
+
+    /// Gives a host with nothing in flight back to the fleet: its unsent claims return to
+    /// the queue and its next allowed time is written first, so whoever takes it keeps the spacing.
+    private func handOver(_ origin: String, now: Date) throws {
+        guard var host = hosts[origin] else { return }
+        try store.release(host.takeBuffer().map(\.id))
+        hosts[origin] = host
+        try flush(now: now)
+        hosts[origin] = nil
+        order.removeAll { $0 == origin }
+        try store.releaseHost(origin)
+    }
 
     /// Starts crawling a host, unless another worker of a shared store has it.
     private func activate(_ origin: String) throws {

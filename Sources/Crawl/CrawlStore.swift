@@ -20,6 +20,17 @@ public protocol CrawlStore: AnyObject {
     func acquireHost(_ origin: String, now: Date) throws -> HostClaim
     /// The run is over: hosts and unsent claims go back to the others.
     func endRun() throws
+    /// Whether other workers share this store: then a run looks again, while it lasts, for
+    /// hosts they let go or left behind (a killed worker's, once its lease runs out).
+    var isShared: Bool { get }
+    /// How many hosts with work due another worker holds now; a run of a shared store waits
+    /// for them rather than end while a killed worker's hosts are still leased.
+    func originsHeldElsewhere(now: Date) throws -> Int
+    /// Says this worker is alive and how many of its hosts it holds beyond its fair share
+    /// of the fleet's: those it hands back (``releaseHost(_:)``) for workers that started later.
+    func hostsOverShare(now: Date) throws -> Int
+    /// Gives a host and its unsent claims back to the fleet.
+    func releaseHost(_ origin: String) throws
     /// Keeps this run's seeds with every earlier run's; returns them all (the scope is
     /// drawn around every seed the store was ever given).
     func remember(seeds: [WebURL], now: Date) throws -> [WebURL]
@@ -47,6 +58,11 @@ public protocol CrawlStore: AnyObject {
 public final class LocalCrawlStore: CrawlStore {
     private let frontier: Frontier
     private let index: SearchIndex
+
+    public var isShared: Bool { false }
+    public func originsHeldElsewhere(now: Date) throws -> Int { 0 }
+    public func hostsOverShare(now: Date) throws -> Int { 0 }
+    public func releaseHost(_ origin: String) throws {}
 
     public init(dataDirectory: String) throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)

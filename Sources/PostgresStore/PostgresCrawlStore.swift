@@ -59,6 +59,19 @@ public final class PostgresCrawlStore: CrawlStore {
         }
     }
 
+    public var isShared: Bool { true }
+
+    public func originsHeldElsewhere(now: Date) throws -> Int {
+        try session.run { connection in
+            try connection.execute("""
+                SELECT count(DISTINCT u.origin) FROM urls u LEFT JOIN hosts h ON h.origin = u.origin
+                WHERE (NOT u.fetched OR u.due <= $1)
+                    AND ((h.lease_owner <> $2 AND h.lease_until >= \(SharedStore.clock))
+                        OR (u.lease_owner <> $2 AND u.lease_until >= \(SharedStore.clock)))
+                """, [.double(now.timeIntervalSince1970), .text(worker)]).first?.int(0) ?? 0
+        }
+    }
+
     public func originsWithSitemapsReadBefore(_ cutoff: Date) throws -> [String] {
         try session.run { connection in
             try connection.execute("""
@@ -78,8 +91,43 @@ public final class PostgresCrawlStore: CrawlStore {
         }
     }
 
+    /// This worker's hosts and its fair share of the hosts with work: their number over the
+    /// workers heard from within a lease, rounded up.
+    private func share(now: Date, on connection: PostgresConnection) throws -> (mine: Int, share: Int) {
+        let row = try connection.execute("""
+            SELECT (SELECT count(*) FROM hosts WHERE lease_owner = $1 AND lease_until >= \(SharedStore.clock)),
+                (SELECT count(DISTINCT origin) FROM urls WHERE NOT fetched OR due <= $2),
+                (SELECT count(*) FROM workers WHERE seen >= \(SharedStore.clock) - $3::double precision)
+            """, [.text(worker), .double(now.timeIntervalSince1970), .double(leaseSeconds)]).first
+        let (mine, hosts, workers) = (row?.int(0) ?? 0, row?.int(1) ?? 0, max(1, row?.int(2) ?? 1))
+        return (mine, max(1, (hosts + workers - 1) / workers))
+    }
+
+    public func hostsOverShare(now: Date) throws -> Int {
+        try session.transaction { connection in
+            try connection.execute("""
+                INSERT INTO workers(name, seen) VALUES($1, \(SharedStore.clock)) ON CONFLICT (name) DO UPDATE SET seen = excluded.seen
+                """, [.text(worker)])
+            try connection.execute("DELETE FROM workers WHERE seen < \(SharedStore.clock) - 10 * $1::double precision", [.double(leaseSeconds)])
+            let (mine, share) = try share(now: now, on: connection)
+            return max(0, mine - share)
+        }
+    }
+
+    public func releaseHost(_ origin: String) throws {
+        try session.transaction { connection in
+            try connection.execute("UPDATE urls SET lease_owner = NULL, lease_until = NULL WHERE origin = $1 AND lease_owner = $2",
+                                   [.text(origin), .text(worker)])
+            try connection.execute("UPDATE hosts SET lease_owner = NULL, lease_until = NULL WHERE origin = $1 AND lease_owner = $2",
+                                   [.text(origin), .text(worker)])
+        }
+    }
+
     public func acquireHost(_ origin: String, now: Date) throws -> HostClaim {
         try session.transaction { connection in
+            // A worker takes no more than its share, so the workers that start later find hosts.
+            let (mine, share) = try share(now: now, on: connection)
+            if mine >= share { return .heldElsewhere }
             try connection.execute("INSERT INTO hosts(origin) VALUES($1) ON CONFLICT DO NOTHING", [.text(origin)])
             let row = try connection.execute("""
                 UPDATE hosts SET lease_owner = $2, lease_until = \(leaseEnd)
@@ -136,6 +184,7 @@ public final class PostgresCrawlStore: CrawlStore {
 
     public func endRun() throws {
         try session.transaction { connection in
+            try connection.execute("DELETE FROM workers WHERE name = $1", [.text(worker)])
             try connection.execute("UPDATE urls SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1", [.text(worker)])
             try connection.execute("UPDATE hosts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1", [.text(worker)])
         }

@@ -83,6 +83,7 @@ enum PostgresSchema {
 
         CREATE TABLE runs(id text PRIMARY KEY, worker text NOT NULL, started double precision NOT NULL, report text NOT NULL);
         CREATE TABLE nodes(name text PRIMARY KEY, applied bigint NOT NULL, updated double precision NOT NULL);
+        CREATE TABLE workers(name text PRIMARY KEY, seen double precision NOT NULL);
         """,
     ]
 

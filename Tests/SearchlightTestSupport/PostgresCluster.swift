@@ -85,10 +85,18 @@ public final class PostgresCluster: Sendable {
 
     /// Restarts the server (fast shutdown: connections are cut), as an operator's restart does.
     public func restart() throws {
-        guard let bin, let folder else { throw ClusterError("cannot restart a server this process did not start") }
-        try Self.run(bin + "/pg_ctl", ["-D", folder + "/data", "-m", "fast", "-w", "stop"], as: getuid() == 0 ? "postgres" : nil)
+        try stop()
         try start()
     }
+
+    /// Stops the server (fast shutdown: connections are cut) until ``resume()``.
+    public func stop() throws {
+        guard let bin, let folder else { throw ClusterError("cannot stop a server this process did not start") }
+        try Self.run(bin + "/pg_ctl", ["-D", folder + "/data", "-m", "fast", "-w", "stop"], as: getuid() == 0 ? "postgres" : nil)
+    }
+
+    /// Starts a server ``stop()`` stopped.
+    public func resume() throws { try start() }
 
     // MARK: processes
 
