@@ -207,7 +207,11 @@ enum IndexBenchmark {
 
     static func queryOnly(directory: String, set name: String, rounds: Int, exhaustive: Bool) {
         var corpus = Corpus()
-        let queries = querySets(&corpus).first { $0.name == name }?.queries ?? []
+        let sets = querySets(&corpus)
+        guard let queries = sets.first(where: { $0.name == name })?.queries else {
+            FileHandle.standardError.write(Data("unknown query set \(name); one of: \(sets.map(\.name).joined(separator: ", "))\n".utf8))
+            exit(64)
+        }
         let index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing)
         var latencies: [Double] = []
         var slowest: [(Double, String)] = []
