@@ -117,6 +117,7 @@ public final class CrawlEngine {
 
         var lastProgress = Date.distantPast
         var lastLook = started
+        var lastIdleCheck = Date.distantPast
         var stopping: String?
         while true {
             let now = clock.now
@@ -145,12 +146,16 @@ public final class CrawlEngine {
                 // Another worker's hosts come to this one when its lease runs out: wait while
                 // others hold hosts with work, and end only when none is left to take over.
                 guard stopping == nil, store.isShared else { break }
-                if try store.originsHeldElsewhere(now: now) == 0 {
-                    try lookForFreedHosts(now: now)
-                    lastLook = now
-                    if hasWork(now: now) { continue }
-                    // Another worker may have taken them between the two questions.
-                    if try store.originsHeldElsewhere(now: now) == 0 { break }
+                // Asked at most once per look interval: each question reads the shared frontier.
+                if now.timeIntervalSince(lastIdleCheck) >= Self.fleetLookInterval {
+                    lastIdleCheck = now
+                    if try store.originsHeldElsewhere(now: now) == 0 {
+                        try lookForFreedHosts(now: now)
+                        lastLook = now
+                        if hasWork(now: now) { continue }
+                        // Another worker may have taken them between the two questions.
+                        if try store.originsHeldElsewhere(now: now) == 0 { break }
+                    }
                 }
             }
             inbox.wait(timeout: nextWakeUp(now: now))
