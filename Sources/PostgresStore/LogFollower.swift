@@ -92,7 +92,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             guard let last = rows.last?.int64(0) else { break }
             var upserts: [String: SearchableItem] = [:]
             var deletes = Set<String>()
-            var engagement: [String: (Int, Int)] = [:]
+            var engagement: [String: (impressions: Int, clicks: Int)] = [:]
             for row in rows {
                 guard let id = row.string(1) else { continue }
                 if row.string(2) == "e" {
@@ -110,7 +110,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             batch.clientStateName = Self.stateName
             batch.clientState = Array(String(last).utf8)
             try index.commit(batch, now: Date())
-            for (id, counts) in engagement { try index.setEngagement(itemID: id, impressions: counts.0, clicks: counts.1) }
+            try index.setEngagement(engagement)
             position = last
             if rows.count < batchSize { break }
         }
@@ -138,9 +138,11 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 if !items.isEmpty { try index.commit(SearchIndex.Batch(upserts: items), now: Date()) }
                 if rows.count < batchSize { break }
             }
+            var engagement: [String: (impressions: Int, clicks: Int)] = [:]
             for row in try connection.execute("SELECT id, impressions, clicks FROM engagement").rows {
-                try index.setEngagement(itemID: row.string(0) ?? "", impressions: row.int(1) ?? 0, clicks: row.int(2) ?? 0)
+                if let id = row.string(0) { engagement[id] = (row.int(1) ?? 0, row.int(2) ?? 0) }
             }
+            try index.setEngagement(engagement)
             var mark = SearchIndex.Batch()
             mark.clientStateName = Self.stateName
             mark.clientState = Array(String(position).utf8)

@@ -226,14 +226,20 @@ public final class SearchIndex: Sendable {
         }
     }
 
-    /// Sets an item's impressions and clicks to counts kept elsewhere (a node's copy of
-    /// the shared store's engagement).
-    public func setEngagement(itemID: String, impressions: Int, clicks: Int) throws(SearchIndexError) {
+    /// Sets items' impressions and clicks to counts kept elsewhere (a node's copy of the
+    /// shared store's engagement), in one transaction.
+    public func setEngagement(_ counts: [String: (impressions: Int, clicks: Int)]) throws(SearchIndexError) {
+        guard !counts.isEmpty else { return }
         try withConnection { connection in
-            try connection.statement("""
-                INSERT INTO engagement(uid, impressions, clicks) VALUES(?, ?, ?)
-                ON CONFLICT(uid) DO UPDATE SET impressions = excluded.impressions, clicks = excluded.clicks
-                """).run([.text(itemID), .integer(Int64(impressions)), .integer(Int64(clicks))])
+            try connection.transaction {
+                let statement = try connection.statement("""
+                    INSERT INTO engagement(uid, impressions, clicks) VALUES(?, ?, ?)
+                    ON CONFLICT(uid) DO UPDATE SET impressions = excluded.impressions, clicks = excluded.clicks
+                    """)
+                for (id, count) in counts {
+                    try statement.run([.text(id), .integer(Int64(count.impressions)), .integer(Int64(count.clicks))])
+                }
+            }
         }
     }
 
