@@ -9,8 +9,9 @@ import SearchIndex
 /// items, expired items go. Every change appends to `item_log`, which search nodes follow.
 ///
 /// The log is ordered by taking one advisory lock for the rest of the transaction before
-/// the first append: sequence numbers are then committed in the order they were drawn, so
-/// a node that has applied up to N never later finds an N−1 committed behind its back.
+/// ownership is read and anything appended: sequence numbers are then committed in the
+/// order they were drawn, so a node that has applied up to N never later finds an N−1
+/// committed behind its back.
 enum ItemTable {
     /// "SLITEMLG" in ASCII.
     static let logLock: Int64 = 0x534C_4954_454D_4C47
@@ -28,6 +29,9 @@ enum ItemTable {
                 throw SearchIndexError(.conflict, "the stored client state of batch '\(batch.clientStateName)' is not the expected one")
             }
         }
+        // Taken before ownership is read, so two owners pushing one new identifier at once
+        // cannot both find it free.
+        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(logLock)])
         if let owner = batch.owner, !batch.upserts.isEmpty {
             let ids = batch.upserts.map(\.uniqueIdentifier)
             let rows = try connection.execute("SELECT id, owner FROM items WHERE id = ANY($1::text[])", [.array(ids.map(Optional.some))])
@@ -39,7 +43,6 @@ enum ItemTable {
                 }
             }
         }
-        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(logLock)])
         let ownerClause = batch.owner == nil ? "" : " AND owner = $2"
         let ownerValue: [PostgresValue] = batch.owner.map { [.text($0)] } ?? []
         var deleted: [String] = []
