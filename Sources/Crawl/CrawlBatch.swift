@@ -17,6 +17,8 @@ public struct CrawlBatch: Sendable {
     public var postponed: [(id: Int64, due: Date)] = []
     /// Digests of bodies seen, with the first URL that had each.
     public var contents: [(hash: String, url: String)] = []
+    /// SimHashes of pages indexed, by their frontier URL.
+    public var fingerprints: [(origin: String, url: String, simhash: UInt64)] = []
     public var hosts: [String: HostRecord] = [:]
     /// For hosts sent requests since the last flush: when the next may go.
     public var nextAllowed: [String: Date] = [:]
@@ -28,7 +30,7 @@ public struct CrawlBatch: Sendable {
 
     public var isEmpty: Bool {
         upserts.isEmpty && deletes.isEmpty && confirmations.isEmpty && outcomes.isEmpty && newURLs.isEmpty && sitemapNotes.isEmpty
-            && postponed.isEmpty && contents.isEmpty && hosts.isEmpty
+            && postponed.isEmpty && contents.isEmpty && fingerprints.isEmpty && hosts.isEmpty
     }
 
     /// Deletes an item, dropping an upsert of it from this batch.

@@ -47,6 +47,8 @@ public final class CrawlEngine {
     private var report: RunReport
     private var lastFlush = Date.distantPast
     private var contentsThisRun: [String: String] = [:]
+    /// Each active host's indexed pages by SimHash, loaded from the store when it starts.
+    private var nearDuplicates: [String: NearDuplicateIndex] = [:]
     /// Hosts another worker holds: not asked for again this run.
     private var declined = Set<String>()
 
@@ -215,6 +217,7 @@ public final class CrawlEngine {
         hosts[origin] = host
         try flush(now: now)
         hosts[origin] = nil
+        nearDuplicates[origin] = nil
         order.removeAll { $0 == origin }
         try store.releaseHost(origin)
     }
@@ -233,6 +236,11 @@ public final class CrawlEngine {
         }
         var host = HostMachine(origin: origin, record: record, configuration: configuration, now: now)
         let effects = host.useCachedRobots(configuration: configuration, now: now)
+        var index = NearDuplicateIndex()
+        for (url, simhash) in try store.fingerprints(origin: origin, limit: NearDuplicateIndex.maximumPages) {
+            index.insert(simhash, url: FNV.hash(url))
+        }
+        nearDuplicates[origin] = index
         hosts[origin] = host
         order.append(origin)
         try apply(effects, for: origin)
@@ -376,11 +384,22 @@ public final class CrawlEngine {
         report.bytes += result.bytes
         report.hosts[entry.origin, default: RunReport.Host()].fetched += 1
         report.hosts[entry.origin, default: RunReport.Host()].bytes += result.bytes
-        var duplicateOf: String?
-        if case .indexed = result.kind, let hash = result.digest?.description {
-            duplicateOf = try firstURL(withContent: hash, other: entry.url.string)
+        let urlHash = FNV.hash(entry.url.string)
+        var duplicate: PageDecision.Duplicate?
+        if case .indexed = result.kind {
+            if let hash = result.digest?.description, let first = try firstURL(withContent: hash, other: entry.url.string) {
+                duplicate = .exact(of: first)
+            } else if let print = result.fingerprint, nearDuplicates[entry.origin]?.hasNearDuplicate(of: print.simhash, url: urlHash) == true {
+                duplicate = .near
+            }
         }
-        let decision = PageDecision(result, duplicateOf: duplicateOf, admission: admission, configuration: configuration, now: now)
+        if let print = result.fingerprint,
+            let (template, evidence) = hosts[entry.origin]?.patterns.record(entry.url, duplicate: duplicate != nil, pageShingles: print.shingles)
+        {
+            report.note(RunReport.Pattern(template: template.text, verdict: evidence.verdict.rawValue, fetched: evidence.fetched,
+                                          stale: evidence.stale, duplicates: evidence.duplicates))
+        }
+        let decision = PageDecision(result, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
         for (reason, count) in decision.skipped { report.skip(reason, count: count) }
         if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
         if let due = decision.postpone { batch.postponed.append((entry.id, due)) }
@@ -398,8 +417,14 @@ public final class CrawlEngine {
             contentsThisRun[hash] = url
             batch.contents.append((hash, url))
         }
+        if decision.indexed, let print = result.fingerprint {
+            nearDuplicates[entry.origin]?.insert(print.simhash, url: urlHash)
+            batch.fingerprints.append((entry.origin, entry.url.string, print.simhash))
+        }
         if let outcome = decision.outcome { batch.outcomes.append(outcome) }
         for link in decision.links { try addLink(link) }
+        var duplicateOf: String?
+        if case .exact(let first) = duplicate { duplicateOf = first }
         if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
     }
 
@@ -411,6 +436,10 @@ public final class CrawlEngine {
 
     private func addLink(_ link: FrontierURL) throws {
         guard seen.insert(link.url.string) else { return }
+        if hosts[link.url.origin]?.patterns.isTrapped(link.url) == true {
+            report.skip(.trapPattern)
+            return
+        }
         batch.newURLs.append(link)
         try activate(link.url.origin)
     }

@@ -143,11 +143,16 @@ public struct CrawlStatus: Sendable {
 
     private static func line(for run: JSONValue) -> String {
         func number(_ key: String) -> Int { run[key]?.intValue ?? 0 }
-        let skipped: Int = run["skipped"]?.objectValue?.members.reduce(0) { $0 + ($1.value.intValue ?? 0) } ?? 0
+        let reasons = (run["skipped"]?.objectValue?.members ?? []).map { ($0.key, $0.value.intValue ?? 0) }
+            .sorted { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
+        let skipped = reasons.reduce(0) { $0 + $1.1 }
+        let largest = reasons.prefix(4).map { "\($0.0) \($0.1)" }.joined(separator: ", ") + (reasons.count > 4 ? ", …" : "")
+        let traps = (run["patterns"]?.arrayValue ?? []).filter { $0["verdict"]?.stringValue == "trap" }.count
         let seconds = String(format: "%.1f", run["seconds"]?.doubleValue ?? 0)
         let id = run["id"]?.stringValue ?? "?"
         let stopped = run["stoppedBy"]?.stringValue ?? "?"
         return "\(id): \(stopped) after \(seconds) s; fetched \(number("fetched")), indexed \(number("indexed")), "
             + "removed \(number("deleted")), unchanged \(number("notModified")), skipped \(skipped)"
+            + (reasons.isEmpty ? "" : " (\(largest))") + (traps > 0 ? "; \(traps) URL \(traps == 1 ? "pattern" : "patterns") not followed further" : "")
     }
 }

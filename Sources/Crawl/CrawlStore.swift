@@ -49,6 +49,8 @@ public protocol CrawlStore: AnyObject {
     func release(_ ids: [Int64]) throws
     /// The first URL whose body had this digest.
     func firstURL(withContent hash: String) throws -> String?
+    /// The SimHashes of an origin's pages that have an item, by frontier URL, at most `limit`.
+    func fingerprints(origin: String, limit: Int) throws -> [(url: String, simhash: UInt64)]
     /// Writes a batch: items first, then the frontier (a crash between them refetches a
     /// page, never loses or doubles an item). Returns new URLs added and items deleted.
     func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int)
@@ -91,6 +93,9 @@ public final class LocalCrawlStore: CrawlStore {
 
     public func release(_ ids: [Int64]) throws { try frontier.release(ids) }
     public func firstURL(withContent hash: String) throws -> String? { try frontier.firstURL(withContent: hash) }
+    public func fingerprints(origin: String, limit: Int) throws -> [(url: String, simhash: UInt64)] {
+        try frontier.fingerprints(origin: origin, limit: limit)
+    }
 
     public func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int) {
         var deleted = 0
@@ -107,6 +112,7 @@ public final class LocalCrawlStore: CrawlStore {
             try frontier.record(batch.outcomes, now: now)
             for (id, due) in batch.postponed { try frontier.postpone(id, until: due) }
             for (hash, url) in batch.contents { try frontier.recordContent(hash, url: url) }
+            for (origin, url, simhash) in batch.fingerprints { try frontier.recordFingerprint(simhash, url: url, origin: origin) }
             for record in batch.hosts.values { try frontier.save(record) }
             return discovered
         }

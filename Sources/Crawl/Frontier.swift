@@ -55,6 +55,8 @@ final class Frontier {
                 backoff_until REAL, sitemaps_fetched REAL
             );
             CREATE TABLE IF NOT EXISTS contents(hash TEXT PRIMARY KEY, url TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS fingerprints(url TEXT PRIMARY KEY, origin TEXT NOT NULL, simhash INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS fingerprints_origin ON fingerprints(origin);
             CREATE TABLE IF NOT EXISTS seeds(url TEXT PRIMARY KEY, added REAL NOT NULL);
             """)
     }
@@ -209,6 +211,28 @@ final class Frontier {
 
     func recordContent(_ hash: String, url: String) throws {
         try connection.statement("INSERT OR IGNORE INTO contents(hash, url) VALUES(?, ?)").run([.text(hash), .text(url)])
+    }
+
+    // MARK: text fingerprints
+
+    /// The SimHashes of an origin's pages that have an item now, at most `limit`.
+    func fingerprints(origin: String, limit: Int) throws -> [(url: String, simhash: UInt64)] {
+        let statement = try connection.statement("""
+            SELECT f.url, f.simhash FROM fingerprints f JOIN urls u ON u.url = f.url
+            WHERE f.origin = ? AND u.item_id IS NOT NULL LIMIT ?
+            """)
+        statement.bind(1, origin)
+        statement.bind(2, Int64(limit))
+        var prints: [(url: String, simhash: UInt64)] = []
+        while try statement.step() {
+            if let url = statement.string(0) { prints.append((url, UInt64(bitPattern: Int64(statement.int(1))))) }
+        }
+        return prints
+    }
+
+    func recordFingerprint(_ simhash: UInt64, url: String, origin: String) throws {
+        try connection.statement("INSERT OR REPLACE INTO fingerprints(url, origin, simhash) VALUES(?, ?, ?)")
+            .run([.text(url), .text(origin), .integer(Int64(bitPattern: simhash))])
     }
 
     /// Runs `body` in one transaction on the frontier's connection.

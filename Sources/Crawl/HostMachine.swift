@@ -84,8 +84,13 @@ struct HostMachine {
     private var queuedSitemaps = Set<String>()
     /// For a sitemap hosted here, the origins whose robots.txt named it.
     private var crossSubmit: [String: Set<String>] = [:]
+    /// The host's URL templates and their yield: new URLs of a trap are not fetched.
+    var patterns = URLPatternBudget()
 
     static let maximumSitemaps = 1000
+    /// A URL of a trap template comes up again after this long (its template is judged
+    /// afresh each run).
+    static let trapRecheck: TimeInterval = 30 * 86_400
 
     /// A host as the run first meets it: a fresh enough cached robots.txt skips its fetch.
     init(origin: String, record: HostRecord?, configuration: CrawlConfiguration, now: Date) {
@@ -171,6 +176,9 @@ struct HostMachine {
         if let robots, !robots.allows(entry.url) {
             let due = now.addingTimeInterval(robots.access == .disallowAll ? 3600 : robotsLifetime)
             return .exclude(entry, .robots, due: due, deleteItem: true)
+        }
+        if !entry.fetched, patterns.isTrapped(entry.url) {
+            return .exclude(entry, .trapPattern, due: now.addingTimeInterval(Self.trapRecheck), deleteItem: false)
         }
         var headers: [HTTPField] = []
         if entry.fetched {

@@ -43,6 +43,8 @@ struct PageAnalyzer: Sendable {
         /// Links not followed, by reason.
         var droppedLinks: [SkipReason: Int] = [:]
         var digest: ContentDigest?
+        /// The visible text's SimHash and shingles, for every HTML page read.
+        var fingerprint: TextFingerprint?
         var bytes: Int
         var etag: String?
         var lastModified: String?
@@ -97,6 +99,7 @@ struct PageAnalyzer: Sendable {
             contentLanguage: response.headers.first("Content-Language")))
         if keepMarkup { result.markup = markup }
         if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
+        result.fingerprint = TextFingerprint(title: markup.title, text: markup.bodyText)
         if !markup.robots.nofollow {
             var seen = Set<String>()
             var candidates = markup.outlinks.filter { !$0.rel.contains(.nofollow) }.map { ($0.url, LinkAdmission.Source.link) }

@@ -27,9 +27,16 @@ struct PageDecision {
     /// A body seen for the first time: its digest and URL.
     var content: (hash: String, url: String)?
 
-    /// - Parameter duplicateOf: for an indexable page, the URL an identical body was seen
-    ///   at first, if another.
-    init(_ page: PageAnalyzer.Result, duplicateOf: String?, admission: LinkAdmission, configuration: CrawlConfiguration, now: Date) {
+    /// An indexable page whose content the host already has indexed under another URL.
+    enum Duplicate: Equatable {
+        /// The same body, first seen at this URL.
+        case exact(of: String)
+        /// Text within a few SimHash bits of another page of the host.
+        case near
+    }
+
+    /// - Parameter duplicate: for an indexable page, whether another URL has its content.
+    init(_ page: PageAnalyzer.Result, duplicate: Duplicate?, admission: LinkAdmission, configuration: CrawlConfiguration, now: Date) {
         let entry = page.entry
         var outcome = FrontierOutcome(keeping: entry, state: .done, due: now.addingTimeInterval(configuration.revisit.initial))
         outcome.status = page.status
@@ -58,10 +65,14 @@ struct PageDecision {
             let hash = page.digest?.description
             outcome.contentHash = hash
             revisit(changed: hash != entry.contentHash)
-            if duplicateOf != nil {
+            switch duplicate {
+            case .exact:
                 skip(.duplicate)
                 dropItem()
-            } else {
+            case .near:
+                skip(.nearDuplicate)
+                dropItem()
+            case nil:
                 if let hash { content = (hash, entry.url.string) }
                 upsert = item
                 if let old = entry.itemID, old != item.uniqueIdentifier { deletes.append(old) }

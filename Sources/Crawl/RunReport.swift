@@ -34,6 +34,22 @@ public struct RunReport: Sendable {
     /// `finished`, `max-pages`, `max-time` or `signal`.
     public var stoppedBy = "finished"
     public var warcFiles: [String] = []
+    /// URL templates judged this run (traps, and templates found to be content), at most
+    /// ``maximumPatterns``.
+    public var patterns: [Pattern] = []
+
+    public static let maximumPatterns = 200
+
+    /// A URL template's verdict and the evidence for it.
+    public struct Pattern: Sendable {
+        public var template: String
+        /// `trap` or `content`.
+        public var verdict: String
+        public var fetched: Int
+        /// Duplicates, near-duplicates and pages bringing nothing new.
+        public var stale: Int
+        public var duplicates: Int
+    }
 
     public init(id: String, started: Date) {
         self.id = id
@@ -41,6 +57,11 @@ public struct RunReport: Sendable {
     }
 
     public var seconds: Double { (finished ?? Date()).timeIntervalSince(started) }
+
+    /// Keeps a template's verdict, up to ``maximumPatterns`` of them.
+    mutating func note(_ pattern: Pattern) {
+        if patterns.count < Self.maximumPatterns { patterns.append(pattern) }
+    }
 
     mutating func skip(_ reason: SkipReason, count: Int = 1) {
         skipped[reason.label, default: 0] += count
@@ -71,6 +92,10 @@ public struct RunReport: Sendable {
                           "bytes": JSONValue(host.bytes), "capped": .bool(host.capped)])
             }))),
             ("warcFiles", .array(warcFiles.map(JSONValue.string))),
+            ("patterns", .array(patterns.map { pattern in
+                ["template": .string(pattern.template), "verdict": .string(pattern.verdict), "fetched": JSONValue(pattern.fetched),
+                 "stale": JSONValue(pattern.stale), "duplicates": JSONValue(pattern.duplicates)]
+            })),
         ]))
     }
 
@@ -84,6 +109,10 @@ public struct RunReport: Sendable {
         if !skipped.isEmpty {
             lines.append("  skipped: " + skipped.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        for pattern in patterns where pattern.verdict == "trap" {
+            lines.append("  not followed further: \(pattern.template) (\(pattern.stale) of \(pattern.fetched) pages brought nothing new"
+                + (pattern.duplicates > 0 ? ", \(pattern.duplicates) of them duplicates)" : ")"))
         }
         for (origin, host) in hosts.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(origin): fetched \(host.fetched), indexed \(host.indexed)" + (host.errors > 0 ? ", errors \(host.errors)" : "")

@@ -18,6 +18,10 @@ public struct SkipReason: Hashable, Sendable, CustomStringConvertible {
     public static let noindex = SkipReason("noindex")
     public static let canonical = SkipReason("canonical")
     public static let duplicate = SkipReason("duplicate")
+    /// Text within 3 SimHash bits of a page of the host already indexed.
+    public static let nearDuplicate = SkipReason("near-duplicate")
+    /// Not fetched: its URL template's pages stopped bringing new content.
+    public static let trapPattern = SkipReason("trap-pattern")
     public static let notHTML = SkipReason("not-html")
     public static let outOfScope = SkipReason("out-of-scope")
     public static let redirectOutOfScope = SkipReason("redirect-out-of-scope")

@@ -182,6 +182,18 @@ public final class PostgresCrawlStore: CrawlStore {
         try session.run { try $0.execute("SELECT url FROM contents WHERE hash = $1", [.text(hash)]).first?.string(0) }
     }
 
+    public func fingerprints(origin: String, limit: Int) throws -> [(url: String, simhash: UInt64)] {
+        try session.run { connection in
+            try connection.execute("""
+                SELECT f.url, f.simhash FROM fingerprints f JOIN urls u ON u.url = f.url
+                WHERE f.origin = $1 AND u.item_id IS NOT NULL LIMIT $2
+                """, [.text(origin), .int(Int64(limit))]).rows.compactMap { row in
+                guard let url = row.string(0), let simhash = row.int64(1) else { return nil }
+                return (url, UInt64(bitPattern: simhash))
+            }
+        }
+    }
+
     public func endRun() throws {
         try session.transaction { connection in
             try connection.execute("DELETE FROM workers WHERE name = $1", [.text(worker)])
@@ -212,6 +224,13 @@ public final class PostgresCrawlStore: CrawlStore {
             if !batch.contents.isEmpty {
                 try connection.execute("INSERT INTO contents(hash, url) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING",
                                        [.array(batch.contents.map { Optional($0.hash) }), .array(batch.contents.map { Optional($0.url) })])
+            }
+            if !batch.fingerprints.isEmpty {
+                try connection.execute("""
+                    INSERT INTO fingerprints(url, origin, simhash) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+                    ON CONFLICT (url) DO UPDATE SET simhash = excluded.simhash
+                    """, [.array(batch.fingerprints.map { Optional($0.url) }), .array(batch.fingerprints.map { Optional($0.origin) }),
+                          .array(batch.fingerprints.map { Optional(Int64(bitPattern: $0.simhash)) })])
             }
             for host in batch.hosts.values { try save(host, on: connection) }
             for (origin, next) in batch.nextAllowed {

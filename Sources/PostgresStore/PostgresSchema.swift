@@ -85,6 +85,11 @@ enum PostgresSchema {
         CREATE TABLE nodes(name text PRIMARY KEY, applied bigint NOT NULL, updated double precision NOT NULL);
         CREATE TABLE workers(name text PRIMARY KEY, seen double precision NOT NULL);
         """,
+        // 2: the SimHashes of indexed pages, for the crawl's near-duplicate check.
+        """
+        CREATE TABLE fingerprints(url text PRIMARY KEY, origin text NOT NULL, simhash bigint NOT NULL);
+        CREATE INDEX fingerprints_origin ON fingerprints(origin);
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

@@ -27,7 +27,7 @@ public final class FixtureWeb: Sendable {
         self.server = try HTTPServer(configuration: configuration) { request in
             let host = request.host ?? ""
             state.log.withLock { $0.append(("\(host)\(request.target)", Date())) }
-            guard let route = state.sites.withLock({ $0[host]?[request.target] ?? $0[host]?[request.path] ?? $0["*"]?[request.path] }) else {
+            guard let route = state.sites.withLock({ $0[host]?[request.target] ?? $0[host]?[request.path] ?? $0["*"]?[request.path] ?? $0[host]?["*"] }) else {
                 return .notFound
             }
             return route(request)
@@ -46,6 +46,12 @@ public final class FixtureWeb: Sendable {
 
     public func route(_ host: String, _ path: String, _ route: @escaping Route) {
         state.sites.withLock { $0[host, default: [:]][path] = route }
+    }
+
+    /// Answers every request to `host` that no other route of it takes (a site made of a
+    /// URL space, such as a calendar).
+    public func fallback(_ host: String, _ route: @escaping Route) {
+        state.sites.withLock { $0[host, default: [:]]["*"] = route }
     }
 
     public func page(_ host: String, _ path: String, html: String, headers: [HTTPField] = []) {

@@ -1,0 +1,150 @@
+/// What the crawl remembers of a page's visible text to tell new content from old: a
+/// 64-bit SimHash and the hashed shingles the URL-pattern budget counts as new or seen.
+///
+/// SimHash (Charikar 2002), as Manku, Jain and Das Sarma applied it to web crawling
+/// ("Detecting Near-Duplicates for Web Crawling", WWW 2007): every feature is hashed to 64
+/// bits, each bit position sums +1 or −1 over the features, and the fingerprint keeps the
+/// signs. Pages whose features mostly agree get fingerprints a few bits apart; "a
+/// fingerprint within Hamming distance 3 of another, out of 64 bits" is their
+/// near-duplicate test, and ours. Features are shingles of three words (two characters for
+/// Chinese, Japanese and Korean, written without spaces), lower-cased, over the title and
+/// the visible body text as the extractor bounds it (4 KiB).
+///
+/// The shingles for novelty leave out words with digits in them, so that a page differing
+/// from the last only in its dates or numbers (a calendar day, an empty result page) shows
+/// nothing new.
+struct TextFingerprint: Sendable, Equatable {
+    var simhash: UInt64
+    /// Distinct hashes of the digit-free shingles, at most ``maximumShingles``.
+    var shingles: [UInt64]
+
+    static let maximumShingles = 2048
+    /// "≤ 3 of 64 bits" (Manku et al.).
+    static let nearDuplicateDistance = 3
+
+    init(simhash: UInt64, shingles: [UInt64]) {
+        self.simhash = simhash
+        self.shingles = shingles
+    }
+
+    init(title: String?, text: String) {
+        var tokens: [Token] = []
+        if let title { Self.tokenize(title, into: &tokens) }
+        Self.tokenize(text, into: &tokens)
+        var counts = [Int32](repeating: 0, count: 64)
+        var features = 0
+        Self.forEachShingle(tokens) { feature in
+            features += 1
+            for bit in 0..<64 { counts[bit] += (feature >> UInt64(bit)) & 1 == 1 ? 1 : -1 }
+        }
+        var simhash: UInt64 = 0
+        for bit in 0..<64 where counts[bit] > 0 { simhash |= 1 << UInt64(bit) }
+        self.simhash = features > 0 ? simhash : 0
+        var distinct = Set<UInt64>()
+        Self.forEachShingle(tokens.filter { !$0.hasDigit }) { feature in
+            if distinct.count < Self.maximumShingles { distinct.insert(feature) }
+        }
+        shingles = Array(distinct)
+    }
+
+    /// Bits in which two fingerprints differ.
+    static func distance(_ a: UInt64, _ b: UInt64) -> Int { (a ^ b).nonzeroBitCount }
+
+    // MARK: tokens
+
+    struct Token {
+        var hash: UInt64
+        var hasDigit: Bool
+        /// A single Chinese, Japanese or Korean character.
+        var isCJK: Bool
+    }
+
+    /// Words of letters and digits, lower-cased; each CJK character a token of its own.
+    static func tokenize(_ text: String, into tokens: inout [Token]) {
+        var hash = FNV.offset
+        var length = 0
+        var hasDigit = false
+        func endWord() {
+            if length > 0 { tokens.append(Token(hash: FNV.finish(hash), hasDigit: hasDigit, isCJK: false)) }
+            hash = FNV.offset
+            length = 0
+            hasDigit = false
+        }
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                var byte = UInt8(value)
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+                let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+                if digit || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) {
+                    hash = FNV.add(byte, to: hash)
+                    length += 1
+                    hasDigit = hasDigit || digit
+                } else {
+                    endWord()
+                }
+            } else if isCJK(value) {
+                endWord()
+                tokens.append(Token(hash: FNV.finish(FNV.add(value, to: FNV.offset)), hasDigit: false, isCJK: true))
+            } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                for lower in scalar.properties.lowercaseMapping.unicodeScalars { hash = FNV.add(lower.value, to: hash) }
+                length += 1
+                hasDigit = hasDigit || scalar.properties.numericType != nil
+            } else {
+                endWord()
+            }
+        }
+        endWord()
+    }
+
+    /// Calls `body` with each shingle's hash: three tokens from each word, two from each CJK
+    /// character followed by another; a text shorter than one shingle is one feature.
+    static func forEachShingle(_ tokens: [Token], _ body: (UInt64) -> Void) {
+        if tokens.count < 3 {
+            guard !tokens.isEmpty else { return }
+            body(tokens.reduce(FNV.offset) { FNV.mix($0 ^ $1.hash) })
+            return
+        }
+        for index in tokens.indices {
+            let width = tokens[index].isCJK ? 2 : 3
+            guard index + width <= tokens.count else { break }
+            var feature = FNV.offset
+            for token in tokens[index..<index + width] { feature = FNV.mix(feature ^ token.hash) }
+            body(feature)
+        }
+    }
+
+    /// Han, kana and Hangul: the scripts written without spaces between words.
+    static func isCJK(_ value: UInt32) -> Bool {
+        (0x3040...0x30FF).contains(value) || (0x3400...0x4DBF).contains(value) || (0x4E00...0x9FFF).contains(value)
+            || (0xAC00...0xD7AF).contains(value) || (0xF900...0xFAFF).contains(value) || (0x20000...0x2FA1F).contains(value)
+    }
+}
+
+/// 64-bit FNV-1a for token bytes, finished with SplitMix64's mixer so that every output bit
+/// depends on every input bit (SimHash needs its 64 bits independent). Stable across runs
+/// and machines, unlike Swift's seeded `Hasher`: fingerprints are stored.
+enum FNV {
+    static let offset: UInt64 = 0xCBF2_9CE4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    static func add(_ byte: UInt8, to hash: UInt64) -> UInt64 { (hash ^ UInt64(byte)) &* prime }
+
+    static func add(_ scalar: UInt32, to hash: UInt64) -> UInt64 {
+        var hash = hash
+        for shift in stride(from: 0, to: 32, by: 8) { hash = (hash ^ UInt64((scalar >> UInt32(shift)) & 0xFF)) &* prime }
+        return hash
+    }
+
+    static func finish(_ hash: UInt64) -> UInt64 { mix(hash) }
+
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A string's hash (the URL of a page, for the near-duplicate index).
+    static func hash(_ text: String) -> UInt64 { finish(text.utf8.reduce(offset) { add($1, to: $0) }) }
+}
