@@ -4,7 +4,7 @@
 # reader, from PyPI). Idempotent; uses
 # sudo only when not already root.
 set -euo pipefail
-packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev zlib1g-dev libssl-dev libpq-dev)
+packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev zlib1g-dev libdeflate-dev libssl-dev libpq-dev)
 tests=false
 if [ "${1:-}" = "--tests" ]; then tests=true; fi
 if $tests; then packages+=(postgresql); fi

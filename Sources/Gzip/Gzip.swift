@@ -1,7 +1,8 @@
+import CLibDeflate
 import CZlib
 
-/// gzip with zlib: decompressing with a limit on the output (a sitemap.xml.gz, a body),
-/// and compressing one WARC record at a time as its own gzip member.
+/// gzip: decompressing with zlib with a limit on the output (a sitemap.xml.gz, a body),
+/// and compressing one WARC record at a time as its own gzip member with libdeflate.
 /// <https://www.zlib.net/manual.html>
 public enum Gzip {
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
@@ -57,23 +58,22 @@ public enum Gzip {
         return (output, used)
     }
 
-    /// One gzip member holding `input`.
+    /// One gzip member holding `input`, written by libdeflate, which compresses a whole
+    /// buffer at once several times faster than zlib at the same level and writes the same
+    /// standard gzip format (any gzip reader reads it). Level 1–12 (libdeflate's scale).
     public static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8] {
-        var stream = z_stream()
-        guard sl_deflate_init_gzip(&stream, level) == Z_OK else { fatalError("zlib: deflateInit2 failed (out of memory)") }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))) + 32)
-        let produced: Int = input.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = UInt32(source.count)
-                stream.next_out = destination.baseAddress
-                stream.avail_out = UInt32(destination.count)
-                let status = deflate(&stream, Z_FINISH)
-                precondition(status == Z_STREAM_END, "zlib: deflate did not finish within deflateBound")
-                return destination.count - Int(stream.avail_out)
+        guard let compressor = libdeflate_alloc_compressor(max(1, min(12, level))) else {
+            fatalError("libdeflate: out of memory for a compressor")
+        }
+        defer { libdeflate_free_compressor(compressor) }
+        var output = [UInt8](repeating: 0, count: libdeflate_gzip_compress_bound(compressor, input.count))
+        let produced = input.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { destination in
+                libdeflate_gzip_compress(compressor, source.baseAddress, source.count, destination.baseAddress, destination.count)
             }
         }
+        // The bound guarantees room: 0 ("did not fit") cannot happen.
+        precondition(produced > 0, "libdeflate: output exceeded its own bound")
         output.removeSubrange(produced...)
         return output
     }
