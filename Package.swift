@@ -75,7 +75,8 @@ let package = Package(
 
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
-            name: "searchlight-bench", dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "SearchIndex", "SQLite", "CSQLite"],
+            name: "searchlight-bench",
+            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]
 )

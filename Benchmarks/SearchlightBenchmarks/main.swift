@@ -11,6 +11,8 @@ import WebURL
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR]
 //   searchlight-bench serve-index DIR [--items 100000]
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
+//   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
+//   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
@@ -40,6 +42,13 @@ case "serve-index":
 case "search-in-process":
     ServeBenchmark.searchInProcess(directory: arguments.count > 1 ? arguments[1] : ".", threads: Int(option("--threads") ?? "4") ?? 4,
                                    seconds: Double(option("--seconds") ?? "30") ?? 30, file: option("--queries") ?? "queries.txt")
+case "fleet-claims":
+    FleetBenchmark.claims(store: arguments.count > 1 ? arguments[1] : "", urls: Int(option("--urls") ?? "200000") ?? 200_000,
+                          hosts: Int(option("--hosts") ?? "200") ?? 200, workers: Int(option("--workers") ?? "2") ?? 2,
+                          block: Int(option("--block") ?? "64") ?? 64)
+case "fleet-follow":
+    FleetBenchmark.follow(store: arguments.count > 1 ? arguments[1] : "", items: Int(option("--items") ?? "50000") ?? 50_000,
+                          directory: option("--dir") ?? NSTemporaryDirectory())
 default:
     FileHandle.standardError.write(Data("unknown benchmark \(mode)\n".utf8))
     exit(64)
