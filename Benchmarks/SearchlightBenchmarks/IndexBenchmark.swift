@@ -82,7 +82,7 @@ enum IndexBenchmark {
         return [("standard", standard), ("frequent", frequent), ("cjk", cjk)]
     }
 
-    static func run(sizes: [Int], directory: String, export: String?) {
+    static func run(sizes: [Int], directory: String, export: String?, exportOnly: Bool = false) {
         for size in sizes {
             let folder = (directory as NSString).appendingPathComponent("index-bench-\(size)")
             try? FileManager.default.removeItem(atPath: folder)
@@ -95,6 +95,7 @@ enum IndexBenchmark {
             }
             let sets = querySets(&corpus)
             if let export { exportCorpus(documents, sets, to: export) }
+            if exportOnly { continue }
 
             let raw = try! SQLiteConnection(path: folder + "/raw.sqlite")
             try! raw.execute("""
@@ -240,12 +241,21 @@ enum IndexBenchmark {
     /// and the query sets, for a peer engine to index the very same documents.
     static func exportCorpus(_ documents: [Document], _ sets: [(name: String, queries: [String])], to directory: String) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var lines = ""
-        for (i, d) in documents.enumerated() {
-            lines += JSONWriter.string(.array([.init(i), .string(d.title), .string(d.description), .string(d.keywords.joined(separator: ", ")),
-                                               .string(d.body)])) + "\n"
+        // Written in pieces: one String of a million documents passes 2 GB, past what one
+        // write(2) takes, and Foundation's one-shot write then left a corrupt file.
+        let path = directory + "/corpus.jsonl"
+        precondition(FileManager.default.createFile(atPath: path, contents: nil), "cannot create \(path)")
+        let file = FileHandle(forWritingAtPath: path)!
+        for start in stride(from: 0, to: documents.count, by: 10_000) {
+            var lines = ""
+            for i in start..<min(documents.count, start + 10_000) {
+                let d = documents[i]
+                lines += JSONWriter.string(.array([.init(i), .string(d.title), .string(d.description), .string(d.keywords.joined(separator: ", ")),
+                                                   .string(d.body)])) + "\n"
+            }
+            file.write(Data(lines.utf8))
         }
-        try! lines.write(toFile: directory + "/corpus.jsonl", atomically: true, encoding: .utf8)
+        try! file.close()
         let queries: JSONValue = .object(JSONObject(sets.map { ($0.name, .array($0.queries.map(JSONValue.string))) }))
         try! JSONWriter.string(queries).write(toFile: directory + "/queries.json", atomically: true, encoding: .utf8)
     }

@@ -29,7 +29,9 @@ case "extract":
     ExtractBenchmark.run(directory: arguments.count > 1 ? arguments[1] : ".", rounds: Int(option("--rounds") ?? "3") ?? 3)
 case "index":
     let sizes = (option("--sizes") ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
-    IndexBenchmark.run(sizes: sizes, directory: option("--dir") ?? NSTemporaryDirectory(), export: option("--export"))
+    // --export-only writes the corpus and the query sets for a peer engine, and measures nothing.
+    IndexBenchmark.run(sizes: sizes, directory: option("--dir") ?? NSTemporaryDirectory(), export: option("--export"),
+                       exportOnly: arguments.contains("--export-only"))
 case "insert-profile":
     // Only our indexing of N items, for a profiler.
     IndexBenchmark.insertOnly(size: Int(option("--items") ?? "20000") ?? 20_000, directory: option("--dir") ?? NSTemporaryDirectory())

@@ -94,8 +94,10 @@ public enum OpenAPIDocument {
                 body: ref("Activity"), response: object(["id": string, "devices": integer, "networks": integer, "threshold": integer, "public": boolean]),
                 errors: ["400", "401", "403"], status: "202")]),
             ("/v1/engagement", ["post": write(
-                "Impressions and clicks of results for a query; they feed the ranking's engagement signal. Counted only for items the key's owner pushed or whose page is on the key's domain (others are foreignItems; 403 when all are).",
-                body: object(["query": string, "events": ["type": "array", "maxItems": 1000, "items": object(
+                "Impressions and clicks of results for a query; they feed the ranking's engagement signal. With a key, counted only for items the key's owner pushed or whose page is on the key's domain (others are foreignItems; 403 when all are). Without a key (the search page at /), counted only for items among the query's first 20 results for the given platform and installed apps, at most one impression and one click per item per request; platform and installed are accepted only then.",
+                body: object(["query": string, "platform": ["type": "string", "enum": ["ios", "android"]],
+                              "installed": ["type": "array", "maxItems": 200, "items": string],
+                              "events": ["type": "array", "maxItems": 1000, "items": object(
                     ["id": string, "type": ["type": "string", "enum": ["impression", "click"]]], required: ["id", "type"])]],
                     required: ["query", "events"]),
                 response: object(["items": integer, "unknownItems": integer, "foreignItems": integer]), errors: ["400", "401", "403"])]),

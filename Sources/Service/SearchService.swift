@@ -108,6 +108,11 @@ public final class SearchService: Sendable {
         let segments = Self.segments(request.path)
         guard let route = try? Route(method: request.method, segments: segments), route.needsKey else { return nil }
         do {
+            // The search page reports engagement without a key (checked against the results it was shown).
+            if case .recordEngagement = route, request.header("Authorization") == nil {
+                try checkContentType(request)
+                return nil
+            }
             _ = try authenticate(request)
             if route.takesBody { try checkContentType(request) }
             return nil
@@ -133,6 +138,7 @@ public final class SearchService: Sendable {
     }
 
     private func respond(to request: HTTPServerRequest) -> (route: String, response: HTTPServerResponse) {
+        if let page = SearchPage.response(to: request) { return (request.path, page) }
         let route: Route
         do {
             route = try Route(method: request.method, segments: Self.segments(request.path))
@@ -379,10 +385,16 @@ public final class SearchService: Sendable {
 
     /// Impressions and clicks, for items the key's owner pushed or whose web page is on the
     /// key's domain: a tenant cannot move another tenant's ranking.
+    /// Impressions and clicks of a query's results. With a key, for the items its owner may
+    /// report on (``Ownership/mayReportEngagement(on:key:)``). Without one — the search page
+    /// — only for items that are among the query's first 20 results for that platform and
+    /// those apps (the search is asked again, usually a cache hit), and at most one
+    /// impression and one click per item per request: a script can add no more than a
+    /// person searching and tapping would.
     func recordEngagement(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
-        let body = try body(request, known: ["query", "events"])
-        _ = try body.requiredString("query", maximumBytes: 1024)
+        let key = request.header("Authorization") == nil ? nil : try authenticate(request)
+        let body = try body(request, known: key == nil ? ["query", "events", "platform", "installed"] : ["query", "events"])
+        let query = try body.requiredString("query", maximumBytes: 1024)
         let events = try body.array("events", maximumCount: configuration.maximumItemsPerRequest) ?? []
         var counts: [String: (impressions: Int, clicks: Int)] = [:]
         for (index, event) in events.enumerated() {
@@ -395,6 +407,13 @@ public final class SearchService: Sendable {
             default: throw APIError(400, "invalid-field", "body.events[\(index)].type: must be \"impression\" or \"click\"")
             }
         }
+        var shown: Set<String> = []
+        if key == nil {
+            let platformName = try body.string("platform", maximumBytes: 16) ?? "ios"
+            guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.badRequest("platform must be ios or android") }
+            let installed = Set(try body.strings("installed", maximumCount: 200, maximumBytes: 256))
+            shown = try shownIdentifiers(query: query, platform: platform, installed: installed)
+        }
         var recorded = 0
         var unknown = 0
         var foreign = 0
@@ -404,17 +423,39 @@ public final class SearchService: Sendable {
                 unknown += 1
                 continue
             }
-            guard Ownership.mayReportEngagement(on: item, key: key) else {
-                foreign += 1
-                continue
+            if let key {
+                guard Ownership.mayReportEngagement(on: item, key: key) else {
+                    foreign += 1
+                    continue
+                }
+                try items.recordEngagement(itemID: id, impressions: count.impressions, clicks: count.clicks)
+            } else {
+                guard shown.contains(id) else {
+                    foreign += 1
+                    continue
+                }
+                try items.recordEngagement(itemID: id, impressions: min(1, count.impressions), clicks: min(1, count.clicks))
             }
-            try items.recordEngagement(itemID: id, impressions: count.impressions, clicks: count.clicks)
             recorded += 1
         }
         if recorded == 0, foreign > 0 {
-            throw APIError.forbidden("a key for \(key.domain) may report engagement only for its owner's items or pages on \(key.domain)")
+            throw APIError.forbidden(key.map { "a key for \($0.domain) may report engagement only for its owner's items or pages on \($0.domain)" }
+                ?? "without a key, engagement counts only for results the query shows")
         }
         return .json(["items": JSONValue(recorded), "unknownItems": JSONValue(unknown), "foreignItems": JSONValue(foreign)])
+    }
+
+    /// The identifiers of a query's first 20 results as the search page asks for them.
+    private func shownIdentifiers(query: String, platform: AppTarget.Platform, installed: Set<String>) throws -> Set<String> {
+        var search = SearchRequest(query, limit: 20, platform: platform, installed: installed, snippets: true)
+        search.now = configuration.clock()
+        try search.validate(maximumResults: configuration.maximumSearchLimit)
+        if let cache, case .bytes(let bytes) = try cache.response(for: search).body,
+            let results = try? JSONParser.parse(bytes: bytes)["results"]?.arrayValue
+        {
+            return Set(results.compactMap { $0["id"]?.stringValue })
+        }
+        return Set(try reader.search(search).hits.map(\.item.uniqueIdentifier))
     }
 }
 

@@ -53,3 +53,11 @@ func page(_ title: String, links: [String] = [], head: String = "", body: String
     "<!DOCTYPE html><html><head><meta charset=utf-8><title>\(title)</title>\(head)</head><body><h1>\(title)</h1><p>\(body)</p>"
         + links.map { "<a href=\"\($0)\">\($0)</a>" }.joined(separator: " ") + "</body></html>"
 }
+
+/// Three words no other number gets (its digits as letters), so that pages built from a
+/// template still each bring text of their own and are not near-duplicates.
+func distinctWords(_ number: Int) -> String {
+    (0..<3).map { part in
+        "q" + String(String(number * 3 + part).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(String($0))!)) })
+    }.joined(separator: " ")
+}

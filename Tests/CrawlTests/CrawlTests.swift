@@ -294,7 +294,7 @@ import Testing
         let host = "big.web.test"
         for i in 0..<150 {
             let links = [(i * 7 + 1) % 150, (i * 11 + 3) % 150, (i + 1) % 150].map { "/item/\($0)" }
-            web.page(host, i == 0 ? "/" : "/item/\(i)", html: page("Item number \(i)", links: links, body: "Body of item \(i), word\(i % 13)."))
+            web.page(host, i == 0 ? "/" : "/item/\(i)", html: page("Item number \(i)", links: links, body: "Body of item \(i), word\(i % 13), about \(distinctWords(i))."))
         }
         web.page(host, "/item/0", html: page("Item number 0", links: ["/"]))
         let reference = try CrawlRunner(web: web, hosts: [host])

@@ -10,6 +10,12 @@ import Testing
 @Suite(.serialized) struct FleetTests {
     static let delay = 0.25
 
+    /// A word of its own for every number (its digits as letters), so that each page brings
+    /// text the others lack and none is a near-duplicate.
+    static func word(_ number: Int) -> String {
+        "x" + String(String(number).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(String($0))!)) })
+    }
+
     /// `hosts` sites of `pages` pages each; every page links to every other of its site.
     static func fleetWeb(hosts: Int, pages: Int) throws -> (FixtureWeb, [String]) {
         let web = try FixtureWeb()
@@ -20,7 +26,7 @@ import Testing
             for page in 0..<pages {
                 web.page(name, "/p\(page)", html: """
                     <title>\(name) page \(page)</title><meta name="description" content="fleetword \(name) number \(page)">
-                    <body><p>fleetword text of page \(page)</p>\(links)</body>
+                    <body><p>fleetword text of page \(page) about \(word(page * 3)), \(word(page * 3 + 1)) and \(word(page * 3 + 2))</p>\(links)</body>
                     """)
             }
             web.file(name, "/robots.txt", contentType: "text/plain", bytes: Array("User-agent: *\nAllow: /\n".utf8))

@@ -193,7 +193,14 @@ import Testing
         now.withLock { $0 = $0.addingTimeInterval(5) }
         #expect(running.ids("walking boots") == [winner, loser], "clicks over impressions lift an item")
         #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": [["id": "red", "type": "like"]]], key: key).status == 400)
-        #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": []]).status == 401)
+        // Without a key (the search page), only results the query shows count, once per request.
+        #expect(running.call("POST", "/v1/engagement", json: ["query": "x", "events": [["id": .string(winner), "type": "click"]]]).status == 403)
+        let anonymous = running.call("POST", "/v1/engagement", json: ["query": "walking boots", "events": [
+            ["id": .string(winner), "type": "click"], ["id": .string(winner), "type": "click"], ["id": "nothing", "type": "click"]]])
+        #expect(anonymous.status == 200)
+        #expect(anonymous.json?["items"] == 1)
+        #expect(anonymous.json?["unknownItems"] == 1)
+        #expect(running.call("POST", "/v1/engagement", json: ["query": "walking boots", "platform": "windows", "events": []]).status == 400)
     }
 
     @Test func badInputGetsA4xxWithAnErrorObjectAndNeverA500() throws {

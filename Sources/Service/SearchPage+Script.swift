@@ -1,0 +1,292 @@
+extension SearchPage {
+    /// Searches as the person types (debounced; an answer older than the one shown is
+    /// dropped), keeps the query, the platform and the apps on the device in the address
+    /// (and the apps in localStorage), and reports impressions and clicks.
+    static let script = #"""
+        "use strict";
+        (() => {
+          const $ = (id) => document.getElementById(id);
+          const input = $("q"), list = $("results"), status = $("status"), correction = $("correction"), failure = $("error");
+          const appList = $("app-list"), installedCount = $("installed-count");
+          const stored = (key, fallback) => { try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; } };
+          const store = (key, value) => { try { localStorage.setItem(key, JSON.stringify(value)); } catch {} };
+          const state = { platform: "ios", installed: [], known: stored("searchlight.knownApps", {}), sent: 0, shown: 0, timer: 0, results: [] };
+
+          function readAddress() {
+            const params = new URLSearchParams(location.search);
+            input.value = params.get("q") ?? "";
+            const platform = params.get("platform") ?? stored("searchlight.platform", "ios");
+            state.platform = platform === "android" ? "android" : "ios";
+            state.installed = params.has("installed")
+              ? params.get("installed").split(",").map((s) => s.trim()).filter(Boolean)
+              : stored("searchlight.installed", []);
+            for (const radio of document.querySelectorAll('input[name="platform"]')) radio.checked = radio.value === state.platform;
+          }
+
+          function writeAddress() {
+            const params = new URLSearchParams();
+            if (input.value.trim()) params.set("q", input.value.trim());
+            params.set("platform", state.platform);
+            if (state.installed.length) params.set("installed", state.installed.join(","));
+            history.replaceState(null, "", "?" + params.toString());
+          }
+
+          function search(now) {
+            clearTimeout(state.timer);
+            if (!now) { state.timer = setTimeout(() => search(true), 150); return; }
+            writeAddress();
+            const query = input.value.trim();
+            const ticket = ++state.sent;
+            if (!query) {
+              state.shown = ticket;
+              show({ results: [] }, "");
+              status.textContent = "Type to search apps and their pages.";
+              return;
+            }
+            const params = new URLSearchParams({ q: query, platform: state.platform, limit: "20", snippets: "1" });
+            if (state.installed.length) params.set("installed", state.installed.join(","));
+            status.textContent = "Searching…";
+            fetch("/v1/search?" + params.toString(), { headers: { Accept: "application/json" } })
+              .then(async (response) => {
+                const body = await response.json().catch(() => null);
+                if (ticket < state.shown) return;
+                state.shown = ticket;
+                if (!response.ok) throw new Error(body?.error?.message ?? `the search failed (HTTP ${response.status})`);
+                show(body, query);
+              })
+              .catch((error) => {
+                if (ticket < state.shown) return;
+                state.shown = ticket;
+                showError(error.message.startsWith("the ") ? error.message : "the search service cannot be reached (" + error.message + ")");
+              });
+          }
+
+          function showError(message) {
+            failure.hidden = false;
+            failure.textContent = "Sorry — " + message + ".";
+            status.textContent = "The search did not work.";
+          }
+
+          function show(body, query) {
+            failure.hidden = true;
+            list.replaceChildren();
+            state.results = body.results ?? [];
+            const corrected = Object.entries(body.corrections ?? {});
+            correction.hidden = corrected.length === 0;
+            correction.replaceChildren();
+            if (corrected.length) {
+              let fixed = query;
+              for (const [typed, spellings] of corrected) fixed = fixed.replace(typed, spellings[0]);
+              const button = document.createElement("button");
+              button.type = "button";
+              button.textContent = fixed;
+              button.addEventListener("click", () => { input.value = fixed; search(true); input.focus(); });
+              correction.append("Did you mean ", button, "?");
+            }
+            if (!query) return;
+            if (state.results.length === 0) {
+              status.textContent = `No results for “${query}”. Try fewer or other words.`;
+              return;
+            }
+            status.textContent = `${state.results.length} ${state.results.length === 1 ? "result" : "results"} for “${query}”`
+              + (body.matchedAnyWord ? " (matching some of the words)" : "");
+            state.results.forEach((result, index) => list.append(render(result, index, query)));
+            rememberApps(state.results);
+            report(query, state.results.map((r) => ({ id: r.id, type: "impression" })));
+          }
+
+          function text(tag, className, content) {
+            const element = document.createElement(tag);
+            if (className) element.className = className;
+            if (content !== undefined) element.textContent = content;
+            element.dir = "auto";
+            return element;
+          }
+
+          /// The snippet's matches are marked with U+0002 … U+0003; they become <mark> elements.
+          function highlighted(snippet) {
+            const paragraph = text("p", "desc");
+            const parts = snippet.split(/([\u0002\u0003])/);
+            let inside = false;
+            for (const part of parts) {
+              if (part === "\u0002") { inside = true; continue; }
+              if (part === "\u0003") { inside = false; continue; }
+              if (part) paragraph.append(inside ? text("mark", "", part) : document.createTextNode(part));
+            }
+            return paragraph;
+          }
+
+          function appFor(result) {
+            return (result.apps ?? []).find((app) => app.platform === state.platform) ?? null;
+          }
+
+          function actionLabel(result) {
+            const app = appFor(result);
+            const name = app?.name ?? (result.apps ?? []).find((other) => other.name)?.name ?? "the app";
+            switch (result.action?.type) {
+              case "open-app": return `Open in ${name}`;
+              case "install-app": return `Get ${name} on ${state.platform === "android" ? "Google Play" : "the App Store"}`;
+              default: return "Open web page";
+            }
+          }
+
+          function render(result, index, query) {
+            const item = document.createElement("li");
+            item.className = "result";
+            item.dataset.index = index;
+            const thumb = document.createElement(result.thumbnail ? "img" : "div");
+            thumb.className = "thumb";
+            if (result.thumbnail) {
+              thumb.alt = "";
+              thumb.loading = "lazy";
+              thumb.src = result.thumbnail;
+              thumb.addEventListener("error", () => { thumb.style.visibility = "hidden"; });
+            }
+            const body = document.createElement("div");
+            const title = text("h2", "");
+            const link = document.createElement("a");
+            link.href = result.url ?? result.action?.url ?? "#";
+            link.textContent = result.title || result.url || result.id;
+            link.dir = "auto";
+            link.addEventListener("click", () => report(query, [{ id: result.id, type: "click" }]));
+            title.append(link);
+            body.append(title);
+            const meta = text("p", "meta");
+            meta.append(result.domain ?? "");
+            if (typeof result.rating === "number") {
+              const scale = result.ratingScale ?? 5;
+              const filled = Math.round((result.rating / scale) * 5);
+              const stars = text("span", "stars", "★".repeat(filled) + "☆".repeat(5 - filled));
+              stars.setAttribute("role", "img");
+              stars.setAttribute("aria-label", `Rated ${result.rating} out of ${scale}` + (result.ratingCount ? `, ${result.ratingCount} ratings` : ""));
+              meta.append(" · ", stars, ` ${result.rating}` + (result.ratingCount ? ` (${result.ratingCount})` : ""));
+            }
+            if (result.price) meta.append(" · " + formatPrice(result.price, result.currency));
+            body.append(meta);
+            const description = result.snippet || result.description;
+            if (description) body.append(result.snippet ? highlighted(result.snippet) : text("p", "desc", description));
+            const app = appFor(result);
+            if (app) {
+              const line = text("p", "app");
+              const name = app.name ?? app.package ?? app.appStoreId ?? "App";
+              const icon = text("span", "icon", Array.from(name)[0]?.toUpperCase() ?? "A");
+              icon.setAttribute("aria-hidden", "true");
+              icon.style.background = colourFor(name);
+              line.append(icon, name + (installedApp(app) ? " — on this device" : ""));
+              body.append(line);
+            }
+            const action = document.createElement("button");
+            action.type = "button";
+            action.className = "action" + (result.action?.type === "open-web" ? " web" : "");
+            action.textContent = actionLabel(result);
+            action.dataset.action = result.action?.type ?? "open-web";
+            action.addEventListener("click", () => {
+              report(query, [{ id: result.id, type: "click" }]);
+              if (result.action?.url) location.href = result.action.url;
+            });
+            item.append(thumb, body, action);
+            return item;
+          }
+
+          function formatPrice(price, currency) {
+            const amount = Number(price);
+            if (currency && Number.isFinite(amount)) {
+              try { return new Intl.NumberFormat(document.documentElement.lang, { style: "currency", currency }).format(amount); } catch {}
+            }
+            return currency ? `${price} ${currency}` : String(price);
+          }
+
+          function colourFor(name) {
+            let hash = 0;
+            for (const ch of name) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
+            return `hsl(${hash % 360} 55% 32%)`;
+          }
+
+          const appID = (app) => app.platform === "android" ? app.package : app.appStoreId;
+          const installedApp = (app) => state.installed.includes(appID(app));
+
+          function rememberApps(results) {
+            for (const result of results) {
+              for (const app of result.apps ?? []) {
+                const id = appID(app);
+                if (id && !state.known[id]) state.known[id] = { name: app.name ?? id, platform: app.platform };
+              }
+            }
+            store("searchlight.knownApps", state.known);
+            drawApps();
+          }
+
+          function drawApps() {
+            appList.replaceChildren();
+            const ids = new Set([...Object.keys(state.known), ...state.installed]);
+            for (const id of [...ids].sort()) {
+              const known = state.known[id];
+              const row = document.createElement("li");
+              const label = document.createElement("label");
+              const box = document.createElement("input");
+              box.type = "checkbox";
+              box.value = id;
+              box.checked = state.installed.includes(id);
+              box.addEventListener("change", () => setInstalled(id, box.checked));
+              label.append(box, " " + (known?.name ?? id) + (known ? ` (${known.platform === "android" ? "Android" : "iOS"})` : ""));
+              row.append(label);
+              appList.append(row);
+            }
+            installedCount.textContent = String(state.installed.length);
+          }
+
+          function setInstalled(id, on) {
+            state.installed = on ? [...new Set([...state.installed, id])] : state.installed.filter((x) => x !== id);
+            store("searchlight.installed", state.installed);
+            drawApps();
+            search(true);
+          }
+
+          function report(query, events) {
+            if (!events.length) return;
+            fetch("/v1/engagement", {
+              method: "POST", keepalive: true, headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ query, platform: state.platform, installed: state.installed, events }),
+            }).catch(() => {});
+          }
+
+          /// Arrow keys move between the results' buttons; Escape goes back to the box.
+          function onKey(event) {
+            const buttons = [...list.querySelectorAll(".action")];
+            const at = buttons.indexOf(document.activeElement);
+            if (event.key === "ArrowDown" && (document.activeElement === input || at >= 0)) {
+              const next = buttons[Math.min(buttons.length - 1, at + 1)];
+              if (next) { next.focus(); event.preventDefault(); }
+            } else if (event.key === "ArrowUp" && at >= 0) {
+              (at === 0 ? input : buttons[at - 1]).focus();
+              event.preventDefault();
+            } else if (event.key === "Escape" && at >= 0) {
+              input.focus();
+              event.preventDefault();
+            }
+          }
+
+          $("search-form").addEventListener("submit", (event) => { event.preventDefault(); search(true); });
+          input.addEventListener("input", () => search(false));
+          document.addEventListener("keydown", onKey);
+          for (const radio of document.querySelectorAll('input[name="platform"]')) {
+            radio.addEventListener("change", () => {
+              state.platform = radio.value;
+              store("searchlight.platform", state.platform);
+              search(true);
+            });
+          }
+          $("add-app").addEventListener("submit", (event) => {
+            event.preventDefault();
+            const field = $("new-app");
+            const id = field.value.trim();
+            if (id) setInstalled(id, true);
+            field.value = "";
+          });
+          window.addEventListener("popstate", () => { readAddress(); drawApps(); search(true); });
+          readAddress();
+          drawApps();
+          if (input.value.trim()) search(true);
+        })();
+        """#
+}
