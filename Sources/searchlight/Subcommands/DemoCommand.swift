@@ -17,14 +17,16 @@ struct DemoCommand: Command {
             (including a verified universal link) and install-app.
             """,
         options: [
-            Option.data,
+            Option.data, Option.serve,
         ],
-        examples: ["searchlight demo", "searchlight demo --data /tmp/demo-data && searchlight search lemon --data /tmp/demo-data"])
+        examples: ["searchlight demo", "searchlight demo --serve", "searchlight demo --data /tmp/demo-data && searchlight search lemon --data /tmp/demo-data"])
 
     var data: String?
+    var serve: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = arguments.value(Option.data)
+        serve = arguments.flag(Option.serve)
     }
 
     struct Search {
@@ -83,7 +85,12 @@ struct DemoCommand: Command {
                                                           installed: Set(search.installed), snippets: true))
             Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
-        if data == nil {
+        if serve {
+            // The demo web keeps running too, so the results' pictures load in the page.
+            Console.writeLine("\n$ searchlight serve --data \(folder)")
+            let arguments = try ParsedArguments(["--data", folder, "--listen", "127.0.0.1:0"], spec: ServeCommand.spec)
+            try ServeCommand(arguments: arguments).run()
+        } else if data == nil {
             Console.writeLine("(The demo's index was in a temporary folder; run `searchlight demo --data DIR` to keep it.)")
         }
     }
@@ -93,5 +100,6 @@ extension DemoCommand {
     /// The options this command reads.
     enum Option {
         static let data = OptionSpec.value("--data", "dir", help: "Keep the demo's data folder here (default: a temporary folder, removed after).")
+        static let serve = OptionSpec.flag("--serve", help: "Then serve the demo index and its search page until Ctrl-C; prints the page's address.")
     }
 }
