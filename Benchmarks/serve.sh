@@ -6,12 +6,12 @@
 # crawl` writes to the same index (one-off queries with the cache on, the rotation off and on).
 #
 # usage: Benchmarks/serve.sh
-#   (ITEMS=100000 THREADS=4 SERVER_THREADS=16 DURATION=30 WRITE_DURATION=60 PORT=18090 WEB_PORT=18080)
+#   (ITEMS=100000 THREADS=4 SERVER_THREADS=4 DURATION=30 WRITE_DURATION=60 PORT=18090 WEB_PORT=18080)
 # Needs wrk and nginx (apt-get install -y wrk nginx-light) and python3. Prints one JSON
 # object per measurement on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-items=${ITEMS:-100000}; threads=${THREADS:-4}; server_threads=${SERVER_THREADS:-16}; duration=${DURATION:-30}; write_duration=${WRITE_DURATION:-60}
+items=${ITEMS:-100000}; threads=${THREADS:-4}; server_threads=${SERVER_THREADS:-4}; duration=${DURATION:-30}; write_duration=${WRITE_DURATION:-60}
 port=${PORT:-18090}; web_port=${WEB_PORT:-18080}
 bench=${BENCH:-../shared/bench}
 work=${WORK:-/tmp/searchlight-serve-bench}

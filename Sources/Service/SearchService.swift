@@ -87,7 +87,7 @@ public final class SearchService: Sendable {
             cache = try SearchCache(indexPath: configuration.indexPath, lifetime: configuration.cacheLifetime,
                                     refreshInterval: configuration.cacheRefreshInterval, capacityBytes: configuration.cacheBytes,
                                     clock: configuration.clock)
-            { request in try readers.reader.search(request) }
+            { request in try readers.withReader { try $0.search(request) } }
         } else {
             cache = nil
         }
@@ -160,7 +160,6 @@ public final class SearchService: Sendable {
 
     // MARK: reading
 
-    private var reader: SearchIndex { readers.reader }
 
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         guard let query = request.queryValue("q") else { throw APIError.badRequest("q is required") }
@@ -184,17 +183,17 @@ public final class SearchService: Sendable {
                     : "this node's copy of the index has not caught up with the shared store yet; try another node")
             }
         }
-        guard let cache else { return .json(try reader.search(search).json) }
+        guard let cache else { return .json(try readers.withReader { try $0.search(search) }.json) }
         return try cache.response(for: search)
     }
 
     func health() throws -> HTTPServerResponse {
-        _ = try reader.count()
+        _ = try readers.withReader { try $0.count() }
         return .json(["status": "ok"])
     }
 
     func metricsText() throws -> HTTPServerResponse {
-        let items = try reader.count()
+        let items = try readers.withReader { try $0.count() }
         let bytes = [configuration.indexPath, configuration.indexPath + "-wal"].reduce(0) { total, path in
             total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
         }
@@ -455,7 +454,7 @@ public final class SearchService: Sendable {
         {
             return Set(results.compactMap { $0["id"]?.stringValue })
         }
-        return Set(try reader.search(search).hits.map(\.item.uniqueIdentifier))
+        return Set(try readers.withReader { try $0.search(search) }.hits.map(\.item.uniqueIdentifier))
     }
 }
 
