@@ -91,22 +91,16 @@ import Testing
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = path.split(separator: "/").map(String.init)
         guard parts.first == "events", parts.count >= 2 else { return nil }
-        func date(_ text: String, _ format: String) -> Date? {
+        func formatter(_ format: String) -> DateFormatter {
             let formatter = DateFormatter()
             formatter.calendar = calendar
             formatter.timeZone = calendar.timeZone
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.dateFormat = format
-            return formatter.date(from: text)
+            return formatter
         }
-        func text(_ date: Date, _ format: String) -> String {
-            let formatter = DateFormatter()
-            formatter.calendar = calendar
-            formatter.timeZone = calendar.timeZone
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = format
-            return formatter.string(from: date)
-        }
+        func date(_ text: String, _ format: String) -> Date? { formatter(format).date(from: text) }
+        func text(_ date: Date, _ format: String) -> String { formatter(format).string(from: date) }
         func links(for day: Date) -> [String] {
             let week = calendar.component(.weekOfYear, from: day)
             let weekYear = calendar.component(.yearForWeekOfYear, from: day)
