@@ -29,19 +29,20 @@ let package = Package(
         .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
-        .target(name: "DemoWeb", dependencies: ["HTTPServer", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates")]),
+        .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),
         .target(name: "WebRules", dependencies: ["CLibXML2", "CPSL", "Gzip", "JSON", "WebURL", "TextUtilities"]),
-        .target(name: "PageItems", dependencies: ["Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
+        .target(name: "PageItems", dependencies: ["Ingest", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "Ingest", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
+        .target(name: "Ingest", dependencies: ["CLibXML2", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
         .target(name: "PostgresStore", dependencies: ["Postgres", "Crawl", "JSON", "SearchIndex", "Service", "WebURL"]),
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "TextUtilities", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(

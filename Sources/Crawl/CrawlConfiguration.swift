@@ -1,3 +1,4 @@
+import Ingest
 import Fetch
 import Foundation
 import WebRules
@@ -49,6 +50,8 @@ public struct CrawlConfiguration: Sendable {
     /// The time every scheduling decision is made by.
     public var clock = CrawlClock.system
     /// The product token robots.txt groups are matched against.
+    /// The site owners' templates for schema.org objects (`crawl --mapping`).
+    public var mappings: MappingSet?
     public var productToken = "searchlightbot"
     public var software = "Searchlight"
 

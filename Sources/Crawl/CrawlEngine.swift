@@ -69,6 +69,7 @@ public final class CrawlEngine {
         }
         var builder = ItemBuilder()
         builder.timeToLive = configuration.itemLifetime
+        builder.mappings = configuration.mappings
         analyzer = PageAnalyzer(builder: builder, admission: admission)
         report = RunReport(id: runID, started: configuration.clock.now)
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Ingest
 import Markup
 import SearchIndex
 import TextUtilities
@@ -36,6 +37,9 @@ public struct ItemBuilder: Sendable {
     public var timeToLive: TimeInterval = 30 * 24 * 3600
     /// Bytes of body text kept for recall.
     public var bodyTextLimit = 2048
+    /// The site owner's templates (`crawl --mapping`): a page whose schema.org object is of
+    /// a mapped type (`"entity": "Recipe"`) reads as the mapping says.
+    public var mappings: MappingSet?
 
     public init() {}
 
@@ -74,7 +78,7 @@ public struct ItemBuilder: Sendable {
             ?? og?.images.lazy.compactMap(\.bestURL).compactMap(resolve).first
             ?? card?.image.flatMap(resolve)
             ?? icon?.url.string
-        return SearchableItem(
+        let item = SearchableItem(
             uniqueIdentifier: id.string,
             domainIdentifier: ReverseDNS.name(forHost: id.host),
             contentType: schema.types.first ?? og?.type,
@@ -97,6 +101,20 @@ public struct ItemBuilder: Sendable {
             expirationDate: now.addingTimeInterval(timeToLive),
             source: .crawled,
             lastUpdated: now)
+        return mapped(item, markup: markup, now: now)
+    }
+
+    /// The item with its mapping applied, for the first schema.org object of a mapped type.
+    func mapped(_ item: SearchableItem, markup: PageMarkup, now: Date) -> SearchableItem {
+        guard let mappings else { return item }
+        for object in markup.schemaObjects {
+            for type in object.types {
+                if let mapping = mappings.mappings.first(where: { $0.entity == type }) {
+                    return ItemRenderer.overlay(mapping, on: item, object: object.value, now: now)
+                }
+            }
+        }
+        return item
     }
 
     /// A page's aggregate rating within the limits a pushed item has: a scale above 0 and

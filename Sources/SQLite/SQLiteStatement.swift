@@ -100,6 +100,29 @@ public final class SQLiteStatement {
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// A column's storage class in the current row.
+    public enum ColumnType: Sendable { case integer, real, text, blob, null }
+
+    public func type(_ column: Int32) -> ColumnType {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// The size in bytes of a text or blob column.
+    public func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
+    /// How many columns the statement returns, and their names.
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    public func columnName(_ column: Int32) -> String { sqlite3_column_name(handle, column).map { String(cString: $0) } ?? "" }
+
     public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
     public func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }

@@ -65,6 +65,14 @@ enum IndexMigration {
         try IndexWriter.mergeSegments(connection)
     }
 
+    /// Version 2 had no `items.record`: added, empty, as no item was ingested then.
+    static func fromVersion2(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try connection.execute("ALTER TABLE items ADD COLUMN record TEXT")
+            try IndexSchema.setVersion(connection)
+        }
+    }
+
     private static func value(_ statement: SQLiteStatement, _ column: Int32) -> SQLiteValue {
         if statement.isNull(column) { return .null }
         switch column {

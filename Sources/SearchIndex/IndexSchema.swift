@@ -16,9 +16,10 @@ import SQLite
 ///
 /// Version 1 kept the text in an FTS5 table and let FTS5 rank every match; version 2 has
 /// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
-/// A version 1 file is migrated when it is opened (``IndexMigration``).
+/// Version 3 added `items.record`, the app-database record of an ingested item (JSON).
+/// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 2
+    static let version = 3
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,7 +48,8 @@ enum IndexSchema {
             expires REAL,
             updated REAL NOT NULL,
             quality REAL NOT NULL DEFAULT 1,
-            length INTEGER NOT NULL DEFAULT 0
+            length INTEGER NOT NULL DEFAULT 0,
+            record TEXT
         );
         CREATE INDEX IF NOT EXISTS items_domain_id ON items(domain_id);
         CREATE INDEX IF NOT EXISTS items_expires ON items(expires) WHERE expires IS NOT NULL;
@@ -81,6 +83,8 @@ enum IndexSchema {
         versionRow.reset()
         if found == 1 {
             try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
+        } else if found == 2 {
+            try IndexMigration.fromVersion2(connection)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

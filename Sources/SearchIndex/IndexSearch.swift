@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSON
 import SQLite
 import TextUtilities
 
@@ -144,7 +145,8 @@ struct IndexSearch {
     /// The columns ``item(from:offset:)`` reads, from `items i`.
     static let itemColumns = """
         i.uid, i.domain_id, i.content_type, i.title, i.keywords, i.description, i.thumbnail, i.web_url, i.rating, i.rating_scale,
-        i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback, i.source, i.owner, i.expires, i.updated
+        i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback, i.source, i.owner, i.expires, i.updated,
+        i.record
         """
 
     static func item(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
@@ -158,6 +160,7 @@ struct IndexSearch {
             address: s.string(o + 14), apps: AppTarget.decodeStored(s.string(o + 15) ?? "[]"), allowsWebFallback: s.int(o + 16) != 0,
             expirationDate: s.optionalDouble(o + 19).map(Date.init(timeIntervalSince1970:)),
             source: SearchableItem.Source(rawValue: s.string(o + 17) ?? "") ?? .pushed, owner: s.string(o + 18),
-            lastUpdated: Date(timeIntervalSince1970: s.double(o + 20)))
+            lastUpdated: Date(timeIntervalSince1970: s.double(o + 20)),
+            record: s.string(o + 21).flatMap { try? JSONParser.parse($0) }.flatMap(RecordReference.init(json:)))
     }
 }

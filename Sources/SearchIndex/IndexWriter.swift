@@ -40,8 +40,8 @@ struct IndexWriter {
         let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer)
         let statement = try connection.statement("""
             INSERT INTO items(uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating, rating_scale,
-                rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
+                rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length, record)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
             RETURNING rowid
             """)
         statement.bind([
@@ -51,7 +51,7 @@ struct IndexWriter {
             SQLiteValue(item.price), SQLiteValue(item.currency), SQLiteValue(item.telephone), SQLiteValue(item.address),
             .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),
             SQLiteValue(item.owner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
-            .real(Ranking.quality(of: item)), .integer(Int64(length)),
+            .real(Ranking.quality(of: item)), .integer(Int64(length)), SQLiteValue(item.record.map { JSONWriter.string($0.json) }),
         ])
         guard try statement.step() else { throw SQLiteError(code: 1, message: "insert returned no row", sql: statement.sql) }
         let rowid = Int64(statement.int(0))

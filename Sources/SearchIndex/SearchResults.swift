@@ -105,7 +105,7 @@ extension SearchHit {
             ("rating", item.rating.map { JSONValue($0) } ?? .null),
             ("price", item.price.map(JSONValue.string) ?? .null),
             ("currency", item.currency.map(JSONValue.string) ?? .null),
-            ("source", .string(item.source.rawValue)),
+            ("source", item.record?.json ?? .string(item.source.rawValue)),
             ("ratingScale", JSONValue(item.ratingScale)),
             ("ratingCount", item.ratingCount.map { JSONValue($0) } ?? .null),
         ])
@@ -143,7 +143,8 @@ extension SearchHit {
             contentDescription: text("description"), thumbnailURL: text("thumbnail"), webURL: text("url"),
             rating: json["rating"]?.doubleValue, ratingScale: json["ratingScale"]?.doubleValue ?? 5, ratingCount: json["ratingCount"]?.intValue,
             price: text("price"), currency: text("currency"), apps: apps,
-            source: text("source").flatMap(SearchableItem.Source.init(rawValue:)) ?? .crawled)
+            source: text("source").flatMap(SearchableItem.Source.init(rawValue:)) ?? .pushed,
+            record: json["source"].flatMap(RecordReference.init(json:)))
         let action = json["action"].flatMap { action -> TapAction? in
             guard let kind = text("type", in: action).flatMap(TapAction.Kind.init(rawValue:)) else { return nil }
             let url = text("url", in: action)

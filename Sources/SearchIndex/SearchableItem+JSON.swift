@@ -36,7 +36,7 @@ extension SearchableItem {
     private static let knownFields: Set<String> = [
         "uniqueIdentifier", "domainIdentifier", "contentType", "title", "contentDescription", "keywords", "thumbnailURL",
         "webURL", "rating", "ratingScale", "ratingCount", "price", "currency", "telephone", "address", "apps",
-        "allowsWebFallback", "expirationDate", "text",
+        "allowsWebFallback", "expirationDate", "text", "source",
     ]
 
     /// Reads one pushed item. Items without `expirationDate` expire a month after `now`.
@@ -83,7 +83,10 @@ extension SearchableItem {
             address: try reader.string("address", maximumBytes: Limits.addressBytes),
             apps: apps, allowsWebFallback: try reader.bool("allowsWebFallback") ?? true,
             bodyText: try reader.string("text", maximumBytes: Limits.textBytes, multiline: true) ?? "",
-            expirationDate: expiration, source: .pushed, owner: owner, lastUpdated: now)
+            expirationDate: expiration, source: .pushed, owner: owner, lastUpdated: now,
+            record: try reader.object["source"].map { value throws(FieldError) in
+                try RecordReference.pushed(try FieldReader(value: value, path: reader.path + ".source"))
+            })
     }
 
     /// A reverse-DNS name (`com.example.people`): ASCII letters, digits, `-`, `_` and dots
@@ -125,6 +128,24 @@ extension SearchableItem {
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback),
             "expirationDate": expirationDate.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) },
         ]))
+    }
+
+    /// The item as a client pushes it (`POST /v1/batches/{name}`), which ``init(pushed:path:owner:now:)``
+    /// reads back whole: the body text as `text`, the record as `source`, and of each app only
+    /// what a pusher may say.
+    public var pushedJSON: JSONValue {
+        var fields = json.objectValue ?? JSONObject([])
+        fields["apps"] = .array(apps.map { app in
+            .object(JSONObject(omittingNils: [
+                "platform": .string(app.platform.rawValue), "appStoreId": app.appStoreID.map(JSONValue.string),
+                "bundleId": app.bundleID.map(JSONValue.string), "package": app.package.map(JSONValue.string),
+                "name": app.name.map(JSONValue.string), "deepLink": app.deepLink.map(JSONValue.string),
+            ]))
+        })
+        fields["ratingScale"] = JSONValue(ratingScale)
+        if !bodyText.isEmpty { fields["text"] = .string(bodyText) }
+        if let record { fields["source"] = record.json }
+        return .object(fields)
     }
 }
 

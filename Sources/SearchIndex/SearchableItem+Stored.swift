@@ -17,6 +17,7 @@ extension SearchableItem {
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback), "bodyText": .string(bodyText),
             "expirationDate": expirationDate.map { JSONValue($0.timeIntervalSince1970) }, "source": .string(source.rawValue),
             "owner": owner.map(JSONValue.string), "lastUpdated": JSONValue(lastUpdated.timeIntervalSince1970),
+            "record": record?.json,
         ]))
     }
 
@@ -36,6 +37,7 @@ extension SearchableItem {
             allowsWebFallback: value["allowsWebFallback"]?.boolValue ?? true, bodyText: value["bodyText"]?.stringValue ?? "",
             expirationDate: value["expirationDate"]?.doubleValue.map(Date.init(timeIntervalSince1970:)), source: source,
             owner: value["owner"]?.stringValue,
-            lastUpdated: Date(timeIntervalSince1970: value["lastUpdated"]?.doubleValue ?? 0))
+            lastUpdated: Date(timeIntervalSince1970: value["lastUpdated"]?.doubleValue ?? 0),
+            record: value["record"].flatMap(RecordReference.init(json:)))
     }
 }

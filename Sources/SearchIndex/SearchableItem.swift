@@ -39,6 +39,8 @@ public struct SearchableItem: Sendable, Hashable {
     /// The API key owner that pushed the item; nil for crawled items.
     public var owner: String?
     public var lastUpdated: Date
+    /// The app-database record the item was made from, for ingested items.
+    public var record: RecordReference?
 
     public init(
         uniqueIdentifier: String, domainIdentifier: String? = nil, contentType: String? = nil, title: String,
@@ -46,7 +48,7 @@ public struct SearchableItem: Sendable, Hashable {
         rating: Double? = nil, ratingScale: Double = 5, ratingCount: Int? = nil, price: String? = nil, currency: String? = nil,
         telephone: String? = nil, address: String? = nil, apps: [AppTarget] = [], allowsWebFallback: Bool = true,
         bodyText: String = "", expirationDate: Date? = nil, source: Source = .pushed, owner: String? = nil,
-        lastUpdated: Date = Date()
+        lastUpdated: Date = Date(), record: RecordReference? = nil
     ) {
         self.uniqueIdentifier = uniqueIdentifier
         self.domainIdentifier = domainIdentifier
@@ -70,6 +72,7 @@ public struct SearchableItem: Sendable, Hashable {
         self.source = source
         self.owner = owner
         self.lastUpdated = lastUpdated
+        self.record = record
     }
 
     /// The host of ``webURL``, lower case.

@@ -70,6 +70,12 @@ public enum OpenAPIDocument {
                 ("parameters", .array([pathParameter("domainIdentifier", "Reverse-DNS, under the key's domain (com.example.people).")])),
                 ("responses", responses(ok: object(["deleted": integer]), errors: ["401", "403"])),
             ]))]),
+            ("/v1/items/{id}/source", ["get": .object(JSONObject([
+                ("summary", "The app-database record an ingested item came from (source, entity, key), for the item's owner; with the record's attributes and relations when its database is on the server."),
+                ("security", security),
+                ("parameters", .array([pathParameter("id", "The item's uniqueIdentifier.")])),
+                ("responses", responses(ok: object(["id": string, "source": ref("RecordReference"), "record": ["type": "object"]]), errors: ["401", "404"])),
+            ]))]),
             ("/v1/batches/{name}", [
                 "get": .object(JSONObject([
                     ("summary", "The client state last committed with this batch name (null if none)."),
@@ -132,7 +138,12 @@ public enum OpenAPIDocument {
                     "apps": ["type": "array", "items": ref("App"), "maxItems": .number(String(Limits.apps))], "allowsWebFallback": boolean,
                     "expirationDate": ["type": "string", "format": "date-time", "description": "At most ten years ahead; a month by default."],
                     "text": text(Limits.textBytes),
+                    "source": ref("RecordReference"),
                 ], required: ["uniqueIdentifier", "title"])),
+                "RecordReference": closed(object([
+                    "name": text(RecordReference.Limits.nameBytes), "entity": text(RecordReference.Limits.entityBytes),
+                    "key": text(RecordReference.Limits.keyBytes),
+                ], required: ["name", "entity", "key"])),
                 "Activity": closed(object([
                     "activityType": text(256), "title": text(Limits.titleBytes), "webpageURL": url,
                     "keywords": ["type": "array", "items": text(Limits.keywordBytes), "maxItems": .number(String(Limits.keywords))],
@@ -143,7 +154,9 @@ public enum OpenAPIDocument {
                     "id": string, "url": nullableString, "title": string, "description": nullableString, "domain": nullableString,
                     "thumbnail": nullableString, "score": number, "apps": ["type": "array", "items": ref("App")],
                     "action": object(["type": ["type": "string", "enum": ["open-app", "open-web", "install-app"]], "url": nullableString]),
-                    "source": ["type": "string", "enum": ["crawled", "pushed", "activity"]], "snippet": string,
+                    "source": ["description": "How the item came: crawled, pushed or activity; for an item ingested from an app database, the record it was made from.",
+                               "oneOf": [["type": "string", "enum": ["crawled", "pushed", "activity"]], ref("RecordReference")]],
+                    "snippet": string,
                 ]),
                 "SearchResponse": object([
                     "query": string, "results": ["type": "array", "items": ref("SearchResult")], "matchedAnyWord": boolean,

@@ -6,6 +6,7 @@ import TextUtilities
 enum Route {
     case health, metrics, openAPI, search
     case pushItems, deleteItems
+    case itemSource(String)
     case deleteDomain(String)
     case readBatch(String), commitBatch(String)
     case reportActivity, recordEngagement
@@ -13,7 +14,7 @@ enum Route {
     /// Every path the API answers, with its methods (the OpenAPI document lists the same).
     static let table: [(path: String, methods: [String])] = [
         ("/healthz", ["GET"]), ("/metrics", ["GET"]), ("/v1/openapi.json", ["GET"]), ("/v1/search", ["GET"]),
-        ("/v1/items", ["POST", "DELETE"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
+        ("/v1/items", ["POST", "DELETE"]), ("/v1/items/{id}/source", ["GET"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
         ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]),
     ]
 
@@ -44,6 +45,8 @@ enum Route {
         default:
             if segments.count == 3, segments[0] == "v1", segments[1] == "domains" {
                 self = try only(["DELETE"], .deleteDomain(try decoded(segments[2])))
+            } else if segments.count == 4, segments[0] == "v1", segments[1] == "items", segments[3] == "source" {
+                self = try only(["GET"], .itemSource(try decoded(segments[2])))
             } else if segments.count == 3, segments[0] == "v1", segments[1] == "batches" {
                 let name = try decoded(segments[2])
                 switch method {
@@ -61,7 +64,7 @@ enum Route {
     var needsKey: Bool {
         switch self {
         case .health, .metrics, .openAPI, .search: false
-        case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement: true
+        case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement, .itemSource: true
         }
     }
 
@@ -69,7 +72,7 @@ enum Route {
     var takesBody: Bool {
         switch self {
         case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement: true
-        case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch: false
+        case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch, .itemSource: false
         }
     }
 
@@ -81,6 +84,7 @@ enum Route {
         case .openAPI: "/v1/openapi.json"
         case .search: "/v1/search"
         case .pushItems, .deleteItems: "/v1/items"
+        case .itemSource: "/v1/items/{id}/source"
         case .deleteDomain: "/v1/domains/{domainIdentifier}"
         case .readBatch, .commitBatch: "/v1/batches/{name}"
         case .reportActivity: "/v1/activities"
@@ -97,6 +101,7 @@ enum Route {
         case .pushItems: try service.pushItems(request)
         case .deleteItems: try service.deleteItems(request)
         case .deleteDomain(let domain): try service.deleteDomain(request, domain)
+        case .itemSource(let id): try service.itemSource(request, id)
         case .readBatch(let name): try service.readBatch(request, name)
         case .commitBatch(let name): try service.commitBatch(request, name)
         case .reportActivity: try service.reportActivity(request)

@@ -47,6 +47,9 @@ public final class SearchService: Sendable {
         /// behind its change log than this.
         public var maximumLag: TimeInterval = 5
         public var clock: @Sendable () -> Date = { Date() }
+        /// Reads the record behind an ingested item when its source database is on this
+        /// machine (`serve` sets it from the data folder's ingest state); nil otherwise.
+        public var recordResolver: (@Sendable (RecordReference) throws -> JSONValue?)?
 
         public init(indexPath: String) {
             self.indexPath = indexPath
@@ -303,6 +306,19 @@ public final class SearchService: Sendable {
         var batch = SearchIndex.Batch(deleteDomains: [domainIdentifier])
         batch.owner = key.owner
         return .json(["deleted": JSONValue(try write { try $0.commit(batch, now: configuration.clock()) }.deleted)])
+    }
+
+    // MARK: sources
+
+    /// The app record an ingested item came from, for the item's owner only: anyone else
+    /// gets the same 404 as for an item that does not exist.
+    func itemSource(_ request: HTTPServerRequest, _ id: String) throws -> HTTPServerResponse {
+        let key = try authenticate(request)
+        guard let item = try items.item(identifier: id), item.owner == key.owner else { throw APIError.notFound("no item '\(id)' of yours") }
+        guard let record = item.record else { throw APIError.notFound("item '\(id)' was not ingested from an app database") }
+        var fields: [(String, JSONValue)] = [("id", .string(id)), ("source", record.json)]
+        if let resolved = try configuration.recordResolver?(record) { fields.append(("record", resolved)) }
+        return .json(.object(JSONObject(fields)))
     }
 
     // MARK: batches

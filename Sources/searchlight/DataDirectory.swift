@@ -16,6 +16,8 @@ struct DataDirectory {
     }
 
     var indexPath: String { (path as NSString).appendingPathComponent("index.sqlite") }
+    /// What `ingest` remembers of each source between runs (``IngestState``).
+    var ingestPath: String { (path as NSString).appendingPathComponent("ingest.sqlite") }
     /// Keys and activity reports: the service's own file.
     var servicePath: String { (path as NSString).appendingPathComponent("service.sqlite") }
 

@@ -17,7 +17,7 @@ enum Searchlight {
             """,
         subcommands: [
             CrawlCommand.self, SearchCommand.self, StatusCommand.self, ServeCommand.self, KeysCommand.self, IndexCommand.self, ExtractCommand.self,
-            ValidateCommand.self, DemoCommand.self,
+            ValidateCommand.self, IngestCommand.self, ResolveCommand.self, DemoCommand.self,
         ],
         examples: ["searchlight extract page.html --base-url https://recipes.example/tart"])
 

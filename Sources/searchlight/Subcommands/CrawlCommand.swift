@@ -1,6 +1,7 @@
 import Crawl
 import Fetch
 import Foundation
+import Ingest
 import Glibc
 import JSON
 import Synchronization
@@ -48,6 +49,7 @@ struct CrawlCommand: Command {
             Option.keepTrackingParameters,
             Option.noSitemaps,
             Option.noWarc,
+            Option.mapping,
             Option.json,
             StoreOption.option,
             Option.lease,
@@ -104,6 +106,13 @@ struct CrawlCommand: Command {
         configuration.keepsTrackingParameters = arguments.flag(Option.keepTrackingParameters)
         configuration.readsSitemaps = !arguments.flag(Option.noSitemaps)
         configuration.writesWARC = !arguments.flag(Option.noWarc)
+        if let file = arguments.value(Option.mapping) {
+            do {
+                configuration.mappings = try MappingFile.load(path: file)
+            } catch {
+                throw UsageError("--mapping \(error)")
+            }
+        }
         self.configuration = configuration
         store = try StoreOption(arguments)
         leaseSeconds = try arguments.duration(Option.lease, in: 2...3600) ?? 60
@@ -175,6 +184,8 @@ extension CrawlCommand {
         static let noSitemaps = OptionSpec.flag("--no-sitemaps", help: "Do not read sitemaps.")
         static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
         static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
+        static let mapping = OptionSpec.value(
+            "--mapping", "file", help: "Templates for pages' schema.org objects ({\"entity\": \"Recipe\", \"titlePattern\": \"{#name#} by {#author.name#}\"…}).")
         static let lease = OptionSpec.value(
             "--lease", "duration", help: "With --store: how long a host or URL this worker claimed stays its own without a word from it\n"
                 + "(default 60s); a killed worker's work goes to the others after this.")

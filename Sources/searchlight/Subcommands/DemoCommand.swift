@@ -85,6 +85,7 @@ struct DemoCommand: Command {
                                                           installed: Set(search.installed), snippets: true))
             Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
+        try ingestDemoApp(folder: folder)
         if serve {
             // The demo web keeps running too, so the results' pictures load in the page.
             Console.writeLine("\n$ searchlight serve --data \(folder)")
@@ -97,6 +98,30 @@ struct DemoCommand: Command {
 }
 
 extension DemoCommand {
+    /// The app-database half of the demo, WACoreDataSpotlight's `pod try` searches: an HR
+    /// app's Core Data store ingested through its mapping, searched for "Marian Paul" and
+    /// "employee", and the first result resolved back to its record.
+    func ingestDemoApp(folder: String) throws {
+        let store = (folder as NSString).appendingPathComponent("HR.sqlite")
+        if !FileManager.default.fileExists(atPath: store) { try DemoApps.makeHRStore(at: store) }
+        let ingest = ["HR.sqlite", "--mapping", DemoApps.hrMapping.path, "--model", DemoApps.hrModel.path, "--data", folder]
+        Console.writeLine("\n$ searchlight ingest " + (["\(folder)/HR.sqlite", "--mapping", "hr-mapping.json", "--model", "HR.xcdatamodeld"]).joined(separator: " "))
+        var arguments = ingest
+        arguments[0] = store
+        try IngestCommand(arguments: try ParsedArguments(arguments[...], spec: IngestCommand.spec)).run()
+        let index = try SearchIndex(path: DataDirectory(path: folder).indexPath, mode: .existing)
+        var first: String?
+        for query in ["Marian Paul", "employee"] {
+            Console.writeLine("\n$ searchlight search \"\(query)\"")
+            let response = try index.search(SearchRequest(query, limit: 3, platform: .ios, installed: [], snippets: true))
+            if first == nil { first = response.hits.first?.item.uniqueIdentifier }
+            Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
+        }
+        guard let first else { return }
+        Console.writeLine("\n$ searchlight resolve \(first)")
+        try ResolveCommand(arguments: try ParsedArguments([first, "--data", folder][...], spec: ResolveCommand.spec)).run()
+    }
+
     /// The options this command reads.
     enum Option {
         static let data = OptionSpec.value("--data", "dir", help: "Keep the demo's data folder here (default: a temporary folder, removed after).")

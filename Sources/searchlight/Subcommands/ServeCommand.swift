@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 import HTTPServer
 import JSON
 import PostgresStore
@@ -96,6 +97,11 @@ struct ServeCommand: Command {
         configuration.cacheRefreshInterval = TimeInterval(refreshSeconds)
         configuration.cacheBytes = cacheMegabytes << 20
         configuration.maximumLag = maximumLag
+        let data = self.data
+        configuration.recordResolver = { reference in
+            // Items ingested elsewhere (pushed with `ingest --server`) answer with their reference only.
+            try? RecordLookup.record(reference, data: data).record.json
+        }
         let service: SearchService
         var follower: LogFollower?
         if let shared = try store.open() {

@@ -1,0 +1,11 @@
+/// Why a record did not become an item (counted in the run report, never silent).
+public enum IngestSkip: String, Sendable, Hashable, CaseIterable {
+    /// `uniqueIdentifierPattern` came out empty (its values are missing).
+    case emptyIdentifier = "empty-identifier"
+    /// The title came out empty.
+    case emptyTitle = "empty-title"
+    /// Another record of the source already made an item with this identifier.
+    case duplicateIdentifier = "duplicate-identifier"
+    /// A value an item cannot hold (a URL that is not http(s), a rating out of range…).
+    case invalidItem = "invalid-item"
+}

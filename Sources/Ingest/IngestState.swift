@@ -1,0 +1,290 @@
+import FoundationEssentials
+import SQLite
+
+/// What ingest remembers between runs, in `ingest.sqlite` (this type owns its schema):
+///
+/// - `sources`: each source's database, model and mapping paths (for `resolve`), the
+///   mapping's digest, and the token of the last batch the index took (its client state).
+/// - `records`: per tracked row its version (`Z_OPT`, or a hash of a plain table's
+///   columns) and the keys in the columns other records' to-many relationships follow,
+///   as they were: after a change or delete they say which items used to include the row.
+/// - `pairs`: the rows of many-to-many join tables, to see links come and go.
+/// - `items`: which item each mapped row made, with a digest of its content, so an
+///   unchanged item is not written again and a deleted row's item is found.
+/// - `pending`: the item changes of the batch being sent, written before it is sent; a
+///   run killed after the index took the batch applies them on its next start, one killed
+///   before drops them (the batch's client state says which happened).
+///
+/// Record versions are written only when a run ends: a run killed half-way is repeated,
+/// and item digests make the repeat write nothing the index already has.
+public final class IngestState {
+    let connection: SQLiteConnection
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS sources(
+            name TEXT PRIMARY KEY, database TEXT NOT NULL, model TEXT, mapping TEXT NOT NULL, digest TEXT NOT NULL,
+            token INTEGER NOT NULL DEFAULT 0, finished REAL);
+        CREATE TABLE IF NOT EXISTS records(
+            source TEXT NOT NULL, tbl TEXT NOT NULL, key NOT NULL, version INTEGER NOT NULL, links TEXT,
+            PRIMARY KEY(source, tbl, key)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS pairs(
+            source TEXT NOT NULL, name TEXT NOT NULL, a NOT NULL, b NOT NULL, PRIMARY KEY(source, name, a, b)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS items(
+            source TEXT NOT NULL, tbl TEXT NOT NULL, key NOT NULL, item TEXT NOT NULL, digest INTEGER NOT NULL,
+            PRIMARY KEY(source, tbl, key)) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS items_by_id ON items(source, item);
+        CREATE TABLE IF NOT EXISTS pending(
+            source TEXT NOT NULL, token INTEGER NOT NULL, tbl TEXT NOT NULL, key NOT NULL, item TEXT, digest INTEGER);
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+        """
+
+    public init(path: String) throws {
+        connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        try connection.execute(Self.schema)
+        let version = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
+        guard try version.step(), version.string(0) == "1" else { throw SQLiteError(code: 26, message: "\(path): not an ingest state of version 1") }
+        version.reset()
+    }
+
+    // MARK: sources
+
+    public struct Source: Sendable {
+        public var name: String
+        public var database: String
+        public var model: String?
+        public var mapping: String
+        public var digest: String
+        public var token: Int64
+        public var finished: Date?
+    }
+
+    public func source(_ name: String) throws -> Source? {
+        let statement = try connection.statement("SELECT name, database, model, mapping, digest, token, finished FROM sources WHERE name = ?")
+        statement.bind(1, name)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return Source(
+            name: statement.string(0) ?? name, database: statement.string(1) ?? "", model: statement.string(2), mapping: statement.string(3) ?? "",
+            digest: statement.string(4) ?? "", token: statement.int64(5), finished: statement.optionalDouble(6).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// Records where a source's files are; keeps its token and digest.
+    public func register(name: String, database: String, model: String?, mapping: String) throws {
+        try connection.statement("""
+            INSERT INTO sources(name, database, model, mapping, digest) VALUES(?, ?, ?, ?, '')
+            ON CONFLICT(name) DO UPDATE SET database = excluded.database, model = excluded.model, mapping = excluded.mapping
+            """).run([.text(name), .text(database), SQLiteValue(model), .text(mapping)])
+    }
+
+    // MARK: records
+
+    public struct Version: Sendable, Equatable {
+        public var version: Int64
+        public var links: [RecordKey?]
+    }
+
+    /// The versions stored for a table's rows.
+    func versions(source: String, table: String) throws -> [RecordKey: Version] {
+        let statement = try connection.prepare("SELECT key, version, links FROM records WHERE source = ? AND tbl = ?")
+        statement.bind([.text(source), .text(table)])
+        var result: [RecordKey: Version] = [:]
+        while try statement.step() {
+            guard let key = RecordKey.read(statement, 0) else { continue }
+            result[key] = Version(version: statement.int64(1), links: Self.decodeLinks(statement.string(2)))
+        }
+        return result
+    }
+
+    public func hasRecords(source: String) throws -> Bool {
+        let statement = try connection.statement("SELECT 1 FROM records WHERE source = ? LIMIT 1")
+        statement.bind(1, source)
+        defer { statement.reset() }
+        return try statement.step()
+    }
+
+    static func encodeLinks(_ links: [RecordKey?]) -> String? {
+        guard !links.isEmpty else { return nil }
+        return links.map { key in
+            switch key {
+            case .integer(let value): "i" + String(value)
+            case .text(let value): "t" + value
+            case nil: "-"
+            }
+        }.joined(separator: "\u{1F}")
+    }
+
+    static func decodeLinks(_ text: String?) -> [RecordKey?] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.split(separator: "\u{1F}", omittingEmptySubsequences: false).map { part -> RecordKey? in
+            switch part.first {
+            case "i": Int64(part.dropFirst()).map(RecordKey.integer)
+            case "t": .text(String(part.dropFirst()))
+            default: nil
+            }
+        }
+    }
+
+    // MARK: pairs
+
+    public struct Pair: Sendable, Hashable {
+        public var a: RecordKey
+        public var b: RecordKey
+    }
+
+    func pairs(source: String, name: String) throws -> Set<Pair> {
+        let statement = try connection.prepare("SELECT a, b FROM pairs WHERE source = ? AND name = ?")
+        statement.bind([.text(source), .text(name)])
+        var result = Set<Pair>()
+        while try statement.step() {
+            if let a = RecordKey.read(statement, 0), let b = RecordKey.read(statement, 1) { result.insert(Pair(a: a, b: b)) }
+        }
+        return result
+    }
+
+    // MARK: items
+
+    public struct ItemEntry: Sendable, Equatable {
+        public var identifier: String
+        public var digest: Int64
+    }
+
+    func item(source: String, table: String, key: RecordKey) throws -> ItemEntry? {
+        let statement = try connection.statement("SELECT item, digest FROM items WHERE source = ? AND tbl = ? AND key = ?")
+        statement.bind([.text(source), .text(table), key.sqlite])
+        defer { statement.reset() }
+        guard try statement.step(), let identifier = statement.string(0) else { return nil }
+        return ItemEntry(identifier: identifier, digest: statement.int64(1))
+    }
+
+    func items(source: String, table: String) throws -> [RecordKey: ItemEntry] {
+        let statement = try connection.prepare("SELECT key, item, digest FROM items WHERE source = ? AND tbl = ?")
+        statement.bind([.text(source), .text(table)])
+        var result: [RecordKey: ItemEntry] = [:]
+        while try statement.step() {
+            if let key = RecordKey.read(statement, 0), let identifier = statement.string(1) {
+                result[key] = ItemEntry(identifier: identifier, digest: statement.int64(2))
+            }
+        }
+        return result
+    }
+
+    /// The row that made the item `identifier`, if any.
+    func holder(source: String, identifier: String) throws -> (table: String, key: RecordKey)? {
+        let statement = try connection.statement("SELECT tbl, key FROM items WHERE source = ? AND item = ? LIMIT 1")
+        statement.bind([.text(source), .text(identifier)])
+        defer { statement.reset() }
+        guard try statement.step(), let table = statement.string(0), let key = RecordKey.read(statement, 1) else { return nil }
+        return (table, key)
+    }
+
+    public func itemCount(source: String) throws -> Int {
+        let statement = try connection.statement("SELECT count(*) FROM items WHERE source = ?")
+        statement.bind(1, source)
+        defer { statement.reset() }
+        return try statement.step() ? statement.int(0) : 0
+    }
+
+    // MARK: batches
+
+    /// One row's item after a batch: its identifier and digest, or nil when it has none.
+    public struct ItemChange: Sendable {
+        public var table: String
+        public var key: RecordKey
+        public var entry: ItemEntry?
+    }
+
+    /// Writes a batch's item changes before the batch is sent.
+    func stage(source: String, token: Int64, changes: [ItemChange]) throws {
+        try connection.transaction {
+            try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
+            let insert = try connection.statement("INSERT INTO pending(source, token, tbl, key, item, digest) VALUES(?, ?, ?, ?, ?, ?)")
+            for change in changes {
+                insert.reset()
+                try insert.run([.text(source), .integer(token), .text(change.table), change.key.sqlite, SQLiteValue(change.entry?.identifier),
+                                change.entry.map { .integer($0.digest) } ?? .null])
+            }
+        }
+    }
+
+    /// The token of a staged batch, if one is waiting.
+    func pendingToken(source: String) throws -> Int64? {
+        let statement = try connection.statement("SELECT token FROM pending WHERE source = ? LIMIT 1")
+        statement.bind(1, source)
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(0) : nil
+    }
+
+    /// The index took the staged batch: its changes become the items, its token the source's.
+    func applyPending(source: String) throws {
+        try connection.transaction {
+            guard let token = try pendingToken(source: source) else { return }
+            try connection.statement("""
+                DELETE FROM items WHERE source = ?1 AND (tbl, key) IN (SELECT tbl, key FROM pending WHERE source = ?1)
+                """).run([.text(source)])
+            try connection.statement("""
+                INSERT INTO items(source, tbl, key, item, digest)
+                SELECT source, tbl, key, item, digest FROM pending WHERE source = ? AND item IS NOT NULL
+                """).run([.text(source)])
+            try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
+            try connection.statement("UPDATE sources SET token = ? WHERE name = ?").run([.integer(token), .text(source)])
+        }
+    }
+
+    func discardPending(source: String) throws {
+        try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
+    }
+
+    /// Forgets which items the source made (the index no longer has them as we knew).
+    func forgetItems(source: String, token: Int64) throws {
+        try connection.transaction {
+            try connection.statement("DELETE FROM items WHERE source = ?").run([.text(source)])
+            try connection.statement("DELETE FROM records WHERE source = ?").run([.text(source)])
+            try connection.statement("DELETE FROM pairs WHERE source = ?").run([.text(source)])
+            try connection.statement("UPDATE sources SET token = ?, digest = '' WHERE name = ?").run([.integer(token), .text(source)])
+        }
+    }
+
+    /// What a run saw, written when it ends: the rows' versions, the join tables' pairs and
+    /// the mapping digest the items were made with.
+    struct Outcome {
+        var versions: [String: [RecordKey: Version?]] = [:]
+        var addedPairs: [String: [Pair]] = [:]
+        var removedPairs: [String: [Pair]] = [:]
+    }
+
+    func finish(source: String, digest: String, outcome: Outcome, now: Date) throws {
+        try connection.transaction {
+            let upsert = try connection.statement("INSERT OR REPLACE INTO records(source, tbl, key, version, links) VALUES(?, ?, ?, ?, ?)")
+            let delete = try connection.statement("DELETE FROM records WHERE source = ? AND tbl = ? AND key = ?")
+            for (table, rows) in outcome.versions {
+                for (key, version) in rows {
+                    if let version {
+                        upsert.reset()
+                        try upsert.run([.text(source), .text(table), key.sqlite, .integer(version.version), SQLiteValue(Self.encodeLinks(version.links))])
+                    } else {
+                        delete.reset()
+                        try delete.run([.text(source), .text(table), key.sqlite])
+                    }
+                }
+            }
+            let addPair = try connection.statement("INSERT OR IGNORE INTO pairs(source, name, a, b) VALUES(?, ?, ?, ?)")
+            let removePair = try connection.statement("DELETE FROM pairs WHERE source = ? AND name = ? AND a = ? AND b = ?")
+            for (name, pairs) in outcome.addedPairs {
+                for pair in pairs {
+                    addPair.reset()
+                    try addPair.run([.text(source), .text(name), pair.a.sqlite, pair.b.sqlite])
+                }
+            }
+            for (name, pairs) in outcome.removedPairs {
+                for pair in pairs {
+                    removePair.reset()
+                    try removePair.run([.text(source), .text(name), pair.a.sqlite, pair.b.sqlite])
+                }
+            }
+            try connection.statement("UPDATE sources SET digest = ?, finished = ? WHERE name = ?")
+                .run([.text(digest), .real(now.timeIntervalSince1970), .text(source)])
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import FoundationEssentials
+import JSON
+import SearchIndex
+
+/// One source's ingest: finds what changed since the last run, renders the affected
+/// records' items through their mappings, and sends them in batches with client state.
+///
+/// Changes are found by one scan per tracked table of each row's version (`Z_OPT`, or a
+/// hash of a plain table's columns) against the versions kept in ``IngestState``. An item
+/// is rendered again when its own row changed, and when a record its key paths read did:
+/// from each changed, new or deleted row the key paths are walked backwards (to-one
+/// columns pointing at it; the old and new owners of a member; join-table partners) to the
+/// mapped rows that read it. Past ``fullRenderShare`` of the rows every mapped record is
+/// rendered instead; either way an item whose content digest is unchanged is not written.
+public final class Ingestor {
+    public let database: SourceDatabase
+    public let mappings: MappingSet
+    let bound: [BoundMapping]
+    let state: IngestState
+    let sink: any IngestSink
+    let plan: IngestPlan
+    /// Where items go as whose: nil for the operator (local index).
+    public var owner: String?
+    /// Past this share of changed rows, every mapped record is rendered.
+    static let fullRenderShare = 0.2
+    static let examplesKept = 5
+
+    public init(database: SourceDatabase, mappings: MappingSet, bound: [BoundMapping], state: IngestState, sink: any IngestSink) {
+        self.database = database
+        self.mappings = mappings
+        self.bound = bound
+        self.state = state
+        self.sink = sink
+        plan = IngestPlan(mappings: bound, schema: database.schema)
+    }
+
+    /// The batch name under which the index keeps this source's client state.
+    public var batchName: String { "ingest-" + mappings.source }
+
+    public func run(now: @escaping () -> Date = Date.init) throws -> IngestReport {
+        let started = Date()
+        var report = IngestReport(source: mappings.source)
+        database.refresh()
+        let source = mappings.source
+        var token = try recover(&report)
+        let stored = try state.source(source)
+        let hasRecords = try state.hasRecords(source: source)
+        let full = report.resynchronised || stored?.digest != mappings.digest || !hasRecords
+        let changes = try scanChanges(full: full)
+        report.scannedRows = changes.scannedRows
+        report.changedRows = changes.changedRows
+        let renderAll = full || Double(changes.changedRows) > Self.fullRenderShare * Double(max(changes.scannedRows, 1))
+        report.full = renderAll
+        var batch = Batch()
+        let flush = { [self] (batch: inout Batch, report: inout IngestReport) throws in
+            guard !batch.isEmpty else { return }
+            let next = token + 1
+            try state.stage(source: source, token: next, changes: batch.changes)
+            try sink.commit(upserts: batch.upserts, deletions: batch.deletions, name: batchName, expected: token == 0 ? nil : String(token),
+                            state: String(next))
+            try state.applyPending(source: source)
+            token = next
+            report.batches += 1
+            batch = Batch()
+        }
+        var claimed: [String: RecordSpot] = [:]
+        for table in plan.mappedTables {
+            if renderAll {
+                var previous = try state.items(source: source, table: table)
+                try database.scan(table: table) { row in
+                    let old = previous.removeValue(forKey: row.key)
+                    try consider(row: row, table: table, key: row.key, old: old, checkHolder: false, claimed: &claimed, batch: &batch, report: &report, now: now())
+                    if batch.count >= sink.batchLimit { try flush(&batch, &report) }
+                }
+                for (key, old) in previous {
+                    try consider(row: nil, table: table, key: key, old: old, checkHolder: false, claimed: &claimed, batch: &batch, report: &report, now: now())
+                    if batch.count >= sink.batchLimit { try flush(&batch, &report) }
+                }
+            } else {
+                for key in try affectedRoots(table: table, changes: changes).sorted() {
+                    let row = try database.row(table: table, key: key)
+                    let old = try state.item(source: source, table: table, key: key)
+                    try consider(row: row, table: table, key: key, old: old, checkHolder: true, claimed: &claimed, batch: &batch, report: &report, now: now())
+                    if batch.count >= sink.batchLimit { try flush(&batch, &report) }
+                }
+            }
+        }
+        try flush(&batch, &report)
+        try state.finish(source: source, digest: mappings.digest, outcome: changes.outcome, now: now())
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    struct RecordSpot: Equatable {
+        var table: String
+        var key: RecordKey
+    }
+
+    struct Batch {
+        var upserts: [SearchableItem] = []
+        var deletions: [String] = []
+        var changes: [IngestState.ItemChange] = []
+        var count: Int { upserts.count + deletions.count }
+        var isEmpty: Bool { changes.isEmpty && count == 0 }
+    }
+
+    /// Settles a batch a killed run left staged, and checks that the index holds what the
+    /// state says it does; returns the token of the last batch the index took.
+    private func recover(_ report: inout IngestReport) throws -> Int64 {
+        let source = mappings.source
+        let indexed = try sink.clientState(batchName).flatMap { Int64($0) }
+        if let pending = try state.pendingToken(source: source) {
+            if indexed == pending { try state.applyPending(source: source) } else { try state.discardPending(source: source) }
+        }
+        let stored = try state.source(source)?.token ?? 0
+        if (indexed ?? 0) != stored {
+            // The index was replaced, or another state wrote this batch name: what the
+            // index holds is unknown, so every item is written again.
+            try state.forgetItems(source: source, token: indexed ?? 0)
+            report.resynchronised = true
+        }
+        return indexed ?? 0
+    }
+
+    /// Decides one mapped row: render it and queue an upsert if its item is new or changed,
+    /// queue the old item's deletion if the row is gone or its item went or was renamed.
+    private func consider(
+        row: SourceDatabase.Row?, table: String, key: RecordKey, old: IngestState.ItemEntry?, checkHolder: Bool,
+        claimed: inout [String: RecordSpot], batch: inout Batch, report: inout IngestReport, now: Date
+    ) throws {
+        let spot = RecordSpot(table: table, key: key)
+        func drop() {
+            guard let old else { return }
+            batch.deletions.append(old.identifier)
+            batch.changes.append(IngestState.ItemChange(table: table, key: key, entry: nil))
+            report.deleted += 1
+        }
+        guard let row, let mapping = bound.first(where: { $0.mapping.entity == mappings.mapping(for: row.entity, parent: database.schema.parent)?.entity })
+        else { return drop() }
+        let record = RecordReference(name: mappings.source, entity: row.entity, key: key.description)
+        let outcome = try ItemRenderer.render(mapping.mapping, record: record, now: now) { path in
+            guard let resolved = mapping.paths[path] else { return nil }
+            return try database.text(of: resolved, from: row)
+        }
+        switch outcome {
+        case .skipped(let reason, let detail):
+            report.skipped[reason, default: 0] += 1
+            if report.skipExamples.count < Self.examplesKept {
+                report.skipExamples.append("\(row.entity) \(key): \(reason.rawValue)" + (detail.map { " (\($0))" } ?? ""))
+            }
+            drop()
+        case .item(var item):
+            item.owner = owner
+            let identifier = item.uniqueIdentifier
+            if let holder = claimed[identifier], holder != spot {
+                noteDuplicate(row: row, key: key, identifier: identifier, report: &report)
+                return drop()
+            }
+            if checkHolder, old?.identifier != identifier, let holder = try state.holder(source: mappings.source, identifier: identifier),
+                RecordSpot(table: holder.table, key: holder.key) != spot
+            {
+                noteDuplicate(row: row, key: key, identifier: identifier, report: &report)
+                return drop()
+            }
+            claimed[identifier] = spot
+            var digest = FNV1a()
+            digest.add(JSONWriter.string(item.pushedJSON))
+            if let old, old.identifier == identifier, old.digest == digest.signed {
+                report.unchanged += 1
+                return
+            }
+            if let old, old.identifier != identifier { batch.deletions.append(old.identifier) }
+            batch.upserts.append(item)
+            batch.changes.append(IngestState.ItemChange(table: table, key: key, entry: IngestState.ItemEntry(identifier: identifier, digest: digest.signed)))
+            if old == nil { report.created += 1 } else { report.updated += 1 }
+        }
+    }
+
+    private func noteDuplicate(row: SourceDatabase.Row, key: RecordKey, identifier: String, report: inout IngestReport) {
+        report.skipped[.duplicateIdentifier, default: 0] += 1
+        if report.skipExamples.count < Self.examplesKept {
+            report.skipExamples.append("\(row.entity) \(key): duplicate-identifier (\(identifier) is another record's)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import JSON
+
+/// The record behind an ingested item, as `objectFromUserActivity` gives an app: its
+/// source, entity and key, its attributes, and the keys of the records it relates to.
+public struct ResolvedRecord: Sendable {
+    public var source: String
+    public var entity: String
+    public var key: String
+    /// Attribute name → value, in name order.
+    public var attributes: [(name: String, value: RecordValue, type: DataModel.AttributeType?)]
+    /// Relationship name → the related entity and keys (at most ``relatedLimit``), in name order.
+    public var relationships: [(name: String, entity: String, keys: [String], toMany: Bool)]
+
+    public static let relatedLimit = 1000
+
+    /// Reads the record `key` of `entity`; nil when the source has no such record (deleted).
+    public init?(database: SourceDatabase, source: String, entity: String, key: String) throws {
+        guard let found = database.schema.entities[entity] else { return nil }
+        let isInteger = database.schema.tables[found.table].map { _ in Int64(key) != nil } ?? false
+        guard let row = try database.row(table: found.table, key: RecordKey(key, integer: isInteger) ) ?? database.row(table: found.table, key: .text(key))
+        else { return nil }
+        self.source = source
+        self.entity = row.entity
+        self.key = key
+        let described = database.schema.entities[row.entity] ?? found
+        attributes = described.attributes.keys.sorted().compactMap { name in
+            guard let column = described.attributes[name], let index = database.columnIndex(column, in: row.table) else { return nil }
+            return (name, row.values[index], described.types[name])
+        }
+        var related: [(String, String, [String], Bool)] = []
+        for name in described.relationships.keys.sorted() {
+            guard let link = described.relationships[name] else { continue }
+            let keys: [RecordKey] = link.isToMany ? try database.members(link, owner: row.key) : try database.target(of: row, link).map { [$0] } ?? []
+            related.append((name, link.destination, keys.prefix(Self.relatedLimit).map(\.description), link.isToMany))
+        }
+        relationships = related.map { (name: $0.0, entity: $0.1, keys: $0.2, toMany: $0.3) }
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([
+            ("source", .string(source)), ("entity", .string(entity)), ("key", .string(key)),
+            ("attributes", .object(JSONObject(attributes.map { attribute in
+                (attribute.name, Self.value(attribute.value, type: attribute.type))
+            }))),
+            ("relationships", .object(JSONObject(relationships.map { relationship in
+                (relationship.name, .object(JSONObject([
+                    ("entity", .string(relationship.entity)), ("toMany", .bool(relationship.toMany)),
+                    ("keys", .array(relationship.keys.map(JSONValue.string))),
+                ])))
+            }))),
+        ]))
+    }
+
+    public static func value(_ value: RecordValue, type: DataModel.AttributeType?) -> JSONValue {
+        switch value {
+        case .null: return .null
+        case .blob(let count): return .object(JSONObject([("bytes", JSONValue(count))]))
+        case .text(let text): return .string(text)
+        case .integer(let number):
+            if type == .boolean { return .bool(number != 0) }
+            if type == .date { return value.text(as: type).map(JSONValue.string) ?? .null }
+            return JSONValue(Int(number))
+        case .real(let number):
+            if type == .date { return value.text(as: type).map(JSONValue.string) ?? .null }
+            return number.isFinite ? JSONValue(number) : .null
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// Evaluating a resolved key path from a record, as key-value coding would: to-one
+/// relationships lead to one record, to-many ones to their members (a value read through
+/// them is the members' values joined with ", "), and an aggregate reduces the members.
+extension SourceDatabase {
+    /// The text a template inserts for `path` read from `root`; nil when there is no value.
+    public func text(of path: ResolvedPath, from root: Row) throws -> String? {
+        var rows = [root]
+        for (index, hop) in path.hops.enumerated() {
+            let isLast = index == path.hops.count - 1
+            guard let destinationTable = table(of: hop.link.destination) else { return nil }
+            var keys: [RecordKey] = []
+            for row in rows {
+                if hop.link.isToMany {
+                    keys += try members(hop.link, owner: row.key)
+                } else if let key = try target(of: row, hop.link) {
+                    keys.append(key)
+                }
+                if keys.count >= Self.memberLimit { break }
+            }
+            if isLast, path.aggregate == .count { return String(keys.count) }
+            rows = try keys.prefix(Self.memberLimit).compactMap { try row(table: destinationTable, key: $0) }
+        }
+        if let aggregate = path.aggregate {
+            guard let attribute = path.memberAttribute else { return nil }
+            var numbers: [Double] = []
+            var texts: [String] = []
+            for member in rows {
+                var current: Row? = member
+                for hop in path.memberHops {
+                    guard let row = current, let key = try target(of: row, hop.link), let destinationTable = table(of: hop.link.destination) else {
+                        current = nil
+                        break
+                    }
+                    current = try self.row(table: destinationTable, key: key)
+                }
+                guard let row = current, let index = columnIndex(attribute.column, in: row.table) else { continue }
+                let value = row.values[index]
+                if let number = value.number { numbers.append(number) } else if let text = value.text(as: attribute.type) { texts.append(text) }
+            }
+            return Self.reduce(aggregate, numbers: numbers, texts: texts, type: attribute.type)
+        }
+        guard let attribute = path.attribute else { return nil }
+        let texts = rows.compactMap { row -> String? in
+            guard let index = columnIndex(attribute.column, in: row.table) else { return nil }
+            return row.values[index].text(as: attribute.type)
+        }
+        if texts.isEmpty { return nil }
+        return texts.count == 1 ? texts[0] : texts.joined(separator: ", ")
+    }
+
+    /// `@sum`, `@avg`, `@min`, `@max` as KVC computes them: over numbers, or for `@min` and
+    /// `@max` over text when the values are not numbers. An empty sum is 0; an empty
+    /// average, minimum or maximum has no value.
+    static func reduce(_ aggregate: RecordKeyPath.Aggregate, numbers: [Double], texts: [String], type: DataModel.AttributeType?) -> String? {
+        switch aggregate {
+        case .count: return String(numbers.count + texts.count)
+        case .sum: return RecordValue.format(numbers.reduce(0, +))
+        case .avg: return numbers.isEmpty ? nil : RecordValue.format(numbers.reduce(0, +) / Double(numbers.count))
+        case .min, .max:
+            if !numbers.isEmpty {
+                let value = aggregate == .min ? numbers.min()! : numbers.max()!
+                return RecordValue.real(value).text(as: type == .integer ? nil : type)
+            }
+            return aggregate == .min ? texts.min() : texts.max()
+        }
+    }
+}

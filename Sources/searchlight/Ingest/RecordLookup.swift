@@ -1,0 +1,44 @@
+import Foundation
+import Ingest
+import SearchIndex
+
+/// Finds the record behind an ingested item: the source's database and model as the data
+/// folder's ingest state registered them, then the row. Used by `resolve` and by `serve`
+/// (`GET /v1/items/{id}/source`).
+enum RecordLookup {
+    enum Failure: Error, CustomStringConvertible {
+        case notIngestedHere(RecordReference)
+        case unreadable(String)
+        case gone(RecordReference, database: String)
+
+        var description: String {
+            switch self {
+            case .notIngestedHere(let reference): "source '\(reference.name)' was not ingested from this data folder"
+            case .unreadable(let problem): problem
+            case .gone(let reference, let database): "\(reference.entity) \(reference.key) is no longer in \(database) (deleted since the last ingest)"
+            }
+        }
+    }
+
+    static func record(_ reference: RecordReference, data: DataDirectory) throws -> (record: ResolvedRecord, database: String) {
+        guard FileManager.default.fileExists(atPath: data.ingestPath), let source = try IngestState(path: data.ingestPath).source(reference.name) else {
+            throw Failure.notIngestedHere(reference)
+        }
+        let model: DataModel?
+        do {
+            model = try source.model.map { try CoreDataModelReader.read(path: $0) }
+        } catch {
+            throw Failure.unreadable("the source's model: \(error)")
+        }
+        let database: SourceDatabase
+        do {
+            database = try SourceDatabase(path: source.database, model: model)
+        } catch {
+            throw Failure.unreadable("cannot open the source database \(source.database): \(error)")
+        }
+        guard let record = try ResolvedRecord(database: database, source: reference.name, entity: reference.entity, key: reference.key) else {
+            throw Failure.gone(reference, database: source.database)
+        }
+        return (record, source.database)
+    }
+}
