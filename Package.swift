@@ -48,6 +48,7 @@ let package = Package(
         .target(
             name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb"], path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "DemoWeb", "JSON", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",
@@ -67,7 +68,9 @@ let package = Package(
             name: "ServiceTests",
             dependencies: ["HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
-        .testTarget(name: "SearchlightCLITests", dependencies: ["HTTPTypes", "searchlight", "DemoWeb", "JSON", "HTTPServer", "SearchlightTestSupport"]),
+        .testTarget(
+            name: "SearchlightCLITests",
+            dependencies: ["HTTPTypes", "searchlight", "DemoWeb", "Fetch", "JSON", "HTTPServer", "SearchIndex", "SQLite", "SearchlightTestSupport"]),
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(

@@ -63,31 +63,3 @@ struct CrawlRun {
         return formatter.string(from: Date()) + "-" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
     }
 }
-
-/// SIGINT and SIGTERM ask the crawl to finish its pages in flight and stop; a second
-/// signal ends the process at once.
-enum StopSignal {
-    private static let flag = Atomic<Bool>(false)
-
-    static var requested: Bool { flag.load(ordering: .relaxed) }
-
-    /// Sleeps until `date` or until a stop is asked for, whichever comes first.
-    static func wait(until date: Date) {
-        while !requested, date.timeIntervalSinceNow > 0 { usleep(UInt32(min(date.timeIntervalSinceNow, 0.2) * 1_000_000)) }
-    }
-
-    static func install() {
-        let handler: @convention(c) (Int32) -> Void = { signal in
-            if StopSignal.flag.exchange(true, ordering: .relaxed) { _exit(128 + signal) }
-        }
-        Glibc.signal(SIGINT, handler)
-        Glibc.signal(SIGTERM, handler)
-        // A parent may have started us with these blocked (a child inherits the signal mask,
-        // and libdispatch blocks signals in its processes): without this, they would never come.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-    }
-}

@@ -100,10 +100,13 @@ struct IngestCommand: Command {
         let ingestor = Ingestor(database: source, mappings: mappings, bound: bound, state: state, sink: sink)
         try report(try ingestor.run())
         guard watch else { return }
+        // Ctrl-C or SIGTERM stops between runs; a batch being sent is committed or not at all.
+        StopSignal.install()
         var version = try source.dataVersion()
         var files = Self.signature(of: database)
-        while true {
-            Thread.sleep(forTimeInterval: 0.2)
+        while !StopSignal.requested {
+            StopSignal.wait(until: Date().addingTimeInterval(0.2))
+            if StopSignal.requested { break }
             let nextVersion = try source.dataVersion()
             let nextFiles = Self.signature(of: database)
             guard nextVersion != version || nextFiles != files else { continue }

@@ -1,0 +1,215 @@
+import DemoWeb
+import Fetch
+import Foundation
+import HTTPTypes
+import JSON
+import SearchIndex
+import SearchlightTestSupport
+import SQLite
+import Testing
+
+/// `searchlight ingest` and `searchlight resolve` through the executable: the seed's
+/// searches, bad mappings, a run killed with SIGKILL, `--watch`, and `--server`.
+@Suite(.serialized) struct IngestCommandTests {
+    struct Folder {
+        let folder: TemporaryDirectory
+        var store: String { folder.url.appendingPathComponent("HR.sqlite").path }
+        var data: String { folder.url.appendingPathComponent("data").path }
+        var ingest: [String] { ["ingest", store, "--mapping", DemoApps.hrMapping.path, "--model", DemoApps.hrModel.path, "--data", data] }
+
+        init() throws {
+            folder = try TemporaryDirectory("ingest-cli")
+            try DemoApps.makeHRStore(at: store)
+        }
+
+        func app(_ sql: String) throws { try SQLiteConnection(path: store).execute(sql) }
+
+        func search(_ query: String) throws -> [JSONValue] {
+            let result = try CommandRunner.run(["search", query, "--data", data, "--json", "--limit", "50"])
+            return try JSONParser.parse(result.stdout)["results"]?.arrayValue ?? []
+        }
+    }
+
+    @Test func theSeedsSearchesAndResolve() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        let first = try CommandRunner.run(hr.ingest + ["--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try JSONParser.parse(first.stdout)
+        #expect(report["created"] == 10 && report["full"] == true)
+        #expect(report["skipped"]?["empty-title"] == 1)
+
+        let marian = try #require(try hr.search("Marian Paul").first)
+        #expect(marian["id"] == "employee_Marian_Paul")
+        #expect(marian["source"] == ["name": "hr", "entity": "Manager", "key": "1"])
+        #expect(marian["apps"]?.arrayValue?.first?["deepLink"] == "hr://companies/Wasappli/E001")
+        let employees = try hr.search("employee").compactMap { $0["id"]?.stringValue }.filter { $0.hasPrefix("employee_") }
+        #expect(employees.count == 7)
+
+        let resolved = try CommandRunner.run(["resolve", "employee_Marian_Paul", "--data", hr.data, "--json"])
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        let record = try JSONParser.parse(resolved.stdout)
+        #expect(record["entity"] == "Manager" && record["key"] == "1")
+        #expect(record["attributes"]?["firstName"] == "Marian" && record["attributes"]?["budget"] == 250000)
+        #expect(record["attributes"]?["hired"] == "2016-01-02T00:00:00Z")
+        #expect(record["relationships"]?["company"]?["keys"] == ["1"])
+        #expect(record["relationships"]?["projects"]?["keys"] == ["1", "3"])
+        let text = try CommandRunner.run(["resolve", "company_Wasappli", "--data", hr.data])
+        #expect(text.stdout.contains("company_Wasappli → hr Company 1") && text.stdout.contains("employees → Employee 1, 2, 3"))
+
+        // A deleted record says so; an item nobody ingested is not a record.
+        try hr.app("DELETE FROM ZEMPLOYEE WHERE Z_PK = 1")
+        let gone = try CommandRunner.run(["resolve", "employee_Marian_Paul", "--data", hr.data])
+        #expect(gone.status == 1 && gone.stderr.contains("no longer in"))
+        #expect(try CommandRunner.run(hr.ingest).stdout.hasPrefix("hr: 0 created, 1 updated, 1 deleted"))
+        #expect(try CommandRunner.run(["resolve", "employee_Marian_Paul", "--data", hr.data]).stderr.contains("no item"))
+    }
+
+    @Test func badMappingsAndStoresAreUsageErrors() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        let mapping = hr.folder.url.appendingPathComponent("m.json")
+        try #"{"source": "hr", "mappings": [{"entity": "Employee", "uniqueIdentifierPattern": "e{#employeeID#}", "titlePattern": "{#company.nmae#}"}]}"#
+            .write(to: mapping, atomically: true, encoding: .utf8)
+        let wrongPath = try CommandRunner.run(["ingest", hr.store, "--mapping", mapping.path, "--model", DemoApps.hrModel.path, "--data", hr.data])
+        #expect(wrongPath.status == 64)
+        #expect(wrongPath.stderr.contains("m.json: mappings[0] (Employee): {#company.nmae#}: Company has no attribute or relationship 'nmae'"))
+        try #"{"source": "hr", "mappings": [{"entity": "Boss", "uniqueIdentifierPattern": "x", "titlePattern": "y"}]}"#
+            .write(to: mapping, atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["ingest", hr.store, "--mapping", mapping.path, "--data", hr.data]).stderr.contains("no entity Boss"))
+        let notSQLite = hr.folder.url.appendingPathComponent("notes.txt")
+        try "just text".write(to: notSQLite, atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["ingest", notSQLite.path, "--mapping", DemoApps.hrMapping.path, "--data", hr.data]).status == 64)
+        #expect(try CommandRunner.run(["ingest", hr.store, "--mapping", "/nonexistent.json", "--data", hr.data]).status == 64)
+        #expect(try CommandRunner.run(["ingest", hr.store, "--mapping", DemoApps.hrMapping.path, "--model", "/nonexistent", "--data", hr.data]).status == 64)
+        #expect(!FileManager.default.fileExists(atPath: hr.data + "/index.sqlite"), "nothing written")
+    }
+
+    @Test func aRunKilledWithSIGKILLResumes() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        // 40,000 more employees, so that the first run takes long enough to be killed.
+        try hr.app("""
+            WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i + 1 FROM n WHERE i < 40099)
+            INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZCOMPANY, ZFIRSTNAME, ZLASTNAME, ZJOBTITLE, ZEMPLOYEEID)
+            SELECT i, 2, 1, 1 + i % 3, 'First' || i, 'Last' || i, 'job ' || (i % 50), 'E' || i FROM n;
+            """)
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = hr.ingest
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        // Kill it once a few batches are in.
+        let deadline = Date().addingTimeInterval(60)
+        var indexed = 0
+        while Date() < deadline, process.isRunning {
+            usleep(20_000)
+            indexed = (try? SearchIndex(path: hr.data + "/index.sqlite", mode: .existing).count()) ?? 0
+            if indexed >= 4000 { break }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "killed mid-run (\(indexed) items in)")
+        let resumed = try CommandRunner.run(hr.ingest + ["--json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let report = try JSONParser.parse(resumed.stdout)
+        let index = try SearchIndex(path: hr.data + "/index.sqlite", mode: .existing)
+        #expect(try index.count() == 40_010)
+        let created = report["created"]?.intValue ?? 0
+        #expect(created + indexed <= 40_010 + 2000, "the resumed run wrote \(created); \(indexed) were in before the kill")
+        #expect(created < 40_010, "what was committed is not written again")
+        #expect(try index.item(identifier: "employee_First40099_Last40099")?.record?.key == "40099")
+        let quiet = try JSONParser.parse(try CommandRunner.run(hr.ingest + ["--json"]).stdout)
+        #expect(quiet["created"] == 0 && quiet["updated"] == 0 && quiet["deleted"] == 0)
+    }
+
+    @Test func watchAppliesEachSaveWithinASecond() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = hr.ingest + ["--watch"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var text = ""
+        let start = Date()
+        while !text.contains("\n"), Date().timeIntervalSince(start) < 30 {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        #expect(text.hasPrefix("hr: 10 created"))
+        let index = try SearchIndex(path: hr.data + "/index.sqlite", mode: .existing)
+        for (sql, id, check) in [
+            ("UPDATE ZEMPLOYEE SET ZJOBTITLE = 'chief baker', Z_OPT = Z_OPT + 1 WHERE Z_PK = 4", "employee_Claire_Dubois", "chief baker"),
+            ("UPDATE ZCOMPANY SET ZACTIVITY = 'pastries', Z_OPT = Z_OPT + 1 WHERE Z_PK = 2", "company_Boulangerie Lumière", "pastries"),
+        ] {
+            let saved = Date()
+            try hr.app(sql)
+            var seen: TimeInterval?
+            while Date().timeIntervalSince(saved) < 10 {
+                if try index.item(identifier: id)?.contentDescription?.contains(check) == true {
+                    seen = Date().timeIntervalSince(saved)
+                    break
+                }
+                usleep(20_000)
+            }
+            let delay = try #require(seen, "\(check) never reached the index")
+            #expect(delay < 1.5, "applied \(delay) s after the save")
+        }
+    }
+
+    @Test func serverModeSendsBatchesUnderTheKeysOwner() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        let server = hr.folder.url.appendingPathComponent("server").path
+        func key(_ owner: String, _ domain: String) throws -> String {
+            try CommandRunner.run(["keys", "create", "--owner", owner, "--domain", domain, "--data", server]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let owner = try key("hr-app", "hr.example")
+        let stranger = try key("other", "other.example")
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["serve", "--data", server, "--listen", "127.0.0.1:0", "--cache-seconds", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("\n"), Date() < deadline { text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
+        let base = try #require(text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+
+        let sent = try CommandRunner.run(hr.ingest + ["--server", base, "--key", owner, "--json"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(try JSONParser.parse(sent.stdout)["created"] == 10)
+        try hr.app("UPDATE ZEMPLOYEE SET ZJOBTITLE = 'chief baker', Z_OPT = Z_OPT + 1 WHERE Z_PK = 4")
+        let again = try JSONParser.parse(try CommandRunner.run(hr.ingest + ["--server", base, "--key", owner, "--json"]).stdout)
+        #expect(again["updated"] == 1 && again["created"] == 0)
+
+        var configuration = FetchConfiguration(userAgent: "tests")
+        configuration.addressPolicy = .any
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let found = client.fetch(FetchRequest(url: base + "/v1/search?q=chief%20baker"))
+        let hit = try #require(try JSONParser.parse(bytes: found.body)["results"]?.arrayValue?.first)
+        #expect(hit["id"] == "employee_Claire_Dubois")
+        #expect(hit["source"] == ["name": "hr", "entity": "Manager", "key": "4"])
+        func source(_ id: String, _ key: String) -> FetchResponse {
+            client.fetch(FetchRequest(url: base + "/v1/items/\(id)/source", headers: [HTTPField("Authorization", "Bearer \(key)")]))
+        }
+        let mine = source("employee_Claire_Dubois", owner)
+        #expect(mine.status == 200)
+        #expect(try JSONParser.parse(bytes: mine.body)["source"]?["key"] == "4")
+        #expect(source("employee_Claire_Dubois", stranger).status == 404, "another tenant learns nothing")
+        #expect(source("employee_Nobody", owner).status == 404)
+        #expect(client.fetch(FetchRequest(url: base + "/v1/items/employee_Claire_Dubois/source")).status == 401)
+        // The batch's client state is the last token, under the key's own batch names.
+        let batch = client.fetch(FetchRequest(url: base + "/v1/batches/ingest-hr", headers: [HTTPField("Authorization", "Bearer \(owner)")]))
+        #expect(try JSONParser.parse(bytes: batch.body)["clientState"] == "2")
+    }
+}
