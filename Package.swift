@@ -80,7 +80,7 @@ let package = Package(
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
             name: "searchlight-bench",
-            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore"],
+            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]
 )

@@ -13,6 +13,7 @@ import WebURL
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
 //   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
+//   searchlight-bench ingest [--rows 1000000] [--companies 1000] [--dir /tmp]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
@@ -51,6 +52,9 @@ case "fleet-claims":
 case "fleet-follow":
     FleetBenchmark.follow(store: arguments.count > 1 ? arguments[1] : "", items: Int(option("--items") ?? "50000") ?? 50_000,
                           directory: option("--dir") ?? NSTemporaryDirectory())
+case "ingest":
+    IngestBenchmark.run(rows: Int(option("--rows") ?? "1000000") ?? 1_000_000, companies: Int(option("--companies") ?? "1000") ?? 1000,
+                        directory: option("--dir") ?? NSTemporaryDirectory())
 default:
     FileHandle.standardError.write(Data("unknown benchmark \(mode)\n".utf8))
     exit(64)

@@ -8,8 +8,10 @@ public struct ResolvedPath: Sendable {
     }
 
     public var hops: [Hop]
-    /// The attribute read at the end of ``hops`` (none for `@count`).
+    /// The attribute read at the end of ``hops`` (none for `@count`), with its column's
+    /// position in the rows of its table.
     public var attribute: (entity: String, column: String, type: DataModel.AttributeType?)?
+    var attributeIndex: Int?
     public var aggregate: RecordKeyPath.Aggregate?
     /// For `@sum.x` and the like: the to-one hops and the attribute read on each member.
     public var memberHops: [Hop]
@@ -58,7 +60,11 @@ extension MappingSet {
             guard attribute != nil else {
                 throw ResolveError(problem: "ends at the relationship '\(hops.last?.name ?? "")'; name an attribute of \(hops.last?.link.destination ?? start) or use @count")
             }
-            return ResolvedPath(hops: hops, attribute: attribute, aggregate: nil, memberHops: [], memberAttribute: nil)
+            var resolved = ResolvedPath(hops: hops, attribute: attribute, aggregate: nil, memberHops: [], memberAttribute: nil)
+            if let attribute, let table = schema.entities[attribute.entity].flatMap({ schema.tables[$0.table] }) {
+                resolved.attributeIndex = table.columns.firstIndex(of: attribute.column)
+            }
+            return resolved
         }
         guard attribute == nil, toMany else {
             throw ResolveError(problem: "\(aggregate.rawValue) needs a to-many relationship before it")

@@ -3,10 +3,40 @@ import SearchIndex
 /// Where ingest's batches go: the local index, or a running `searchlight serve`
 /// (`POST /v1/batches/{name}`). Each batch carries a client state, committed with it,
 /// and is taken only if the stored state is the expected one (compare-and-swap).
-public protocol IngestSink {
+public protocol IngestSink: Sendable {
     /// The client state stored with the last batch under `name`; nil when there is none.
     func clientState(_ name: String) throws -> String?
     func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws
     /// Items and deletions per batch.
     var batchLimit: Int { get }
+}
+
+/// A sink over any store that commits ``SearchIndex/Batch``es (the data folder's index, the
+/// shared PostgreSQL store): batches written as the operator's, as `index add` writes.
+public struct IndexBatchSink: IngestSink {
+    let readState: @Sendable (String) throws -> [UInt8]?
+    let write: @Sendable (SearchIndex.Batch) throws -> Void
+    public var batchLimit = 2000
+
+    public init(clientState: @escaping @Sendable (String) throws -> [UInt8]?, commit: @escaping @Sendable (SearchIndex.Batch) throws -> Void) {
+        readState = clientState
+        write = commit
+    }
+
+    /// A sink into `index`.
+    public init(index: SearchIndex) {
+        self.init(clientState: { try index.clientState(batch: $0) }, commit: { try index.commit($0) })
+    }
+
+    public func clientState(_ name: String) throws -> String? {
+        try readState(name).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
+        var batch = SearchIndex.Batch(upserts: upserts, deleteIdentifiers: deletions)
+        batch.clientStateName = name
+        batch.expectedClientState = .some(expected.map { Array($0.utf8) })
+        batch.clientState = Array(state.utf8)
+        try write(batch)
+    }
 }

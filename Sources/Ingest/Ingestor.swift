@@ -1,5 +1,4 @@
 import FoundationEssentials
-import JSON
 import SearchIndex
 
 /// One source's ingest: finds what changed since the last run, renders the affected
@@ -19,6 +18,7 @@ public final class Ingestor {
     let state: IngestState
     let sink: any IngestSink
     let plan: IngestPlan
+    private var mappingIndexes: [String: Int?] = [:]
     /// Where items go as whose: nil for the operator (local index).
     public var owner: String?
     /// Past this share of changed rows, every mapped record is rendered.
@@ -52,15 +52,26 @@ public final class Ingestor {
         let renderAll = full || Double(changes.changedRows) > Self.fullRenderShare * Double(max(changes.scannedRows, 1))
         report.full = renderAll
         var batch = Batch()
+        let pipeline = CommitPipeline()
+        // A batch still in flight when the run fails is settled by the next run's recovery.
+        defer { _ = try? pipeline.wait() }
+        var sentToken: Int64 = token
+        // Waits for the batch in flight; once the index has it, the state records it.
+        let settle = { [self] (report: inout IngestReport) throws in
+            guard try pipeline.wait() else { return }
+            try state.applyPending(source: source)
+            token = sentToken
+            report.batches += 1
+        }
         let flush = { [self] (batch: inout Batch, report: inout IngestReport) throws in
+            try settle(&report)
             guard !batch.isEmpty else { return }
             let next = token + 1
             try state.stage(source: source, token: next, changes: batch.changes)
-            try sink.commit(upserts: batch.upserts, deletions: batch.deletions, name: batchName, expected: token == 0 ? nil : String(token),
-                            state: String(next))
-            try state.applyPending(source: source)
-            token = next
-            report.batches += 1
+            let (sink, name, upserts, deletions) = (sink, batchName, batch.upserts, batch.deletions)
+            let expected = token == 0 ? nil : String(token)
+            pipeline.send { try sink.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: String(next)) }
+            sentToken = next
             batch = Batch()
         }
         var claimed: [String: RecordSpot] = [:]
@@ -86,9 +97,20 @@ public final class Ingestor {
             }
         }
         try flush(&batch, &report)
+        try settle(&report)
         try state.finish(source: source, digest: mappings.digest, outcome: changes.outcome, now: now())
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// The bound mapping a record of `entity` renders with (its own, or its nearest
+    /// ancestor's), looked up once per entity.
+    private func mapping(for entity: String) -> BoundMapping? {
+        if let known = mappingIndexes[entity] { return known.map { bound[$0] } }
+        let name = mappings.mapping(for: entity, parent: database.schema.parent)?.entity
+        let index = bound.firstIndex { $0.mapping.entity == name }
+        mappingIndexes[entity] = .some(index)
+        return index.map { bound[$0] }
     }
 
     struct RecordSpot: Equatable {
@@ -135,8 +157,7 @@ public final class Ingestor {
             batch.changes.append(IngestState.ItemChange(table: table, key: key, entry: nil))
             report.deleted += 1
         }
-        guard let row, let mapping = bound.first(where: { $0.mapping.entity == mappings.mapping(for: row.entity, parent: database.schema.parent)?.entity })
-        else { return drop() }
+        guard let row, let mapping = mapping(for: row.entity) else { return drop() }
         let record = RecordReference(name: mappings.source, entity: row.entity, key: key.description)
         let outcome = try ItemRenderer.render(mapping.mapping, record: record, now: now) { path in
             guard let resolved = mapping.paths[path] else { return nil }
@@ -163,15 +184,14 @@ public final class Ingestor {
                 return drop()
             }
             claimed[identifier] = spot
-            var digest = FNV1a()
-            digest.add(JSONWriter.string(item.pushedJSON))
-            if let old, old.identifier == identifier, old.digest == digest.signed {
+            let digest = ItemDigest.of(item)
+            if let old, old.identifier == identifier, old.digest == digest {
                 report.unchanged += 1
                 return
             }
             if let old, old.identifier != identifier { batch.deletions.append(old.identifier) }
             batch.upserts.append(item)
-            batch.changes.append(IngestState.ItemChange(table: table, key: key, entry: IngestState.ItemEntry(identifier: identifier, digest: digest.signed)))
+            batch.changes.append(IngestState.ItemChange(table: table, key: key, entry: IngestState.ItemEntry(identifier: identifier, digest: digest)))
             if old == nil { report.created += 1 } else { report.updated += 1 }
         }
     }

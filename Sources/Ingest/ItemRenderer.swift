@@ -1,16 +1,20 @@
 import FoundationEssentials
-import JSON
 import SearchIndex
 import TextUtilities
 
 /// The one place a mapped record becomes a ``SearchableItem``: each template rendered from
 /// the record's values, text cleaned (control characters to spaces, cut at the push
-/// format's limits) and the result checked as a pushed item is, so an app's database can
-/// put nothing in the index that a push could not. Pure: `value` supplies the record.
+/// format's limits) and every value checked as a pushed item's is (URLs, deep links,
+/// ratings, dates), so an app's database can put nothing in the index that a push could
+/// not. Pure: `value` supplies the record.
 public enum ItemRenderer {
     public enum Outcome: Sendable {
         case item(SearchableItem)
         case skipped(IngestSkip, String?)
+    }
+
+    private struct Invalid: Error {
+        var detail: String
     }
 
     public static func render(
@@ -19,60 +23,83 @@ public enum ItemRenderer {
         typealias Limits = SearchableItem.Limits
         // A value put into a URL is one URL component: `Acme Corp` → `Acme%20Corp`.
         func component(_ path: RecordKeyPath) throws -> String? { try value(path).map(Self.percentEncoded) }
-        func field(_ name: Mapping.Field, _ limit: Int, multiline: Bool = false) throws -> String? {
+        func text(_ name: Mapping.Field, _ limit: Int, multiline: Bool = false) throws -> String? {
             guard let template = mapping.fields[name] else { return nil }
-            let isURL = name == .webURL || name == .thumbnailURL
-            let text = clean(try isURL ? template.render(component) : template.render(value), limit: limit, multiline: multiline)
+            let text = clean(try template.render(value), limit: limit, multiline: multiline)
             return text.isEmpty ? nil : text
         }
+        func url(_ name: Mapping.Field) throws -> String? {
+            guard let template = mapping.fields[name] else { return nil }
+            let text = clean(try template.render(component), limit: Limits.urlBytes, multiline: false)
+            if text.isEmpty { return nil }
+            switch SearchableItem.acceptableURL(text) {
+            case .success(let url): return url
+            case .failure(let problem): throw Invalid(detail: "\(name.rawValue) '\(text)': \(problem.message)")
+            }
+        }
+        func number(_ name: Mapping.Field, in range: ClosedRange<Double>) throws -> Double? {
+            guard let rendered = try text(name, 64) else { return nil }
+            guard let number = Double(rendered), number.isFinite, range.contains(number) else {
+                throw Invalid(detail: "\(name.rawValue) '\(rendered)': not a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+
         let identifier = clean(try mapping.uniqueIdentifier.render(value), limit: Limits.identifierBytes, multiline: false)
         guard !identifier.isEmpty else { return .skipped(.emptyIdentifier, nil) }
-        guard let title = try field(.title, Limits.titleBytes) else { return .skipped(.emptyTitle, nil) }
-        var fields: [(String, JSONValue)] = [("uniqueIdentifier", .string(identifier)), ("title", .string(title))]
-        let text: [(Mapping.Field, String, Int, Bool)] = [
-            (.contentDescription, "contentDescription", Limits.descriptionBytes, true), (.thumbnailURL, "thumbnailURL", Limits.urlBytes, false),
-            (.webURL, "webURL", Limits.urlBytes, false), (.price, "price", Limits.shortTextBytes, false),
-            (.currency, "currency", Limits.shortTextBytes, false), (.phone, "telephone", Limits.shortTextBytes, false),
-            (.address, "address", Limits.addressBytes, true), (.contentType, "contentType", Limits.contentTypeBytes, false),
-            (.domainIdentifier, "domainIdentifier", Limits.domainIdentifierBytes, false), (.text, "text", Limits.textBytes, true),
-            (.expirationDate, "expirationDate", Limits.shortTextBytes, false),
-        ]
-        for (name, key, limit, multiline) in text {
-            if let rendered = try field(name, limit, multiline: multiline) { fields.append((key, .string(rendered))) }
-        }
-        for (name, key) in [(Mapping.Field.rating, "rating"), (.ratingScale, "ratingScale"), (.ratingCount, "ratingCount")] {
-            guard let rendered = try field(name, 64) else { continue }
-            guard let number = Double(rendered), number.isFinite else { return .skipped(.invalidItem, "\(key): '\(rendered)' is not a number") }
-            fields.append((key, JSONValue(number)))
-        }
-        var keywords: [JSONValue] = []
-        for template in mapping.keywords.prefix(Limits.keywords) {
-            let keyword = clean(try template.render(value), limit: Limits.keywordBytes, multiline: false)
-            if !keyword.isEmpty { keywords.append(.string(keyword)) }
-        }
-        if !keywords.isEmpty { fields.append(("keywords", .array(keywords))) }
-        var apps: [JSONValue] = []
-        for app in mapping.apps {
-            var members: [(String, JSONValue)] = [("platform", .string(app.platform))]
-            for (key, text) in [("appStoreId", app.appStoreID), ("bundleId", app.bundleID), ("package", app.package), ("name", app.name)] {
-                if let text { members.append((key, .string(text))) }
-            }
-            if let template = app.deepLink {
-                let link = clean(try template.render(component), limit: Limits.urlBytes, multiline: false)
-                if !link.isEmpty { members.append(("deepLink", .string(link))) }
-            }
-            apps.append(.object(JSONObject(members)))
-        }
-        if !apps.isEmpty { fields.append(("apps", .array(apps))) }
+        guard let title = try text(.title, Limits.titleBytes) else { return .skipped(.emptyTitle, nil) }
         do {
-            var item = try SearchableItem(pushed: .object(JSONObject(fields)), path: mapping.entity, owner: nil, now: now)
-            // Records do not expire unless the mapping says when.
-            if mapping.fields[.expirationDate] == nil { item.expirationDate = nil }
-            item.record = record
-            item.lastUpdated = now
+            var item = SearchableItem(uniqueIdentifier: identifier, title: title, source: .pushed, lastUpdated: now, record: record)
+            item.contentDescription = try text(.contentDescription, Limits.descriptionBytes, multiline: true)
+            item.thumbnailURL = try url(.thumbnailURL)
+            item.webURL = try url(.webURL)
+            item.price = try text(.price, Limits.shortTextBytes)
+            item.currency = try text(.currency, Limits.shortTextBytes)
+            item.telephone = try text(.phone, Limits.shortTextBytes)
+            item.address = try text(.address, Limits.addressBytes, multiline: true)
+            item.contentType = try text(.contentType, Limits.contentTypeBytes)
+            item.bodyText = try text(.text, Limits.textBytes, multiline: true) ?? ""
+            if let domain = try text(.domainIdentifier, Limits.domainIdentifierBytes) {
+                guard SearchableItem.isValidDomainIdentifier(domain) else {
+                    throw Invalid(detail: "domainIdentifier '\(domain)': expected dot-separated labels of letters, digits, '-' and '_'")
+                }
+                item.domainIdentifier = domain
+            }
+            if let scale = try number(.ratingScale, in: 0...Limits.ratingScale) {
+                guard scale > 0 else { throw Invalid(detail: "ratingScale: must be greater than 0") }
+                item.ratingScale = scale
+            }
+            item.rating = try number(.rating, in: 0...item.ratingScale)
+            if let count = try number(.ratingCount, in: 0...Double(Limits.ratingCount)) {
+                guard count.rounded(.towardZero) == count else { throw Invalid(detail: "ratingCount: expected a whole number") }
+                item.ratingCount = Int(count)
+            }
+            if let date = try text(.expirationDate, Limits.shortTextBytes) {
+                guard let seconds = ISO8601.seconds(from: date), seconds <= now.timeIntervalSince1970 + Limits.lifetime else {
+                    throw Invalid(detail: "expirationDate '\(date)': expected an ISO 8601 date at most ten years ahead")
+                }
+                item.expirationDate = Date(timeIntervalSince1970: seconds)
+            }
+            for template in mapping.keywords where item.keywords.count < Limits.keywords {
+                let keyword = clean(try template.render(value), limit: Limits.keywordBytes, multiline: false)
+                if !keyword.isEmpty { item.keywords.append(keyword) }
+            }
+            for app in mapping.apps.prefix(Limits.apps) {
+                var target = app.target
+                if let template = app.deepLink {
+                    let link = clean(try template.render(component), limit: Limits.urlBytes, multiline: false)
+                    if !link.isEmpty {
+                        guard AppTarget.isAcceptableDeepLink(link) else {
+                            throw Invalid(detail: "deep link '\(link)': expected an absolute URI such as myapp://item/42 (not javascript:, data:, vbscript: or file:)")
+                        }
+                        target.deepLink = link
+                    }
+                }
+                item.apps.append(target)
+            }
             return .item(item)
-        } catch {
-            return .skipped(.invalidItem, "\(error)")
+        } catch let invalid as Invalid {
+            return .skipped(.invalidItem, invalid.detail)
         }
     }
 
@@ -80,6 +107,7 @@ public enum ItemRenderer {
     static func percentEncoded(_ text: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             switch byte {
             case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: bytes.append(byte)
@@ -93,6 +121,7 @@ public enum ItemRenderer {
     /// multi-line), surrounding whitespace goes, and the text is cut at `limit` bytes on a
     /// character boundary.
     static func clean(_ text: String, limit: Int, multiline: Bool) -> String {
+        if isClean(text, limit: limit) { return text }
         var result = ""
         result.reserveCapacity(min(text.utf8.count, limit))
         var bytes = 0
@@ -108,5 +137,21 @@ public enum ItemRenderer {
             bytes += size
         }
         return result.trimmingASCIIWhitespace()
+    }
+
+    /// Whether `text` needs no cleaning: within the limit, no control character (C0, DEL,
+    /// or C1, which UTF-8 writes as C2 80–9F), no whitespace at either end. Bytes only, for
+    /// the common case.
+    private static func isClean(_ text: String, limit: Int) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count <= limit else { return false }
+        if let first = utf8.first, first == 0x20 || (0x09...0x0D).contains(first) { return false }
+        if let last = utf8.last, last == 0x20 || (0x09...0x0D).contains(last) { return false }
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return false }
+            previous = byte
+        }
+        return true
     }
 }

@@ -1,3 +1,5 @@
+import SearchIndex
+
 /// How the records of one entity become search items: WACoreDataSpotlight's simple mapping
 /// (`titlePattern`, `contentDescriptionPattern`, `keywordsPatterns`, `thumbnailPattern`) and
 /// custom mapping (`attributeSet`, any item field) in one value, plus the apps that open an
@@ -9,13 +11,10 @@ public struct Mapping: Sendable {
         case phone, address, contentType, domainIdentifier, text
     }
 
-    /// An app that opens the item, with its deep link made from the record.
+    /// An app that opens the item (checked as a pushed app is when the file is loaded),
+    /// with its deep link made from the record.
     public struct App: Sendable {
-        public var platform: String
-        public var appStoreID: String?
-        public var bundleID: String?
-        public var package: String?
-        public var name: String?
+        public var target: AppTarget
         public var deepLink: Template?
     }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSON
+import SearchIndex
 
 /// Reads a mapping file (JSON) into a ``MappingSet``, checking its shape; key paths are
 /// checked against a data model by ``MappingSet/validate(against:file:)``.
@@ -122,9 +123,13 @@ public enum MappingFile {
             guard platform == "ios" || platform == "android" else {
                 throw MappingError(file: file, mapping: name, location: "apps[\(appIndex)].platform", "must be \"ios\" or \"android\"")
             }
+            var fields: [(String, JSONValue)] = [("platform", .string(platform))]
+            for key in ["appStoreId", "bundleId", "package", "name"] {
+                if let text = try app.string(key, maximumBytes: 256) { fields.append((key, .string(text))) }
+            }
+            let target = try AppTarget(pushed: .object(JSONObject(fields)), path: "\(reader.path).apps[\(appIndex)]")
             apps.append(Mapping.App(
-                platform: platform, appStoreID: try app.string("appStoreId", maximumBytes: 32), bundleID: try app.string("bundleId", maximumBytes: 255),
-                package: try app.string("package", maximumBytes: 255), name: try app.string("name", maximumBytes: 256),
+                target: target,
                 deepLink: try app.string("deepLinkPattern", maximumBytes: maximumPatternBytes).map { try template($0, "apps[\(appIndex)].deepLinkPattern") }))
         }
         return Mapping(entity: entity, uniqueIdentifier: identifier, fields: fields, keywords: keywords, apps: apps)

@@ -4,6 +4,10 @@
 extension SourceDatabase {
     /// The text a template inserts for `path` read from `root`; nil when there is no value.
     public func text(of path: ResolvedPath, from root: Row) throws -> String? {
+        // The common case: an attribute of the record itself.
+        if path.hops.isEmpty, let attribute = path.attribute, let index = path.attributeIndex, root.values.indices.contains(index) {
+            return root.values[index].text(as: attribute.type)
+        }
         var rows = [root]
         for (index, hop) in path.hops.enumerated() {
             let isLast = index == path.hops.count - 1

@@ -93,25 +93,40 @@ extension SearchableItem {
     /// between non-empty labels. Compared exactly, as CoreSpotlight compares them.
     private static func domainIdentifier(_ reader: FieldReader) throws(FieldError) -> String? {
         guard let text = try reader.string("domainIdentifier", maximumBytes: Limits.domainIdentifierBytes) else { return nil }
-        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.allSatisfy({ label in
-            !label.isEmpty && label.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
-        }) else {
+        guard isValidDomainIdentifier(text) else {
             throw FieldError(path: reader.path + ".domainIdentifier", "expected dot-separated labels of letters, digits, '-' and '_'")
         }
         return text
     }
 
+    public static func isValidDomainIdentifier(_ text: String) -> Bool {
+        text.utf8.count <= Limits.domainIdentifierBytes && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+            !label.isEmpty && label.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        }
+    }
+
     /// An absolute http(s) URL without user information, in normal form.
     public static func url(_ reader: FieldReader, _ key: String) throws(FieldError) -> String? {
         guard let text = try reader.string(key, maximumBytes: Limits.urlBytes) else { return nil }
-        guard let url = WebURL(text), url.string.utf8.count <= Limits.urlBytes else {
-            throw FieldError(path: reader.path + "." + key, "not an absolute http(s) URL")
+        switch acceptableURL(text) {
+        case .success(let url): return url
+        case .failure(let problem): throw FieldError(path: reader.path + "." + key, problem.message)
         }
+    }
+
+    /// Why a URL is not one an item may hold.
+    public struct URLProblem: Error, Sendable {
+        public var message: String
+    }
+
+    /// `text` as an absolute http(s) URL in normal form, at most ``Limits/urlBytes`` long and
+    /// without user information; the one check every item URL passes.
+    public static func acceptableURL(_ text: String) -> Result<String, URLProblem> {
+        guard let url = WebURL(text), url.string.utf8.count <= Limits.urlBytes else { return .failure(URLProblem(message: "not an absolute http(s) URL")) }
         guard !url.hasUserInfo else {
-            throw FieldError(path: reader.path + "." + key, "a URL with a user name or password (user@host) is not accepted")
+            return .failure(URLProblem(message: "a URL with a user name or password (user@host) is not accepted"))
         }
-        return url.string
+        return .success(url.string)
     }
 
     /// The item in the push format (what `GET` would hand back).

@@ -36,11 +36,7 @@ final class IndexSink: IngestSink, @unchecked Sendable {
 
     func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
         if failBefore == commits { throw Killed() }
-        var batch = SearchIndex.Batch(upserts: upserts, deleteIdentifiers: deletions)
-        batch.clientStateName = name
-        batch.expectedClientState = .some(expected.map { Array($0.utf8) })
-        batch.clientState = Array(state.utf8)
-        try index.commit(batch)
+        try IndexBatchSink(index: index).commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: state)
         commits += 1
         upserted += upserts.map(\.uniqueIdentifier)
         deleted += deletions

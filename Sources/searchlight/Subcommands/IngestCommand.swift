@@ -92,10 +92,12 @@ struct IngestCommand: Command {
         try data.create()
         let state = try IngestState(path: data.ingestPath)
         try state.register(name: mappings.source, database: Self.absolute(database), model: model.map(Self.absolute), mapping: Self.absolute(mapping))
-        let sink: any IngestSink = if let server, let key {
-            RemoteBatchSink(server: server, key: key, caCertificates: caCertificates)
+        let sink: any IngestSink
+        if let server, let key {
+            sink = RemoteBatchSink(server: server, key: key, caCertificates: caCertificates)
         } else {
-            ItemStoreSink(store: try store.items(data))
+            let items = try store.items(data)
+            sink = IndexBatchSink(clientState: { try items.clientState(batch: $0) }, commit: { try items.commit($0, now: Date()) })
         }
         let ingestor = Ingestor(database: source, mappings: mappings, bound: bound, state: state, sink: sink)
         try report(try ingestor.run())
