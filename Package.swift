@@ -52,8 +52,8 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["Postgres", "PostgresStore", "Crawl", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "SearchIndex", "Service", "WebURL",
-                           "searchlight", "SearchlightTestSupport"]),
+            dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "SearchIndex", "Service",
+                           "SQLite", "WebURL", "searchlight", "SearchlightTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL"]),
         .testTarget(

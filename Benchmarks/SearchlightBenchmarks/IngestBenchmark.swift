@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import JSON
 import SearchIndex
 import SQLite
 
@@ -75,6 +76,7 @@ enum IngestBenchmark {
             """, rows, companies, made, items.count, first?.created ?? 0, ingestSeconds, ingestRate, rawSeconds, rawRate, ingestRate / rawRate,
             unchangedSeconds, unchangedSeconds / ingestSeconds, (unchanged?.created ?? 0) + (unchanged?.updated ?? 0) + (unchanged?.deleted ?? 0), touched,
             incrementalSeconds, incremental?.updated ?? 0))
+        if let first { print(JSONWriter.string(first.json)) }
     }
 
     /// The demo's HR files, in the source tree (benchmarks run from a checkout).

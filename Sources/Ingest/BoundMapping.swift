@@ -22,10 +22,16 @@ public struct ResolvedPath: Sendable {
 }
 
 /// A mapping whose key paths all resolve in a source: made by ``MappingSet/bind(to:file:)``,
-/// which is where a wrong name fails (exit 64), before any record is read.
-public struct BoundMapping: Sendable {
-    public var mapping: Mapping
-    public var paths: [RecordKeyPath: ResolvedPath]
+/// which is where a wrong name fails (exit 64), before any record is read. A class: it is
+/// handed to every record rendered, and copying its tables each time showed in profiles.
+public final class BoundMapping: Sendable {
+    public let mapping: Mapping
+    public let paths: [RecordKeyPath: ResolvedPath]
+
+    init(mapping: Mapping, paths: [RecordKeyPath: ResolvedPath]) {
+        self.mapping = mapping
+        self.paths = paths
+    }
 }
 
 extension MappingSet {

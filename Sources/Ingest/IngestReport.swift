@@ -18,6 +18,10 @@ public struct IngestReport: Sendable {
     public var changedRows = 0
     public var batches = 0
     public var seconds = 0.0
+    /// Where the time went: `scan` (finding changes), `render` (items, batches; includes
+    /// `wait`, the time spent waiting for the index to take a batch), `finish` (recording
+    /// the rows' versions).
+    public var phases: [String: Double] = [:]
     /// Set when the index and the ingest state disagreed and every item was written again.
     public var resynchronised = false
 
@@ -29,6 +33,7 @@ public struct IngestReport: Sendable {
             ("skipExamples", .array(skipExamples.map(JSONValue.string))), ("scannedRows", JSONValue(scannedRows)),
             ("changedRows", JSONValue(changedRows)), ("batches", JSONValue(batches)), ("seconds", JSONValue((seconds * 1000).rounded() / 1000)),
             ("resynchronised", .bool(resynchronised)),
+            ("phases", .object(JSONObject(phases.keys.sorted().map { ($0, JSONValue((phases[$0]! * 1000).rounded() / 1000)) }))),
         ]))
     }
 }

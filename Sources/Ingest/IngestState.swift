@@ -19,6 +19,7 @@ import SQLite
 /// and item digests make the repeat write nothing the index already has.
 public final class IngestState {
     let connection: SQLiteConnection
+    public let path: String
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS sources(
@@ -40,7 +41,8 @@ public final class IngestState {
         """
 
     public init(path: String) throws {
-        connection = try SQLiteConnection(path: path)
+        self.path = path
+        connection = try SQLiteConnection(path: path, busyTimeout: 30)
         try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
         try connection.execute(Self.schema)
         let version = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
@@ -221,11 +223,11 @@ public final class IngestState {
         try connection.transaction {
             guard let token = try pendingToken(source: source) else { return }
             try connection.statement("""
-                DELETE FROM items WHERE source = ?1 AND (tbl, key) IN (SELECT tbl, key FROM pending WHERE source = ?1)
+                INSERT OR REPLACE INTO items(source, tbl, key, item, digest)
+                SELECT source, tbl, key, item, digest FROM pending WHERE source = ? AND item IS NOT NULL
                 """).run([.text(source)])
             try connection.statement("""
-                INSERT INTO items(source, tbl, key, item, digest)
-                SELECT source, tbl, key, item, digest FROM pending WHERE source = ? AND item IS NOT NULL
+                DELETE FROM items WHERE source = ?1 AND (tbl, key) IN (SELECT tbl, key FROM pending WHERE source = ?1 AND item IS NULL)
                 """).run([.text(source)])
             try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
             try connection.statement("UPDATE sources SET token = ? WHERE name = ?").run([.integer(token), .text(source)])
@@ -259,7 +261,8 @@ public final class IngestState {
             let upsert = try connection.statement("INSERT OR REPLACE INTO records(source, tbl, key, version, links) VALUES(?, ?, ?, ?, ?)")
             let delete = try connection.statement("DELETE FROM records WHERE source = ? AND tbl = ? AND key = ?")
             for (table, rows) in outcome.versions {
-                for (key, version) in rows {
+                // In key order: B-tree inserts that follow each other are the cheap kind.
+                for (key, version) in rows.sorted(by: { $0.key < $1.key }) {
                     if let version {
                         upsert.reset()
                         try upsert.run([.text(source), .text(table), key.sqlite, .integer(version.version), SQLiteValue(Self.encodeLinks(version.links))])

@@ -46,32 +46,43 @@ public final class Ingestor {
         let stored = try state.source(source)
         let hasRecords = try state.hasRecords(source: source)
         let full = report.resynchronised || stored?.digest != mappings.digest || !hasRecords
+        var mark = Date()
+        func lap(_ phase: String) {
+            let now = Date()
+            report.phases[phase, default: 0] += now.timeIntervalSince(mark)
+            mark = now
+        }
         let changes = try scanChanges(full: full)
+        lap("scan")
         report.scannedRows = changes.scannedRows
         report.changedRows = changes.changedRows
         let renderAll = full || Double(changes.changedRows) > Self.fullRenderShare * Double(max(changes.scannedRows, 1))
         report.full = renderAll
         var batch = Batch()
+        // The commit thread stages each batch, sends it and records it, on a connection of
+        // its own; this thread renders the next batch meanwhile.
         let pipeline = CommitPipeline()
+        let writer = StateWriter(try IngestState(path: state.path))
         // A batch still in flight when the run fails is settled by the next run's recovery.
         defer { _ = try? pipeline.wait() }
-        var sentToken: Int64 = token
-        // Waits for the batch in flight; once the index has it, the state records it.
-        let settle = { [self] (report: inout IngestReport) throws in
+        let settle = { (report: inout IngestReport) throws in
+            let waited = Date()
+            defer { report.phases["wait", default: 0] += Date().timeIntervalSince(waited) }
             guard try pipeline.wait() else { return }
-            try state.applyPending(source: source)
-            token = sentToken
+            token += 1
             report.batches += 1
         }
         let flush = { [self] (batch: inout Batch, report: inout IngestReport) throws in
             try settle(&report)
             guard !batch.isEmpty else { return }
             let next = token + 1
-            try state.stage(source: source, token: next, changes: batch.changes)
-            let (sink, name, upserts, deletions) = (sink, batchName, batch.upserts, batch.deletions)
+            let (sink, name, upserts, deletions, changes) = (sink, batchName, batch.upserts, batch.deletions, batch.changes)
             let expected = token == 0 ? nil : String(token)
-            pipeline.send { try sink.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: String(next)) }
-            sentToken = next
+            pipeline.send {
+                try writer.state.stage(source: source, token: next, changes: changes)
+                try sink.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: String(next))
+                try writer.state.applyPending(source: source)
+            }
             batch = Batch()
         }
         var claimed: [String: RecordSpot] = [:]
@@ -98,7 +109,9 @@ public final class Ingestor {
         }
         try flush(&batch, &report)
         try settle(&report)
+        lap("render")
         try state.finish(source: source, digest: mappings.digest, outcome: changes.outcome, now: now())
+        lap("finish")
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -111,6 +124,13 @@ public final class Ingestor {
         let index = bound.firstIndex { $0.mapping.entity == name }
         mappingIndexes[entity] = .some(index)
         return index.map { bound[$0] }
+    }
+
+    /// The ingest state's second connection, used by the commit thread.
+    final class StateWriter: @unchecked Sendable {
+        // Unchecked: only the commit pipeline's thread uses it, one batch at a time.
+        let state: IngestState
+        init(_ state: IngestState) { self.state = state }
     }
 
     struct RecordSpot: Equatable {

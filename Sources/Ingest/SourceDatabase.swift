@@ -14,7 +14,14 @@ public final class SourceDatabase {
     private var columnIndexes: [String: [String: Int]] = [:]
     private var rowCache: [String: [RecordKey: Row]] = [:]
     private var cachedRows = 0
-    private var memberships: [String: [RecordKey: [RecordKey]]] = [:]
+    private var memberships: [MembershipKey: [RecordKey: [RecordKey]]] = [:]
+    /// `SELECT <key>, <columns> FROM <table>` per table, built once.
+    private var selects: [String: String] = [:]
+
+    private struct MembershipKey: Hashable {
+        var table: String
+        var column: String
+    }
     static let rowCacheLimit = 200_000
     /// A to-many relationship contributes at most this many members to one value.
     static let memberLimit = 100_000
@@ -35,6 +42,7 @@ public final class SourceDatabase {
         schema = try SourceSchema.inspect(connection, model: model)
         for table in schema.tables.values {
             columnIndexes[table.name] = Dictionary(table.columns.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+            selects[table.name] = "SELECT \(([table.keyColumn] + table.columns).map(Self.quote).joined(separator: ", ")) FROM \(Self.quote(table.name))"
         }
     }
 
@@ -49,9 +57,6 @@ public final class SourceDatabase {
 
     func columnIndex(_ column: String, in table: String) -> Int? { columnIndexes[table]?[column] }
 
-    private func selectList(_ table: SourceSchema.Table) -> String {
-        ([table.keyColumn] + table.columns).map(Self.quote).joined(separator: ", ")
-    }
 
     static func quote(_ name: String) -> String { "\"" + name.replacingQuotes() + "\"" }
 
@@ -70,7 +75,7 @@ public final class SourceDatabase {
     /// Every row of `table`, in key order.
     public func scan(table name: String, _ body: (Row) throws -> Void) throws {
         guard let table = schema.tables[name] else { return }
-        let statement = try connection.prepare("SELECT \(selectList(table)) FROM \(Self.quote(name)) ORDER BY 1")
+        let statement = try connection.prepare((selects[name] ?? "") + " ORDER BY 1")
         while try statement.step() {
             if let row = row(from: statement, table: table) { try body(row) }
         }
@@ -153,7 +158,7 @@ public final class SourceDatabase {
     public func row(table name: String, key: RecordKey) throws -> Row? {
         if let cached = rowCache[name]?[key] { return cached }
         guard let table = schema.tables[name] else { return nil }
-        let statement = try connection.statement("SELECT \(selectList(table)) FROM \(Self.quote(name)) WHERE \(Self.quote(table.keyColumn)) = ?")
+        let statement = try connection.statement((selects[name] ?? "") + " WHERE \(Self.quote(table.keyColumn)) = ?")
         statement.bind([key.sqlite])
         defer { statement.reset() }
         guard try statement.step(), let found = row(from: statement, table: table) else { return nil }
@@ -184,27 +189,30 @@ public final class SourceDatabase {
 
     /// The members' keys of a to-many relationship of the record `owner`, in key order.
     func members(_ link: SourceSchema.Link, owner: RecordKey) throws -> [RecordKey] {
-        let (name, sql): (String, String)
+        let key: MembershipKey
+        switch link {
+        case .toOne: return []
+        case .toManyInverse(let destination, let column): key = MembershipKey(table: destination, column: column)
+        case .toManyJoin(_, let table, let ownColumn, _): key = MembershipKey(table: table, column: ownColumn)
+        }
+        if let map = memberships[key] { return map[owner] ?? [] }
+        let sql: String
         switch link {
         case .toOne: return []
         case .toManyInverse(let destination, let column):
             guard let table = schema.entities[destination].flatMap({ schema.tables[$0.table] }) else { return [] }
-            name = table.name + "." + column
             sql = "SELECT \(Self.quote(column)), \(Self.quote(table.keyColumn)) FROM \(Self.quote(table.name)) WHERE \(Self.quote(column)) IS NOT NULL ORDER BY 2"
         case .toManyJoin(_, let table, let ownColumn, let otherColumn):
-            name = table + "." + ownColumn
             sql = "SELECT \(Self.quote(ownColumn)), \(Self.quote(otherColumn)) FROM \(Self.quote(table)) ORDER BY 2"
         }
-        if memberships[name] == nil {
-            var map: [RecordKey: [RecordKey]] = [:]
-            let statement = try connection.prepare(sql)
-            while try statement.step() {
-                guard let owner = RecordKey.read(statement, 0), let member = RecordKey.read(statement, 1) else { continue }
-                map[owner, default: []].append(member)
-            }
-            memberships[name] = map
+        var map: [RecordKey: [RecordKey]] = [:]
+        let statement = try connection.prepare(sql)
+        while try statement.step() {
+            guard let owner = RecordKey.read(statement, 0), let member = RecordKey.read(statement, 1) else { continue }
+            map[owner, default: []].append(member)
         }
-        return memberships[name]?[owner] ?? []
+        memberships[key] = map
+        return map[owner] ?? []
     }
 
     /// The table holding `entity`'s records.

@@ -1,8 +1,10 @@
+import DemoWeb
 import Foundation
 import Glibc
 import HTTPServer
 import JSON
 import SearchlightTestSupport
+import SQLite
 import Testing
 
 /// Several `searchlight` processes on one PostgreSQL store, as on several machines:
@@ -75,6 +77,30 @@ import Testing
                 #expect(later.timeIntervalSince(earlier) >= Self.delay - 0.05, "\(name): \(later.timeIntervalSince(earlier)) s apart")
             }
         }
+    }
+
+    @Test func ingestWritesAppRecordsThroughTheSharedStore() throws {
+        let store = try PostgresCluster.shared.get().newDatabase()
+        let folder = try TemporaryDirectory("ingest-store")
+        defer { folder.remove() }
+        let database = folder.url.appendingPathComponent("HR.sqlite").path
+        try DemoApps.makeHRStore(at: database)
+        let ingest = ["ingest", database, "--mapping", DemoApps.hrMapping.path, "--model", DemoApps.hrModel.path, "--store", store,
+                      "--data", folder.path + "/data", "--json"]
+        let first = try CommandRunner.run(ingest)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try JSONParser.parse(first.stdout)["created"] == 10)
+        let node = try SearchNode(store: store, name: "hr")
+        defer { node.stop() }
+        #expect(node.search("Marian Paul", until: { $0.first == "employee_Marian_Paul" }).first == "employee_Marian_Paul")
+        let hit = node.call("GET", "/v1/search?q=marian").json?["results"]?.arrayValue?.first
+        #expect(hit?["source"] == ["name": "hr", "entity": "Manager", "key": "1"], "the record travels through the change log")
+        try SQLiteConnection(path: database).execute("UPDATE ZCOMPANY SET ZNAME = 'Wasappli SAS', Z_OPT = Z_OPT + 1 WHERE Z_PK = 1")
+        let second = try JSONParser.parse(try CommandRunner.run(ingest).stdout)
+        #expect(second["updated"] == 4 && second["created"] == 0)
+        #expect(node.search("wasappli sas", until: { $0.count == 4 }).count == 4)
+        let resolved = try CommandRunner.run(["resolve", "employee_Marian_Paul", "--store", store, "--data", folder.path + "/data", "--json"])
+        #expect(try JSONParser.parse(resolved.stdout)["relationships"]?["company"]?["keys"] == ["1"], "\(resolved.stderr)")
     }
 
     @Test func searchNodesFollowTheLogAndAnyNodeTakesWrites() throws {
