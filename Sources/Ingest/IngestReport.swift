@@ -19,8 +19,9 @@ public struct IngestReport: Sendable {
     public var batches = 0
     public var seconds = 0.0
     /// Where the time went: `scan` (finding changes), `render` (items, batches; includes
-    /// `wait`, the time spent waiting for the index to take a batch), `finish` (recording
-    /// the rows' versions).
+    /// `wait`, the time spent waiting for the index to take a batch, and `apply`, recording
+    /// what it took), `finish` (recording the rows' versions); and on the commit thread,
+    /// `state` (staging batches) and `send` (the index taking them).
     public var phases: [String: Double] = [:]
     /// Set when the index and the ingest state disagreed and every item was written again.
     public var resynchronised = false

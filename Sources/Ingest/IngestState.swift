@@ -11,9 +11,10 @@ import SQLite
 /// - `pairs`: the rows of many-to-many join tables, to see links come and go.
 /// - `items`: which item each mapped row made, with a digest of its content, so an
 ///   unchanged item is not written again and a deleted row's item is found.
-/// - `pending`: the item changes of the batch being sent, written before it is sent; a
-///   run killed after the index took the batch applies them on its next start, one killed
-///   before drops them (the batch's client state says which happened).
+/// - `pending`: the item changes of a batch, written before it is sent and moved into
+///   `items` once the index has it; a run killed after the index took a batch records it
+///   on its next start, one killed before drops it (the index's client state, the last
+///   batch's token, says which happened).
 ///
 /// Record versions are written only when a run ends: a run killed half-way is repeated,
 /// and item digests make the repeat write nothing the index already has.
@@ -34,8 +35,7 @@ public final class IngestState {
             source TEXT NOT NULL, tbl TEXT NOT NULL, key NOT NULL, item TEXT NOT NULL, digest INTEGER NOT NULL,
             PRIMARY KEY(source, tbl, key)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS items_by_id ON items(source, item);
-        CREATE TABLE IF NOT EXISTS pending(
-            source TEXT NOT NULL, token INTEGER NOT NULL, tbl TEXT NOT NULL, key NOT NULL, item TEXT, digest INTEGER);
+        CREATE TABLE IF NOT EXISTS pending(source TEXT NOT NULL, token INTEGER NOT NULL, changes BLOB NOT NULL, PRIMARY KEY(source, token));
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
         """
@@ -43,7 +43,10 @@ public final class IngestState {
     public init(path: String) throws {
         self.path = path
         connection = try SQLiteConnection(path: path, busyTimeout: 30)
-        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        // A million records make tables and indexes of tens of megabytes, written in key
+        // order but looked up and indexed by item id at random: 64 MiB of page cache keeps
+        // those pages from being read again and again.
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
         try connection.execute(Self.schema)
         let version = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
         guard try version.step(), version.string(0) == "1" else { throw SQLiteError(code: 26, message: "\(path): not an ingest state of version 1") }
@@ -199,43 +202,50 @@ public final class IngestState {
 
     /// Writes a batch's item changes before the batch is sent.
     func stage(source: String, token: Int64, changes: [ItemChange]) throws {
-        try connection.transaction {
-            try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
-            let insert = try connection.statement("INSERT INTO pending(source, token, tbl, key, item, digest) VALUES(?, ?, ?, ?, ?, ?)")
-            for change in changes {
-                insert.reset()
-                try insert.run([.text(source), .integer(token), .text(change.table), change.key.sqlite, SQLiteValue(change.entry?.identifier),
-                                change.entry.map { .integer($0.digest) } ?? .null])
-            }
-        }
+        try connection.statement("INSERT OR REPLACE INTO pending(source, token, changes) VALUES(?, ?, ?)")
+            .run([.text(source), .integer(token), .blob(PendingBatch.encode(changes))])
     }
 
-    /// The token of a staged batch, if one is waiting.
-    func pendingToken(source: String) throws -> Int64? {
-        let statement = try connection.statement("SELECT token FROM pending WHERE source = ? LIMIT 1")
+    /// The tokens of the staged batches not yet recorded, oldest first (at most two: the one
+    /// being recorded and the one being sent).
+    func pendingTokens(source: String) throws -> [Int64] {
+        let statement = try connection.statement("SELECT token FROM pending WHERE source = ? ORDER BY token")
         statement.bind(1, source)
         defer { statement.reset() }
-        return try statement.step() ? statement.int64(0) : nil
+        var tokens: [Int64] = []
+        while try statement.step() { tokens.append(statement.int64(0)) }
+        return tokens
     }
 
-    /// The index took the staged batch: its changes become the items, its token the source's.
-    func applyPending(source: String) throws {
+    /// The index took the batch staged as `token`: its changes become the items, its token
+    /// the source's.
+    func applyPending(source: String, token: Int64) throws {
         try connection.transaction {
-            guard let token = try pendingToken(source: source) else { return }
-            try connection.statement("""
-                INSERT OR REPLACE INTO items(source, tbl, key, item, digest)
-                SELECT source, tbl, key, item, digest FROM pending WHERE source = ? AND item IS NOT NULL
-                """).run([.text(source)])
-            try connection.statement("""
-                DELETE FROM items WHERE source = ?1 AND (tbl, key) IN (SELECT tbl, key FROM pending WHERE source = ?1 AND item IS NULL)
-                """).run([.text(source)])
-            try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
-            try connection.statement("UPDATE sources SET token = ? WHERE name = ?").run([.integer(token), .text(source)])
+            let read = try connection.statement("SELECT changes FROM pending WHERE source = ? AND token = ?")
+            read.bind([.text(source), .integer(token)])
+            guard try read.step() else { return }
+            let changes = PendingBatch.decode(read.blob(0) ?? [])
+            read.reset()
+            guard let changes else { throw SQLiteError(code: 11, message: "\(path): a staged batch of '\(source)' does not read") }
+            let upsert = try connection.statement("INSERT OR REPLACE INTO items(source, tbl, key, item, digest) VALUES(?, ?, ?, ?, ?)")
+            let delete = try connection.statement("DELETE FROM items WHERE source = ? AND tbl = ? AND key = ?")
+            for change in changes {
+                if let entry = change.entry {
+                    upsert.reset()
+                    try upsert.run([.text(source), .text(change.table), change.key.sqlite, .text(entry.identifier), .integer(entry.digest)])
+                } else {
+                    delete.reset()
+                    try delete.run([.text(source), .text(change.table), change.key.sqlite])
+                }
+            }
+            try connection.statement("DELETE FROM pending WHERE source = ? AND token = ?").run([.text(source), .integer(token)])
+            try connection.statement("UPDATE sources SET token = max(token, ?) WHERE name = ?").run([.integer(token), .text(source)])
         }
     }
 
-    func discardPending(source: String) throws {
-        try connection.statement("DELETE FROM pending WHERE source = ?").run([.text(source)])
+    /// A staged batch the index never took.
+    func discardPending(source: String, token: Int64) throws {
+        try connection.statement("DELETE FROM pending WHERE source = ? AND token = ?").run([.text(source), .integer(token)])
     }
 
     /// Forgets which items the source made (the index no longer has them as we knew).

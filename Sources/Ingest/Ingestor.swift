@@ -59,31 +59,45 @@ public final class Ingestor {
         let renderAll = full || Double(changes.changedRows) > Self.fullRenderShare * Double(max(changes.scannedRows, 1))
         report.full = renderAll
         var batch = Batch()
-        // The commit thread stages each batch, sends it and records it, on a connection of
-        // its own; this thread renders the next batch meanwhile.
+        // The commit thread stages each batch and sends it, on a connection of its own; this
+        // thread renders the next batch meanwhile, and records each batch the index took.
         let pipeline = CommitPipeline()
         let writer = StateWriter(try IngestState(path: state.path))
         // A batch still in flight when the run fails is settled by the next run's recovery.
         defer { _ = try? pipeline.wait() }
-        let settle = { (report: inout IngestReport) throws in
+        // Waits for the batch in flight; returns its token once the index has it.
+        let settle = { (report: inout IngestReport) throws -> Int64? in
             let waited = Date()
             defer { report.phases["wait", default: 0] += Date().timeIntervalSince(waited) }
-            guard try pipeline.wait() else { return }
+            guard try pipeline.wait() else { return nil }
             token += 1
             report.batches += 1
+            return token
+        }
+        // Records in the state a batch the index took, on this thread, while the commit
+        // thread sends the next one.
+        let record = { [self] (taken: Int64?, report: inout IngestReport) throws in
+            guard let taken else { return }
+            let applying = Date()
+            try state.applyPending(source: source, token: taken)
+            report.phases["apply", default: 0] += Date().timeIntervalSince(applying)
         }
         let flush = { [self] (batch: inout Batch, report: inout IngestReport) throws in
-            try settle(&report)
-            guard !batch.isEmpty else { return }
-            let next = token + 1
-            let (sink, name, upserts, deletions, changes) = (sink, batchName, batch.upserts, batch.deletions, batch.changes)
-            let expected = token == 0 ? nil : String(token)
-            pipeline.send {
-                try writer.state.stage(source: source, token: next, changes: changes)
-                try sink.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: String(next))
-                try writer.state.applyPending(source: source)
+            let taken = try settle(&report)
+            if !batch.isEmpty {
+                let next = token + 1
+                let (sink, name, upserts, deletions, changes) = (sink, batchName, batch.upserts, batch.deletions, batch.changes)
+                let expected = token == 0 ? nil : String(token)
+                pipeline.send {
+                    let start = Date()
+                    try writer.state.stage(source: source, token: next, changes: changes)
+                    let sending = Date()
+                    try sink.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: String(next))
+                    writer.record(send: Date().timeIntervalSince(sending), state: sending.timeIntervalSince(start))
+                }
+                batch = Batch()
             }
-            batch = Batch()
+            try record(taken, &report)
         }
         var claimed: [String: RecordSpot] = [:]
         for table in plan.mappedTables {
@@ -108,10 +122,12 @@ public final class Ingestor {
             }
         }
         try flush(&batch, &report)
-        try settle(&report)
+        try record(try settle(&report), &report)
         lap("render")
         try state.finish(source: source, digest: mappings.digest, outcome: changes.outcome, now: now())
         lap("finish")
+        report.phases["send"] = writer.sendSeconds
+        report.phases["state"] = writer.stateSeconds
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -126,11 +142,20 @@ public final class Ingestor {
         return index.map { bound[$0] }
     }
 
-    /// The ingest state's second connection, used by the commit thread.
+    /// The ingest state's second connection, used by the commit thread, and the time that
+    /// thread spent sending batches and recording them.
     final class StateWriter: @unchecked Sendable {
-        // Unchecked: only the commit pipeline's thread uses it, one batch at a time.
+        // Unchecked: only the commit pipeline's thread uses it, one batch at a time; the
+        // times are read after the pipeline has settled its last batch.
         let state: IngestState
+        private(set) var sendSeconds = 0.0
+        private(set) var stateSeconds = 0.0
         init(_ state: IngestState) { self.state = state }
+
+        func record(send: Double, state: Double) {
+            sendSeconds += send
+            stateSeconds += state
+        }
     }
 
     struct RecordSpot: Equatable {
@@ -151,8 +176,8 @@ public final class Ingestor {
     private func recover(_ report: inout IngestReport) throws -> Int64 {
         let source = mappings.source
         let indexed = try sink.clientState(batchName).flatMap { Int64($0) }
-        if let pending = try state.pendingToken(source: source) {
-            if indexed == pending { try state.applyPending(source: source) } else { try state.discardPending(source: source) }
+        for pending in try state.pendingTokens(source: source) {
+            if pending <= (indexed ?? 0) { try state.applyPending(source: source, token: pending) } else { try state.discardPending(source: source, token: pending) }
         }
         let stored = try state.source(source)?.token ?? 0
         if (indexed ?? 0) != stored {

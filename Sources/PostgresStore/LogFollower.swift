@@ -12,8 +12,8 @@ import Synchronization
 /// stopped. Applying reads each logged item's current row, so applying twice, or a
 /// batch with several changes of one item, ends in the same state.
 public final class LogFollower: SearchReplica, @unchecked Sendable {
-    // @unchecked: `index` and `session` are used only under `applying`; the rest is atomic
-    // or immutable.
+    // @unchecked: `index`, `session` and `lastTrim` are used only under `applying`; the rest
+    // is atomic or immutable.
     private let session: PostgresSession
     private let index: SearchIndex
     private let name: String
@@ -75,9 +75,15 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
         thread = nil
     }
 
-    /// Applies everything the log holds now; the caller holds `applying`.
+    /// How often a node trims the log (any node may; they agree through `log_floor`).
+    static let trimInterval: TimeInterval = 60
+    private var lastTrim = Date.distantPast
+
+    /// Applies everything the log holds now; the caller holds `applying`. A copy older than
+    /// the log's floor (its node was away while the log was trimmed) is built again.
     private func applyAvailable() throws {
-        guard var position = try position() else {
+        let floor = try session.run { try LogTrimmer.floor($0) }
+        guard var position = try position(), position >= floor else {
             try snapshot()
             return try applyAvailable()
         }
@@ -120,6 +126,10 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 INSERT INTO nodes(name, applied, updated) VALUES($1, $2, extract(epoch from now()))
                 ON CONFLICT (name) DO UPDATE SET applied = excluded.applied, updated = excluded.updated
                 """, [.text(name), .int(position)])
+        }
+        if Date().timeIntervalSince(lastTrim) >= Self.trimInterval {
+            lastTrim = Date()
+            try session.run { try LogTrimmer.trim($0) }
         }
     }
 

@@ -90,6 +90,11 @@ enum PostgresSchema {
         CREATE TABLE fingerprints(url text PRIMARY KEY, origin text NOT NULL, simhash bigint NOT NULL);
         CREATE INDEX fingerprints_origin ON fingerprints(origin);
         """,
+        // 3: the change log's floor: entries up to it were trimmed (``LogTrimmer``).
+        """
+        CREATE TABLE log_floor(id boolean PRIMARY KEY DEFAULT true CHECK (id), seq bigint NOT NULL);
+        INSERT INTO log_floor(id, seq) VALUES (true, 0);
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

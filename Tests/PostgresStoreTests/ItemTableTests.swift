@@ -39,3 +39,51 @@ import Testing
         }
     }
 }
+
+/// The change log is trimmed once every live node has applied it; a node away for longer
+/// rebuilds its copy instead of missing changes.
+@Suite struct LogTrimTests {
+    @Test func theLogIsTrimmedBehindLiveNodesAndAStaleCopyIsRebuilt() throws {
+        let url = try PostgresCluster.shared.get().newDatabase()
+        let shared = try SharedStore(url: url)
+        let items = PostgresItemStore(shared)
+        let folder = try TemporaryDirectory("log-trim")
+        defer { folder.remove() }
+        func push(_ range: Range<Int>) throws {
+            _ = try items.commit(SearchIndex.Batch(upserts: range.map { SearchableItem(uniqueIdentifier: "log-\($0)", title: "Trim item \($0)") }), now: Date())
+        }
+        let connection = try PostgresConnection(url: url)
+        func logSize() throws -> Int { try connection.execute("SELECT count(*) FROM item_log").first?.int(0) ?? -1 }
+        try push(0..<50)
+        let stale = try LogFollower(store: shared, indexPath: folder.path + "/stale.sqlite", name: "stale")
+        try stale.catchUp()
+        try push(50..<100)
+        let live = try LogFollower(store: shared, indexPath: folder.path + "/live.sqlite", name: "live")
+        try live.catchUp()
+        #expect(try logSize() == 100)
+
+        // A live node that has applied less holds the log back, whatever its age.
+        var trimmed = try LogTrimmer.trim(connection, keep: 0)
+        #expect(trimmed.removed == 50, "only what the stale node has applied")
+        // Once it has been silent for longer than the retention, it no longer does.
+        try connection.execute("UPDATE nodes SET updated = updated - 2 * 86400 WHERE name = 'stale'")
+        trimmed = try LogTrimmer.trim(connection, keep: 0)
+        let livePosition = try live.position()
+        #expect(trimmed.removed == 50 && trimmed.floor == livePosition)
+        #expect(try logSize() == 0)
+        // Entries younger than `keep` stay.
+        try push(100..<110)
+        #expect(try LogTrimmer.trim(connection, keep: 3600).removed == 0)
+
+        // The live node follows on; the stale copy is older than the floor and is rebuilt.
+        try live.catchUp()
+        try stale.catchUp()
+        let liveIndex = try SearchIndex(path: folder.path + "/live.sqlite", mode: .existing)
+        let staleIndex = try SearchIndex(path: folder.path + "/stale.sqlite", mode: .existing)
+        #expect(try liveIndex.count() == 110)
+        #expect(try staleIndex.count() == 110)
+        #expect(try staleIndex.search(SearchRequest("trim item 75")).hits.first?.item.uniqueIdentifier == "log-75")
+        let stalePosition = try stale.position()
+        #expect(stalePosition == (try live.position()))
+    }
+}
