@@ -19,9 +19,10 @@ public struct IngestReport: Sendable {
     public var batches = 0
     public var seconds = 0.0
     /// Where the time went: `scan` (finding changes), `render` (items, batches; includes
-    /// `wait`, the time spent waiting for the index to take a batch, and `apply`, recording
-    /// what it took), `finish` (recording the rows' versions); and on the commit thread,
-    /// `state` (staging batches) and `send` (the index taking them).
+    /// `wait`, the time spent waiting for the index to take a batch, `stage`, writing a
+    /// batch down before it is sent, and `apply`, recording what the index took), `finish`
+    /// (recording the rows' versions); and on the commit thread, `send` (the index taking
+    /// batches).
     public var phases: [String: Double] = [:]
     /// Set when the index and the ingest state disagreed and every item was written again.
     public var resynchronised = false

@@ -32,9 +32,9 @@ public final class IngestState {
         CREATE TABLE IF NOT EXISTS pairs(
             source TEXT NOT NULL, name TEXT NOT NULL, a NOT NULL, b NOT NULL, PRIMARY KEY(source, name, a, b)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS items(
-            source TEXT NOT NULL, tbl TEXT NOT NULL, key NOT NULL, item TEXT NOT NULL, digest INTEGER NOT NULL,
+            source TEXT NOT NULL, tbl TEXT NOT NULL, key NOT NULL, item TEXT NOT NULL, digest INTEGER NOT NULL, item_hash INTEGER NOT NULL,
             PRIMARY KEY(source, tbl, key)) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS items_by_id ON items(source, item);
+        CREATE INDEX IF NOT EXISTS items_by_id ON items(item_hash);
         CREATE TABLE IF NOT EXISTS pending(source TEXT NOT NULL, token INTEGER NOT NULL, changes BLOB NOT NULL, PRIMARY KEY(source, token));
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
@@ -44,9 +44,9 @@ public final class IngestState {
         self.path = path
         connection = try SQLiteConnection(path: path, busyTimeout: 30)
         // A million records make tables and indexes of tens of megabytes, written in key
-        // order but looked up and indexed by item id at random: 64 MiB of page cache keeps
+        // order but looked up and indexed by item id at random: 128 MiB of page cache keeps
         // those pages from being read again and again.
-        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -131072;")
         try connection.execute(Self.schema)
         let version = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
         guard try version.step(), version.string(0) == "1" else { throw SQLiteError(code: 26, message: "\(path): not an ingest state of version 1") }
@@ -177,8 +177,8 @@ public final class IngestState {
 
     /// The row that made the item `identifier`, if any.
     func holder(source: String, identifier: String) throws -> (table: String, key: RecordKey)? {
-        let statement = try connection.statement("SELECT tbl, key FROM items WHERE source = ? AND item = ? LIMIT 1")
-        statement.bind([.text(source), .text(identifier)])
+        let statement = try connection.statement("SELECT tbl, key FROM items WHERE item_hash = ? AND source = ? AND item = ? LIMIT 1")
+        statement.bind([.integer(Self.hash(identifier)), .text(source), .text(identifier)])
         defer { statement.reset() }
         guard try statement.step(), let table = statement.string(0), let key = RecordKey.read(statement, 1) else { return nil }
         return (table, key)
@@ -189,6 +189,14 @@ public final class IngestState {
         statement.bind(1, source)
         defer { statement.reset() }
         return try statement.step() ? statement.int(0) : 0
+    }
+
+    /// Items are found by identifier through a hash of it: an index of integers stays small
+    /// enough to keep in the page cache at a million items, one of the texts did not.
+    static func hash(_ identifier: String) -> Int64 {
+        var digest = FNV1a()
+        digest.add(identifier)
+        return digest.signed
     }
 
     // MARK: batches
@@ -227,12 +235,13 @@ public final class IngestState {
             let changes = PendingBatch.decode(read.blob(0) ?? [])
             read.reset()
             guard let changes else { throw SQLiteError(code: 11, message: "\(path): a staged batch of '\(source)' does not read") }
-            let upsert = try connection.statement("INSERT OR REPLACE INTO items(source, tbl, key, item, digest) VALUES(?, ?, ?, ?, ?)")
+            let upsert = try connection.statement("INSERT OR REPLACE INTO items(source, tbl, key, item, digest, item_hash) VALUES(?, ?, ?, ?, ?, ?)")
             let delete = try connection.statement("DELETE FROM items WHERE source = ? AND tbl = ? AND key = ?")
             for change in changes {
                 if let entry = change.entry {
                     upsert.reset()
-                    try upsert.run([.text(source), .text(change.table), change.key.sqlite, .text(entry.identifier), .integer(entry.digest)])
+                    try upsert.run([.text(source), .text(change.table), change.key.sqlite, .text(entry.identifier), .integer(entry.digest),
+                                    .integer(Self.hash(entry.identifier))])
                 } else {
                     delete.reset()
                     try delete.run([.text(source), .text(change.table), change.key.sqlite])

@@ -59,10 +59,10 @@ public final class Ingestor {
         let renderAll = full || Double(changes.changedRows) > Self.fullRenderShare * Double(max(changes.scannedRows, 1))
         report.full = renderAll
         var batch = Batch()
-        // The commit thread stages each batch and sends it, on a connection of its own; this
-        // thread renders the next batch meanwhile, and records each batch the index took.
+        // This thread renders and stages each batch; the commit thread sends it, and while it
+        // does, this thread records the batch before it and renders the next.
         let pipeline = CommitPipeline()
-        let writer = StateWriter(try IngestState(path: state.path))
+        let timer = SendTimer()
         // A batch still in flight when the run fails is settled by the next run's recovery.
         defer { _ = try? pipeline.wait() }
         // Waits for the batch in flight; returns its token once the index has it.
@@ -88,12 +88,13 @@ public final class Ingestor {
                 let next = token + 1
                 let (sink, name, upserts, deletions, changes) = (sink, batchName, batch.upserts, batch.deletions, batch.changes)
                 let expected = token == 0 ? nil : String(token)
+                let staging = Date()
+                try state.stage(source: source, token: next, changes: changes)
+                report.phases["stage", default: 0] += Date().timeIntervalSince(staging)
                 pipeline.send {
-                    let start = Date()
-                    try writer.state.stage(source: source, token: next, changes: changes)
                     let sending = Date()
                     try sink.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: String(next))
-                    writer.record(send: Date().timeIntervalSince(sending), state: sending.timeIntervalSince(start))
+                    timer.add(Date().timeIntervalSince(sending))
                 }
                 batch = Batch()
             }
@@ -126,8 +127,7 @@ public final class Ingestor {
         lap("render")
         try state.finish(source: source, digest: mappings.digest, outcome: changes.outcome, now: now())
         lap("finish")
-        report.phases["send"] = writer.sendSeconds
-        report.phases["state"] = writer.stateSeconds
+        report.phases["send"] = timer.seconds
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -142,20 +142,12 @@ public final class Ingestor {
         return index.map { bound[$0] }
     }
 
-    /// The ingest state's second connection, used by the commit thread, and the time that
-    /// thread spent sending batches and recording them.
-    final class StateWriter: @unchecked Sendable {
-        // Unchecked: only the commit pipeline's thread uses it, one batch at a time; the
-        // times are read after the pipeline has settled its last batch.
-        let state: IngestState
-        private(set) var sendSeconds = 0.0
-        private(set) var stateSeconds = 0.0
-        init(_ state: IngestState) { self.state = state }
-
-        func record(send: Double, state: Double) {
-            sendSeconds += send
-            stateSeconds += state
-        }
+    /// The time the commit thread spent sending batches.
+    final class SendTimer: @unchecked Sendable {
+        // Unchecked: only the commit pipeline's thread adds, one batch at a time; `seconds`
+        // is read after the pipeline has settled its last batch.
+        private(set) var seconds = 0.0
+        func add(_ interval: Double) { seconds += interval }
     }
 
     struct RecordSpot: Equatable {
