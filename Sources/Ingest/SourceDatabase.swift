@@ -106,41 +106,27 @@ public final class SourceDatabase {
 
     /// Keys of `table`'s rows whose `column` holds one of `values`.
     func keys(table name: String, where column: String, in values: [RecordKey]) throws -> [RecordKey] {
-        guard let table = schema.tables[name], !values.isEmpty else { return [] }
-        var result: [RecordKey] = []
-        for start in stride(from: 0, to: values.count, by: 500) {
-            let chunk = Array(values[start..<min(start + 500, values.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let statement = try connection.prepare(
-                "SELECT \(Self.quote(table.keyColumn)) FROM \(Self.quote(name)) WHERE \(Self.quote(column)) IN (\(marks))")
-            statement.bind(chunk.map(\.sqlite))
-            while try statement.step() { if let key = RecordKey.read(statement, 0) { result.append(key) } }
-        }
-        return result
+        guard let table = schema.tables[name] else { return [] }
+        return try firstColumn("SELECT \(Self.quote(table.keyColumn)) FROM \(Self.quote(name)) WHERE \(Self.quote(column))", in: values)
     }
 
     /// The owners' keys (`own`) joined to any of the members' keys (`other`) in a join table.
     func keys(joinTable: String, own: String, other: String, in values: [RecordKey]) throws -> [RecordKey] {
-        var result: [RecordKey] = []
-        for start in stride(from: 0, to: values.count, by: 500) {
-            let chunk = Array(values[start..<min(start + 500, values.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let statement = try connection.prepare("SELECT \(Self.quote(own)) FROM \(Self.quote(joinTable)) WHERE \(Self.quote(other)) IN (\(marks))")
-            statement.bind(chunk.map(\.sqlite))
-            while try statement.step() { if let key = RecordKey.read(statement, 0) { result.append(key) } }
-        }
-        return result
+        try firstColumn("SELECT \(Self.quote(own)) FROM \(Self.quote(joinTable)) WHERE \(Self.quote(other))", in: values)
     }
 
     /// The values of `column` in the rows of `table` with the given keys.
     func values(table name: String, column: String, keys: [RecordKey]) throws -> [RecordKey] {
-        guard let table = schema.tables[name], !keys.isEmpty else { return [] }
+        guard let table = schema.tables[name] else { return [] }
+        return try firstColumn("SELECT \(Self.quote(column)) FROM \(Self.quote(name)) WHERE \(Self.quote(table.keyColumn))", in: keys)
+    }
+
+    /// The first column of `select … WHERE column` + ` IN (values)`, asked 500 values at a time.
+    private func firstColumn(_ select: String, in values: [RecordKey]) throws -> [RecordKey] {
         var result: [RecordKey] = []
-        for start in stride(from: 0, to: keys.count, by: 500) {
-            let chunk = Array(keys[start..<min(start + 500, keys.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let statement = try connection.prepare(
-                "SELECT \(Self.quote(column)) FROM \(Self.quote(name)) WHERE \(Self.quote(table.keyColumn)) IN (\(marks))")
+        for start in stride(from: 0, to: values.count, by: 500) {
+            let chunk = Array(values[start..<min(start + 500, values.count)])
+            let statement = try connection.prepare(select + " IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")")
             statement.bind(chunk.map(\.sqlite))
             while try statement.step() { if let key = RecordKey.read(statement, 0) { result.append(key) } }
         }

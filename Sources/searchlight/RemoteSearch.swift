@@ -14,14 +14,8 @@ struct RemoteSearch {
         var parameters = [("q", query), ("limit", String(limit)), ("platform", platform.rawValue)]
         parameters += installed.sorted().map { ("installed", $0) }
         if snippets { parameters.append(("snippets", "1")) }
-        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
-        let url = base + "/v1/search?" + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
-        var configuration = FetchConfiguration(userAgent: UserAgent.string)
-        // The user names the server: a service on this machine or the private network is the usual case.
-        configuration.addressPolicy = .any
-        configuration.caCertificatesFile = caCertificates
-        configuration.timeout = 30
-        let client = HTTPClient(configuration: configuration)
+        let url = ServerClient.base(server) + "/v1/search?" + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
+        let client = ServerClient.make(caCertificates: caCertificates, timeout: 30)
         defer { client.shutdown() }
         let response = client.fetch(FetchRequest(url: url, headers: [HTTPField("Accept", "application/json")]))
         if let error = response.error { throw CommandFailure("asking \(server) failed: \(error.message)") }

@@ -127,20 +127,9 @@ import Testing
     @Test func watchAppliesEachSaveWithinASecond() throws {
         let hr = try Folder()
         defer { hr.folder.remove() }
-        let process = Process()
-        process.executableURL = CommandRunner.executable
-        process.arguments = hr.ingest + ["--watch"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        var text = ""
-        let start = Date()
-        while !text.contains("\n"), Date().timeIntervalSince(start) < 30 {
-            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        }
-        #expect(text.hasPrefix("hr: 10 created"))
+        let watch = try CommandRunner.start(hr.ingest + ["--watch"])
+        defer { watch.stop() }
+        #expect(watch.firstLine.hasPrefix("hr: 10 created"))
         let index = try SearchIndex(path: hr.data + "/index.sqlite", mode: .existing)
         for (sql, id, check) in [
             ("UPDATE ZEMPLOYEE SET ZJOBTITLE = 'chief baker', Z_OPT = Z_OPT + 1 WHERE Z_PK = 4", "employee_Claire_Dubois", "chief baker"),
@@ -171,18 +160,9 @@ import Testing
         }
         let owner = try key("hr-app", "hr.example")
         let stranger = try key("other", "other.example")
-        let process = Process()
-        process.executableURL = CommandRunner.executable
-        process.arguments = ["serve", "--data", server, "--listen", "127.0.0.1:0", "--cache-seconds", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !text.contains("\n"), Date() < deadline { text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
-        let base = try #require(text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let serve = try CommandRunner.start(["serve", "--data", server, "--listen", "127.0.0.1:0", "--cache-seconds", "0"])
+        defer { serve.stop() }
+        let base = try #require(serve.firstLine.split(separator: " ").last.map(String.init))
 
         let sent = try CommandRunner.run(hr.ingest + ["--server", base, "--key", owner, "--json"])
         #expect(sent.status == 0, "\(sent.stderr)")

@@ -64,6 +64,37 @@ public enum CommandRunner {
     }
 }
 
+/// A `searchlight` process left running (`serve`, `ingest --watch`), with the first line it
+/// printed; `stop()` ends it with SIGTERM and waits.
+public struct RunningCommand {
+    public let process: Process
+    public let firstLine: String
+
+    public func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+extension CommandRunner {
+    /// Starts `searchlight arguments…` and waits (at most `timeout` seconds) for its first line.
+    public static func start(_ arguments: [String], timeout: Double = 30) throws -> RunningCommand {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(timeout)
+        while !text.contains("\n"), Date() < deadline, process.isRunning {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        return RunningCommand(process: process, firstLine: String(text.split(separator: "\n").first ?? ""))
+    }
+}
+
 /// A folder under the system's temporary directory, removed by `remove()`.
 public struct TemporaryDirectory: Sendable {
     public let url: URL

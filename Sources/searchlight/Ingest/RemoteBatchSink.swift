@@ -18,14 +18,9 @@ struct RemoteBatchSink: IngestSink {
     var batchLimit = 500
 
     private func request(_ path: String, method: String, body: JSONValue?) throws -> JSONValue {
-        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
-        var configuration = FetchConfiguration(userAgent: UserAgent.string)
-        configuration.addressPolicy = .any
-        configuration.caCertificatesFile = caCertificates
-        configuration.timeout = 60
-        let client = HTTPClient(configuration: configuration)
+        let client = ServerClient.make(caCertificates: caCertificates, timeout: 60)
         defer { client.shutdown() }
-        var request = FetchRequest(url: base + path, headers: [HTTPField("Accept", "application/json"), HTTPField("Authorization", "Bearer " + key)])
+        var request = FetchRequest(url: ServerClient.base(server) + path, headers: [HTTPField("Accept", "application/json"), HTTPField("Authorization", "Bearer " + key)])
         request.method = method
         if let body {
             request.body = Array(JSONWriter.string(body).utf8)
