@@ -56,10 +56,15 @@ import Testing
 
         // Every page of every site is in the index once.
         let pages = names.count * 11
-        #expect(try scalar(store, "SELECT count(*) FROM items") == pages)
-        #expect(try scalar(store, "SELECT count(*) FROM urls WHERE fetched") == pages)
-        #expect(try scalar(store, "SELECT count(*) FROM urls WHERE lease_owner IS NOT NULL") == 0)
-        #expect(try scalar(store, "SELECT count(*) FROM hosts WHERE lease_owner IS NOT NULL") == 0)
+        let items = try scalar(store, "SELECT count(*) FROM items")
+        let fetched = try scalar(store, "SELECT count(*) FROM urls WHERE fetched")
+        let leasedURLs = try scalar(store, "SELECT count(*) FROM urls WHERE lease_owner IS NOT NULL")
+        let leasedHosts = try scalar(store, "SELECT count(*) FROM hosts WHERE lease_owner IS NOT NULL")
+        let outputs = others.map(\.output).joined(separator: "\n---\n")
+        #expect(items == pages, "\(outputs)")
+        #expect(fetched == pages)
+        #expect(leasedURLs == 0)
+        #expect(leasedHosts == 0)
 
         let requests = web.timedRequests
         for name in names {
