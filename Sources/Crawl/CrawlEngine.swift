@@ -156,8 +156,12 @@ public final class CrawlEngine {
                         try lookForFreedHosts(now: now)
                         lastLook = now
                         if hasWork(now: now) { continue }
-                        // Another worker may have taken them between the two questions.
-                        if try store.originsHeldElsewhere(now: now) == 0 { break }
+                        // Another worker may have taken them between the two questions; and a
+                        // host may be free but refused to us because a worker killed a moment
+                        // ago still counts in the shares: it stops counting within a lease.
+                        if try store.originsHeldElsewhere(now: now) == 0, try store.originsWithWork(now: now).allSatisfy({ hosts[$0] != nil }) {
+                            break
+                        }
                     }
                 }
             }
