@@ -7,8 +7,9 @@ import WebURL
 ///
 /// A fetched page is *stale* when it is a duplicate or near-duplicate of a page the host
 /// has indexed, or when it brings nothing new: fewer than ``newShingles`` of its digit-free
-/// shingles were absent from the template's earlier pages (a calendar day differs from the
-/// last only in its dates and weekday). A template is judged from its ``sample``-th fetched
+/// shingles, or than ``newShare`` of them, were absent from the template's earlier pages (a
+/// calendar day differs from the last only in its dates and weekday, and the first day of a
+/// new month only in the month's name). A template is judged from its ``sample``-th fetched
 /// page to its ``judgedUntil``-th: when ``trapStale`` of its last ``sample`` pages were stale,
 /// it keeps producing URLs without content — a trap — and its URLs not yet fetched are not
 /// fetched (`trap-pattern`). The window is recent pages rather than all of them because a
@@ -44,6 +45,7 @@ struct URLPatternBudget {
     static let trapStale = 8
     static let judgedUntil = 50
     static let newShingles = 3
+    static let newShare = 0.1
     static let maximumLearning = 256
     static let maximumShingles = 4096
 
@@ -77,7 +79,7 @@ struct URLPatternBudget {
         let new = pageShingles.reduce(0) { $0 + (seen.contains($1) ? 0 : 1) }
         for shingle in pageShingles where seen.count < Self.maximumShingles { seen.insert(shingle) }
         evidence.fetched += 1
-        let stale = duplicate || new < Self.newShingles
+        let stale = duplicate || new < max(Self.newShingles, Int(Double(pageShingles.count) * Self.newShare))
         if stale {
             evidence.stale += 1
             if duplicate { evidence.duplicates += 1 }
