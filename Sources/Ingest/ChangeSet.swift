@@ -13,10 +13,11 @@ struct ChangeSet {
     }
 
     var tables: [String: TableChanges] = [:]
-    var addedPairs: [String: [IngestState.Pair]] = [:]
-    var removedPairs: [String: [IngestState.Pair]] = [:]
-    /// Everything to write to the state when the run ends.
+    /// Everything to write to the state when the run ends, the join tables' pairs that came
+    /// and went among it.
     var outcome = IngestState.Outcome()
+    var addedPairs: [String: [IngestState.Pair]] { outcome.addedPairs }
+    var removedPairs: [String: [IngestState.Pair]] { outcome.removedPairs }
 
     var changedRows: Int {
         tables.values.reduce(0) { $0 + $1.touched.count } + addedPairs.values.reduce(0) { $0 + $1.count } + removedPairs.values.reduce(0) { $0 + $1.count }

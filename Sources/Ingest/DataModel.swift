@@ -44,14 +44,6 @@ public struct DataModel: Sendable {
         return chain
     }
 
-    /// The entity at the top of `name`'s inheritance chain (whose table holds it).
-    public func root(_ name: String) -> String { lineage(name).last?.name ?? name }
-
-    /// Entities that are `name` or descend from it.
-    public func family(_ name: String) -> [String] {
-        entities.filter { lineage($0.name).contains { $0.name == name } }.map(\.name)
-    }
-
     public func attribute(_ name: String, of entity: String) -> Attribute? {
         for ancestor in lineage(entity) { if let found = ancestor.attributes.first(where: { $0.name == name }) { return found } }
         return nil

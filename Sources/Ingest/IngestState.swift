@@ -184,13 +184,6 @@ public final class IngestState {
         return (table, key)
     }
 
-    public func itemCount(source: String) throws -> Int {
-        let statement = try connection.statement("SELECT count(*) FROM items WHERE source = ?")
-        statement.bind(1, source)
-        defer { statement.reset() }
-        return try statement.step() ? statement.int(0) : 0
-    }
-
     /// Items are found by identifier through a hash of it: an index of integers stays small
     /// enough to keep in the page cache at a million items, one of the texts did not.
     static func hash(_ identifier: String) -> Int64 {

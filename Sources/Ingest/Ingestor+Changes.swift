@@ -48,8 +48,6 @@ extension Ingestor {
             let previous = try state.pairs(source: source, name: joinTable)
             let added = Array(current.subtracting(previous))
             let removed = Array(previous.subtracting(current))
-            changes.addedPairs[joinTable] = added
-            changes.removedPairs[joinTable] = removed
             changes.outcome.addedPairs[joinTable] = added
             changes.outcome.removedPairs[joinTable] = removed
         }

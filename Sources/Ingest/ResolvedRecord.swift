@@ -16,8 +16,8 @@ public struct ResolvedRecord: Sendable {
     /// Reads the record `key` of `entity`; nil when the source has no such record (deleted).
     public init?(database: SourceDatabase, source: String, entity: String, key: String) throws {
         guard let found = database.schema.entities[entity] else { return nil }
-        let isInteger = database.schema.tables[found.table].map { _ in Int64(key) != nil } ?? false
-        guard let row = try database.row(table: found.table, key: RecordKey(key, integer: isInteger) ) ?? database.row(table: found.table, key: .text(key))
+        // A key written as digits is an integer key, unless the table keeps it as text.
+        guard let row = try database.row(table: found.table, key: RecordKey(key, integer: true)) ?? database.row(table: found.table, key: .text(key))
         else { return nil }
         self.source = source
         self.entity = row.entity
@@ -30,8 +30,9 @@ public struct ResolvedRecord: Sendable {
         var related: [(String, String, [String], Bool)] = []
         for name in described.relationships.keys.sorted() {
             guard let link = described.relationships[name] else { continue }
-            let keys: [RecordKey] = link.isToMany ? try database.members(link, owner: row.key) : try database.target(of: row, link).map { [$0] } ?? []
-            related.append((name, link.destination, keys.prefix(Self.relatedLimit).map(\.description), link.isToMany))
+            let keys: [RecordKey] = link.isToMany
+                ? try database.members(link, owner: row.key, limit: Self.relatedLimit) : try database.target(of: row, link).map { [$0] } ?? []
+            related.append((name, link.destination, keys.map(\.description), link.isToMany))
         }
         relationships = related.map { (name: $0.0, entity: $0.1, keys: $0.2, toMany: $0.3) }
     }

@@ -201,6 +201,26 @@ public final class SourceDatabase {
         return map[owner] ?? []
     }
 
+    /// The first `limit` members' keys of one record's to-many relationship, asked of the
+    /// database for that record alone (`resolve` and the service look up one record; the
+    /// whole-table read of ``members(_:owner:)`` is for a run over every record).
+    func members(_ link: SourceSchema.Link, owner: RecordKey, limit: Int) throws -> [RecordKey] {
+        let sql: String
+        switch link {
+        case .toOne: return []
+        case .toManyInverse(let destination, let column):
+            guard let table = schema.entities[destination].flatMap({ schema.tables[$0.table] }) else { return [] }
+            sql = "SELECT \(Self.quote(table.keyColumn)) FROM \(Self.quote(table.name)) WHERE \(Self.quote(column)) = ? ORDER BY 1 LIMIT ?"
+        case .toManyJoin(_, let table, let ownColumn, let otherColumn):
+            sql = "SELECT \(Self.quote(otherColumn)) FROM \(Self.quote(table)) WHERE \(Self.quote(ownColumn)) = ? ORDER BY 1 LIMIT ?"
+        }
+        let statement = try connection.prepare(sql)
+        statement.bind([owner.sqlite, .integer(Int64(limit))])
+        var keys: [RecordKey] = []
+        while try statement.step() { if let key = RecordKey.read(statement, 0) { keys.append(key) } }
+        return keys
+    }
+
     /// The table holding `entity`'s records.
     func table(of entity: String) -> String? { schema.entities[entity]?.table }
 }

@@ -67,7 +67,7 @@ import Testing
         let employees = try #require(model.relationship("employees", of: "Company"))
         #expect(employees.toMany && employees.destination == "Employee" && employees.inverse == "company")
         #expect(model.relationship("projects", of: "Manager")?.toMany == true)
-        #expect(model.family("Employee").sorted() == ["Employee", "Manager"])
+        #expect(model.lineage("Manager").map(\.name) == ["Manager", "Employee"])
         #expect(throws: CoreDataModelReader.ReadError.self) { try CoreDataModelReader.parse(Array("<plist/>".utf8), path: "x") }
         #expect(throws: CoreDataModelReader.ReadError.self) { try CoreDataModelReader.parse(Array("<model><entity".utf8), path: "x") }
     }
