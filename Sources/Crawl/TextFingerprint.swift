@@ -10,13 +10,15 @@
 /// Chinese, Japanese and Korean, written without spaces), lower-cased, over the title and
 /// the visible body text as the extractor bounds it (4 KiB).
 ///
-/// The shingles for novelty leave out words with digits in them, so that a page differing
-/// from the last only in its dates or numbers (a calendar day, an empty result page) shows
-/// nothing new.
+/// The shingles and words for novelty leave out words with digits in them, so that a page
+/// differing from the last only in its dates or numbers (a calendar day, an empty result
+/// page) shows nothing new.
 struct TextFingerprint: Sendable, Equatable {
     var simhash: UInt64
     /// Distinct hashes of the digit-free shingles, at most ``maximumShingles``.
     var shingles: [UInt64]
+    /// Distinct hashes of the digit-free words (CJK characters), at most ``maximumShingles``.
+    var words: [UInt64] = []
 
     static let maximumShingles = 2048
     /// "≤ 3 of 64 bits" (Manku et al.).
@@ -45,6 +47,9 @@ struct TextFingerprint: Sendable, Equatable {
             if distinct.count < Self.maximumShingles { distinct.insert(feature) }
         }
         shingles = Array(distinct)
+        var vocabulary = Set<UInt64>()
+        for token in tokens where !token.hasDigit && vocabulary.count < Self.maximumShingles { vocabulary.insert(token.hash) }
+        words = Array(vocabulary)
     }
 
     /// Bits in which two fingerprints differ.

@@ -7,9 +7,9 @@ import WebURL
 ///
 /// A fetched page is *stale* when it is a duplicate or near-duplicate of a page the host
 /// has indexed, or when it brings nothing new: fewer than ``newShingles`` of its digit-free
-/// shingles, or than ``newShare`` of them, were absent from the template's earlier pages (a
-/// calendar day differs from the last only in its dates and weekday, and the first day of a
-/// new month only in the month's name). A template is judged from its ``sample``-th fetched
+/// shingles, or fewer than ``newWords`` digit-free words, were absent from the template's
+/// earlier pages (a calendar day differs from the last only in its dates and weekday, and
+/// the first day of a new month in the month's name: new phrases, but one new word). A template is judged from its ``sample``-th fetched
 /// page to its ``judgedUntil``-th: when ``trapStale`` of its last ``sample`` pages were stale,
 /// it keeps producing URLs without content — a trap — and its URLs not yet fetched are not
 /// fetched (`trap-pattern`). The window is recent pages rather than all of them because a
@@ -19,8 +19,8 @@ import WebURL
 /// day, week, month and year views costs a sample or two per view.
 ///
 /// Bounds: at most ``maximumLearning`` templates per host are being judged at once, each
-/// remembering at most ``maximumShingles`` shingles (≈ 64 KB), freed at the verdict; templates
-/// beyond that are not judged (and so not capped).
+/// remembering at most ``maximumShingles`` shingles and as many words (≈ 128 KB), freed at
+/// the verdict; templates beyond that are not judged (and so not capped).
 struct URLPatternBudget {
     enum Verdict: String, Sendable {
         case learning
@@ -45,12 +45,13 @@ struct URLPatternBudget {
     static let trapStale = 8
     static let judgedUntil = 50
     static let newShingles = 3
-    static let newShare = 0.1
+    static let newWords = 3
     static let maximumLearning = 256
     static let maximumShingles = 4096
 
     private(set) var templates: [URLTemplate: Evidence] = [:]
     private var shingles: [URLTemplate: Set<UInt64>] = [:]
+    private var words: [URLTemplate: Set<UInt64>] = [:]
     private var learning = 0
     /// True once any template is a trap: until then no URL needs its template worked out.
     private(set) var hasTraps = false
@@ -61,8 +62,8 @@ struct URLPatternBudget {
     }
 
     /// Counts a fetched page of the template of `url`; returns the template and its evidence
-    /// when this page settled its verdict.
-    mutating func record(_ url: WebURL, duplicate: Bool, pageShingles: [UInt64]) -> (URLTemplate, Evidence)? {
+    /// when this page settled its verdict. `pageWords`, when given, are counted too.
+    mutating func record(_ url: WebURL, duplicate: Bool, pageShingles: [UInt64], pageWords: [UInt64]? = nil) -> (URLTemplate, Evidence)? {
         let template = URLTemplate(url)
         guard template.isVariable else { return nil }
         var evidence: Evidence
@@ -79,7 +80,14 @@ struct URLPatternBudget {
         let new = pageShingles.reduce(0) { $0 + (seen.contains($1) ? 0 : 1) }
         for shingle in pageShingles where seen.count < Self.maximumShingles { seen.insert(shingle) }
         evidence.fetched += 1
-        let stale = duplicate || new < max(Self.newShingles, Int(Double(pageShingles.count) * Self.newShare))
+        var fewWords = false
+        if let pageWords {
+            var known = words.removeValue(forKey: template) ?? []
+            fewWords = pageWords.reduce(0) { $0 + (known.contains($1) ? 0 : 1) } < Self.newWords
+            for word in pageWords where known.count < Self.maximumShingles { known.insert(word) }
+            words[template] = known
+        }
+        let stale = duplicate || new < Self.newShingles || fewWords
         if stale {
             evidence.stale += 1
             if duplicate { evidence.duplicates += 1 }
@@ -97,6 +105,7 @@ struct URLPatternBudget {
             return nil
         }
         learning -= 1
+        words[template] = nil
         return (template, evidence)
     }
 }

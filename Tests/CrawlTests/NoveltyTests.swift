@@ -111,4 +111,24 @@ import WebURL
         }
         #expect(trappedAt == 15, "eight of the last ten stale")
     }
+
+    @Test func aNewMonthsNameIsNewPhrasingButOneNewWord() {
+        var budget = URLPatternBudget()
+        var trappedAt: Int?
+        for day in 1...50 where trappedAt == nil {
+            // Every page says its month in phrases of its own (five new shingles), but the only
+            // new word is the month's name, and only every 30 days.
+            let shingles = [1, 2, 3].map { UInt64($0) } + (0..<5).map { UInt64(day * 10 + $0) }
+            let words = [100, 101, 102].map { UInt64($0) } + [UInt64(1000 + day / 30)]
+            if budget.record(url("https://cal.test/events/2026-12-\(day)"), duplicate: false, pageShingles: shingles, pageWords: words)?.1.verdict == .trap {
+                trappedAt = day
+            }
+        }
+        #expect(trappedAt == 10, "stale from the second page on: judged at the tenth")
+        var shop = URLPatternBudget()
+        for product in 1...50 {
+            let words = (0..<12).map { UInt64(product * 100 + $0) }
+            #expect(shop.record(url("https://shop.test/p/\(product)"), duplicate: false, pageShingles: words, pageWords: words)?.1.verdict != .trap)
+        }
+    }
 }
