@@ -46,7 +46,8 @@ let package = Package(
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
-            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb"], path: "Tests/SearchlightTestSupport"),
+            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "SearchIndex", "Service"],
+            path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "DemoWeb", "JSON", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),

@@ -7,8 +7,9 @@ set -euo pipefail
 packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev zlib1g-dev libdeflate-dev libssl-dev libpq-dev)
 tests=false
 if [ "${1:-}" = "--tests" ]; then tests=true; fi
-# The search page's browser test: headless Chromium, its WebDriver, and CJK fonts for the screenshots.
-if $tests; then packages+=(postgresql chromium chromium-driver fonts-noto-cjk); fi
+# The search page's browser test: headless Chromium, its WebDriver, and CJK fonts for the screenshots;
+# GNU time for the peak memory of a hostile ingest.
+if $tests; then packages+=(postgresql chromium chromium-driver fonts-noto-cjk time); fi
 if $tests && ! python3 -m pip --version >/dev/null 2>&1; then packages+=(python3 python3-pip); fi
 missing=()
 for package in "${packages[@]}"; do

@@ -14,6 +14,7 @@ import WebURL
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
 //   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
 //   searchlight-bench ingest [--rows 1000000] [--companies 1000] [--dir /tmp]
+//   searchlight-bench spelling [--words 1000000] [--dir /tmp]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
@@ -55,6 +56,8 @@ case "fleet-follow":
 case "ingest":
     IngestBenchmark.run(rows: Int(option("--rows") ?? "1000000") ?? 1_000_000, companies: Int(option("--companies") ?? "1000") ?? 1000,
                         directory: option("--dir") ?? NSTemporaryDirectory())
+case "spelling":
+    SpellingBenchmark.run(words: Int(option("--words") ?? "1000000") ?? 1_000_000, directory: option("--dir") ?? NSTemporaryDirectory())
 default:
     FileHandle.standardError.write(Data("unknown benchmark \(mode)\n".utf8))
     exit(64)

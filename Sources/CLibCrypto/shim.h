@@ -2,5 +2,7 @@
 #define SEARCHLIGHT_CLIBCRYPTO_SHIM_H
 
 #include <openssl/sha.h>
+#include <openssl/hmac.h>
+#include <openssl/evp.h>
 
 #endif

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import FoundationEssentials
 import Glibc
 import TextUtilities
@@ -24,9 +25,21 @@ public final class HTTPServer: Sendable {
         /// Larger request bodies are refused: with a 413 before any byte of the body is read
         /// when the Content-Length says so, else the handler sees ``HTTPServerRequest/bodyTooLarge``.
         public var maximumBodyBytes = 1 << 20
-        /// Request bodies buffered at once, over all connections; a request that would pass
-        /// it is answered 503 with `Retry-After` before its body is read.
+        /// Request bodies buffered at once, over all connections, charged as their bytes
+        /// arrive (a declared length reserves nothing); a request whose body would pass it
+        /// is answered 503 with `Retry-After`. Anonymous bodies (``BodyAllowance/Holder/anonymous(network:)``)
+        /// draw on a budget of their own instead.
         public var maximumBufferedBodyBytes = 64 << 20
+        /// The most of ``maximumBufferedBodyBytes`` one principal (an API key) holds at once,
+        /// so that one tenant's uploads leave room for the others'.
+        public var maximumBufferedBodyBytesPerPrincipal = 16 << 20
+        /// Anonymous request bodies buffered at once, over all connections.
+        public var maximumAnonymousBodyBytes = 1 << 20
+        /// Anonymous requests with a body in progress at once from one client network.
+        public var maximumAnonymousUploadsPerNetwork = 4
+        /// Seconds a request body may take to arrive from its head on; a slower one has its
+        /// connection closed (``BodyAllowance/maximumSeconds`` may shorten it).
+        public var bodyDeadline: Double = 60
         /// Connections open at once; more are closed as they arrive. Kept below the
         /// process's file-descriptor limit.
         public var connectionLimit = 1024
@@ -67,8 +80,8 @@ public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPServerRequest) -> HTTPServerResponse
     /// Sees a request when its head has arrived (``HTTPServerRequest/body`` empty) and may
     /// answer it at once — a missing key, a refused content type — before any body byte is
-    /// read or buffered; nil lets the body come.
-    public typealias Admission = @Sendable (HTTPServerRequest) -> HTTPServerResponse?
+    /// read or buffered, or say whose budget its body is charged to.
+    public typealias Admission = @Sendable (HTTPServerRequest) -> AdmissionDecision
 
     /// The port the server listens on.
     public let port: UInt16
@@ -141,7 +154,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Request bodies buffered right now, in bytes.
-    public var bufferedBodyBytes: Int { context.buffered.load(ordering: .relaxed) }
+    public var bufferedBodyBytes: Int { context.buffered }
 
     /// `http://host:port` or `https://host:port`.
     public var baseURL: String {
@@ -190,19 +203,21 @@ private final class ServerContext: @unchecked Sendable {
     let handler: HTTPServer.Handler
     let admission: HTTPServer.Admission?
     let maximumBodyBytes: Int
-    let maximumBufferedBodyBytes: Int
     let refusal: @Sendable (Int, String, String) -> HTTPServerResponse
     let active = Atomic<Int>(0)
-    /// Bytes reserved for request bodies by requests in progress.
-    let buffered = Atomic<Int>(0)
+    /// Bytes held by request bodies in progress, by whose budget they count against.
+    let budget: BodyBudget
+    var buffered: Int { budget.total }
     let tlsKey: UnsafeMutablePointer<CChar>?
     let tlsCertificate: UnsafeMutablePointer<CChar>?
+    let bodyDeadline: Double
 
     init(handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, configuration: HTTPServer.Configuration) {
         self.handler = handler
         self.admission = admission
         self.maximumBodyBytes = configuration.maximumBodyBytes
-        self.maximumBufferedBodyBytes = configuration.maximumBufferedBodyBytes
+        self.bodyDeadline = configuration.bodyDeadline
+        self.budget = BodyBudget(configuration)
         self.refusal = configuration.refusal
         self.tlsKey = configuration.tls.map { strdup($0.privateKeyPEM) }
         self.tlsCertificate = configuration.tls.map { strdup($0.certificatePEM) }
@@ -211,14 +226,6 @@ private final class ServerContext: @unchecked Sendable {
     deinit {
         free(tlsKey)
         free(tlsCertificate)
-    }
-
-    /// Reserves `bytes` of the shared body budget; false when that would pass it.
-    func reserve(_ bytes: Int) -> Bool {
-        let after = buffered.add(bytes, ordering: .relaxed).newValue
-        guard after > maximumBufferedBodyBytes else { return true }
-        buffered.subtract(bytes, ordering: .relaxed)
-        return false
     }
 
     /// libmicrohttpd's access handler: called once when the headers are in, once per
@@ -230,7 +237,7 @@ private final class ServerContext: @unchecked Sendable {
     ) -> MHD_Result {
         guard let statePointer = requestContext.pointee else {
             // The head is in; no body byte has been read yet.
-            let state = RequestState(context: self)
+            let state = RequestState(budget: budget)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
             let head = request(connection, url, method, body: [], tooLarge: false)
             // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to
@@ -238,31 +245,52 @@ private final class ServerContext: @unchecked Sendable {
             if head.header("Host") == nil, let version, strcmp(version, "HTTP/1.1") == 0 {
                 return Self.queue(refusal(400, "bad-request", "an HTTP/1.1 request needs a Host header"), on: connection)
             }
-            if let answer = admission?(head) { return Self.queue(answer, on: connection) }
-            if let declared = head.header("Content-Length").flatMap({ Int($0.trimmingASCIIWhitespace()) }), declared > 0 {
-                guard declared <= maximumBodyBytes else {
-                    return Self.queue(refusal(413, "too-large", "the body is larger than \(maximumBodyBytes) bytes"), on: connection)
-                }
-                guard state.reserve(declared) else { return Self.queue(busy, on: connection) }
+            if let problem = MessageFraming.problem(head.headers) {
+                var response = refusal(400, "bad-request", problem)
+                response.headers.append(HTTPField("Connection", "close"))
+                return Self.queue(response, on: connection)
+            }
+            var allowance = BodyAllowance.standard
+            switch admission?(head) ?? .accept(.standard) {
+            case .answer(let answer): return Self.queue(answer, on: connection)
+            case .accept(let accepted): allowance = accepted
+            }
+            let limit = min(maximumBodyBytes, allowance.maximumBytes ?? maximumBodyBytes)
+            state.start(allowance, limit: limit, deadline: min(bodyDeadline, allowance.maximumSeconds ?? bodyDeadline))
+            if let declared = head.header("Content-Length").flatMap({ Int($0.trimmingASCIIWhitespace()) }), declared > limit {
+                return Self.queue(refusal(413, "too-large", "the body is larger than \(limit) bytes"), on: connection)
+            }
+            if head.header("Content-Length").map({ $0.trimmingASCIIWhitespace() != "0" }) ?? (head.header("Transfer-Encoding") != nil),
+                !state.takeUploadSlot()
+            {
+                return Self.queue(busy, on: connection)
             }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             defer { uploadSize.pointee = 0 }
-            guard !state.tooLarge, let uploadData else { return .YES }
+            // A body dribbled in to hold a connection (and its share) is cut off.
+            if state.pastDeadline { return .NO }
+            guard !state.tooLarge, !state.overBudget, let uploadData else { return .YES }
             let count = uploadSize.pointee
-            if state.body.count + count > maximumBodyBytes {
+            if state.body.count + count > state.limit {
                 state.tooLarge = true
                 state.release()
                 state.body = []
                 return .YES
             }
-            // A body without a Content-Length (chunked) reserves as it arrives.
-            guard state.reserve(state.body.count + count - state.reserved) else { return .NO }
+            // Bytes are charged as they arrive, not from the declared length.
+            guard state.charge(count) else {
+                state.overBudget = true
+                state.release()
+                state.body = []
+                return .YES
+            }
             state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
             return .YES
         }
+        if state.overBudget { return Self.queue(busy, on: connection) }
         active.add(1, ordering: .relaxed)
         defer { active.subtract(1, ordering: .relaxed) }
         let response = handler(request(connection, url, method, body: state.body, tooLarge: state.tooLarge))
@@ -330,31 +358,53 @@ private final class ServerContext: @unchecked Sendable {
 /// A request's body as it arrives, and its share of the server's body budget; owned by
 /// libmicrohttpd's per-request context pointer.
 private final class RequestState {
-    let context: ServerContext
+    let budget: BodyBudget
     var body: [UInt8] = []
     var tooLarge = false
+    /// The budget ran out while the body arrived: the rest is read and dropped, and the
+    /// request answered 503.
+    var overBudget = false
+    private(set) var holder = BodyAllowance.Holder.everyone
+    private(set) var limit = Int.max
+    private var deadline: UInt64 = .max
     /// Bytes of the server's body budget this request holds.
-    private(set) var reserved = 0
+    private var charged = 0
+    private var holdsUploadSlot = false
 
-    init(context: ServerContext) {
-        self.context = context
+    init(budget: BodyBudget) {
+        self.budget = budget
     }
 
-    func reserve(_ bytes: Int) -> Bool {
-        guard bytes > 0 else { return true }
-        guard context.reserve(bytes) else { return false }
-        reserved += bytes
+    func start(_ allowance: BodyAllowance, limit: Int, deadline seconds: Double) {
+        holder = allowance.holder
+        self.limit = limit
+        deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9)
+    }
+
+    var pastDeadline: Bool { DispatchTime.now().uptimeNanoseconds > deadline }
+
+    func takeUploadSlot() -> Bool {
+        guard budget.takeUploadSlot(holder) else { return false }
+        holdsUploadSlot = true
+        return true
+    }
+
+    func charge(_ bytes: Int) -> Bool {
+        guard budget.charge(bytes, to: holder) else { return false }
+        charged += bytes
         return true
     }
 
     func release() {
-        context.buffered.subtract(reserved, ordering: .relaxed)
-        reserved = 0
+        budget.release(charged, from: holder)
+        charged = 0
     }
 
     /// The request is over (answered, or its connection closed).
     func finish() {
         release()
+        if holdsUploadSlot { budget.releaseUploadSlot(holder) }
+        holdsUploadSlot = false
         body = []
     }
 }

@@ -59,9 +59,19 @@ extension MappingSet {
 
     struct ResolveError: Error { var problem: String }
 
+    /// Relationships a key path may follow, and to-many ones among them: each to-many hop
+    /// multiplies the records one item reads, so a long alternating path
+    /// (`employees.company.employees…`) would read the whole store for every item.
+    public static let maximumHops = 4
+    public static let maximumToManyHops = 2
+
     static func resolve(_ path: RecordKeyPath, from start: String, in schema: SourceSchema) throws(ResolveError) -> ResolvedPath {
         var (hops, attribute) = try walk(path.steps, from: start, in: schema)
         let toMany = hops.contains { $0.link.isToMany }
+        guard hops.count <= maximumHops, hops.filter(\.link.isToMany).count <= maximumToManyHops else {
+            throw ResolveError(problem: "follows \(hops.count) relationships, \(hops.filter(\.link.isToMany).count) of them to-many; "
+                + "a key path may follow at most \(maximumHops), at most \(maximumToManyHops) to-many")
+        }
         guard let aggregate = path.aggregate else {
             guard attribute != nil else {
                 throw ResolveError(problem: "ends at the relationship '\(hops.last?.name ?? "")'; name an attribute of \(hops.last?.link.destination ?? start) or use @count")

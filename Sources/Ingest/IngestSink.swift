@@ -12,11 +12,14 @@ public protocol IngestSink: Sendable {
 }
 
 /// A sink over any store that commits ``SearchIndex/Batch``es (the data folder's index, the
-/// shared PostgreSQL store): batches written as the operator's, as `index add` writes.
+/// shared PostgreSQL store): batches written as the operator's, as `index add` writes, or
+/// for a key owner (`ingest --owner`).
 public struct IndexBatchSink: IngestSink {
     let readState: @Sendable (String) throws -> [UInt8]?
     let write: @Sendable (SearchIndex.Batch) throws -> Void
     public var batchLimit = 2000
+    /// Whose items the batches write; nil for the operator.
+    public var owner: String?
 
     public init(clientState: @escaping @Sendable (String) throws -> [UInt8]?, commit: @escaping @Sendable (SearchIndex.Batch) throws -> Void) {
         readState = clientState
@@ -34,6 +37,7 @@ public struct IndexBatchSink: IngestSink {
 
     public func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
         var batch = SearchIndex.Batch(upserts: upserts, deleteIdentifiers: deletions)
+        batch.owner = owner
         batch.clientStateName = name
         batch.expectedClientState = .some(expected.map { Array($0.utf8) })
         batch.clientState = Array(state.utf8)

@@ -3,8 +3,9 @@ import SQLite
 
 /// What ingest remembers between runs, in `ingest.sqlite` (this type owns its schema):
 ///
-/// - `sources`: each source's database, model and mapping paths (for `resolve`), the
-///   mapping's digest, and the token of the last batch the index took (its client state).
+/// - `sources`: each source's database, model and mapping paths (for `resolve`), the key
+///   owner its items are written for (none: the operator's), the mapping's digest, and the
+///   token of the last batch the index took (its client state).
 /// - `records`: per tracked row its version (`Z_OPT`, or a hash of a plain table's
 ///   columns) and the keys in the columns other records' to-many relationships follow,
 ///   as they were: after a change or delete they say which items used to include the row.
@@ -25,7 +26,7 @@ public final class IngestState {
     static let schema = """
         CREATE TABLE IF NOT EXISTS sources(
             name TEXT PRIMARY KEY, database TEXT NOT NULL, model TEXT, mapping TEXT NOT NULL, digest TEXT NOT NULL,
-            token INTEGER NOT NULL DEFAULT 0, finished REAL);
+            token INTEGER NOT NULL DEFAULT 0, finished REAL, owner TEXT);
         CREATE TABLE IF NOT EXISTS records(
             source TEXT NOT NULL, tbl TEXT NOT NULL, key NOT NULL, version INTEGER NOT NULL, links TEXT,
             PRIMARY KEY(source, tbl, key)) WITHOUT ROWID;
@@ -51,6 +52,12 @@ public final class IngestState {
         let version = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
         guard try version.step(), version.string(0) == "1" else { throw SQLiteError(code: 26, message: "\(path): not an ingest state of version 1") }
         version.reset()
+        // States made before sources had an owner: every source was the operator's.
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('sources') WHERE name = 'owner'")
+        try columns.step()
+        let hasOwner = columns.int(0) > 0
+        columns.reset()
+        if !hasOwner { try connection.execute("ALTER TABLE sources ADD COLUMN owner TEXT") }
     }
 
     // MARK: sources
@@ -63,24 +70,45 @@ public final class IngestState {
         public var digest: String
         public var token: Int64
         public var finished: Date?
+        /// Whose items the source's records become: a key owner, or nil for the operator.
+        public var owner: String?
     }
 
     public func source(_ name: String) throws -> Source? {
-        let statement = try connection.statement("SELECT name, database, model, mapping, digest, token, finished FROM sources WHERE name = ?")
+        let statement = try connection.statement("SELECT name, database, model, mapping, digest, token, finished, owner FROM sources WHERE name = ?")
         statement.bind(1, name)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         return Source(
             name: statement.string(0) ?? name, database: statement.string(1) ?? "", model: statement.string(2), mapping: statement.string(3) ?? "",
-            digest: statement.string(4) ?? "", token: statement.int64(5), finished: statement.optionalDouble(6).map(Date.init(timeIntervalSince1970:)))
+            digest: statement.string(4) ?? "", token: statement.int64(5), finished: statement.optionalDouble(6).map(Date.init(timeIntervalSince1970:)),
+            owner: statement.string(7))
     }
 
-    /// Records where a source's files are; keeps its token and digest.
-    public func register(name: String, database: String, model: String?, mapping: String) throws {
+    /// Records where a source's files are and whose its items are; keeps its token and
+    /// digest. A source whose items were already written for one owner cannot change owner
+    /// (its items would be left behind under the old one).
+    public func register(name: String, database: String, model: String?, mapping: String, owner: String? = nil) throws {
+        if let existing = try source(name), existing.token > 0, existing.owner != owner {
+            throw IngestState.OwnerChange(source: name, from: existing.owner, to: owner)
+        }
         try connection.statement("""
-            INSERT INTO sources(name, database, model, mapping, digest) VALUES(?, ?, ?, ?, '')
-            ON CONFLICT(name) DO UPDATE SET database = excluded.database, model = excluded.model, mapping = excluded.mapping
-            """).run([.text(name), .text(database), SQLiteValue(model), .text(mapping)])
+            INSERT INTO sources(name, database, model, mapping, digest, owner) VALUES(?, ?, ?, ?, '', ?)
+            ON CONFLICT(name) DO UPDATE SET database = excluded.database, model = excluded.model, mapping = excluded.mapping,
+                owner = excluded.owner
+            """).run([.text(name), .text(database), SQLiteValue(model), .text(mapping), SQLiteValue(owner)])
+    }
+
+    /// A source registered for another owner than it was ingested for.
+    public struct OwnerChange: Error, CustomStringConvertible {
+        public var source: String
+        public var from: String?
+        public var to: String?
+
+        public var description: String {
+            "source '\(source)' was ingested for \(from.map { "owner \($0)" } ?? "the operator"), not \(to.map { "owner \($0)" } ?? "the operator"); "
+                + "delete its items and DATA/ingest.sqlite to ingest it for another owner"
+        }
     }
 
     // MARK: records

@@ -58,14 +58,32 @@ public enum RecordValue: Sendable, Hashable {
     /// Core Data stores dates as seconds since 2001-01-01 00:00:00 UTC.
     static let referenceDate = 978_307_200.0
 
+    /// Text values are read up to this many bytes: no item field holds more (the longest,
+    /// `text`, holds 16,384), and a store of 100 KB titles must not fill memory.
+    public static let maximumTextBytes = 16_384
+
     static func read(_ statement: SQLiteStatement, _ index: Int32) -> RecordValue {
         switch statement.type(index) {
         case .integer: .integer(statement.int64(index))
         case .real: .real(statement.double(index))
-        case .text: .text(statement.string(index) ?? "")
+        case .text: .text(truncated(statement.string(index) ?? ""))
         case .blob: .blob(statement.byteCount(index))
         case .null: .null
         }
+    }
+
+    /// `text` cut to ``maximumTextBytes`` at a character boundary.
+    static func truncated(_ text: String) -> String {
+        guard text.utf8.count > maximumTextBytes else { return text }
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: maximumTextBytes)
+        while end > text.startIndex, !text.unicodeScalars.indices.contains(end) { end = text.utf8.index(before: end) }
+        return String(text[..<end])
+    }
+
+    /// Roughly what the value takes in memory, for the row cache's budget.
+    var bytes: Int {
+        if case .text(let text) = self { return 16 + text.utf8.count }
+        return 16
     }
 
     var number: Double? {

@@ -1,7 +1,8 @@
 import JSON
 
 /// The record behind an ingested item, as `objectFromUserActivity` gives an app: its
-/// source, entity and key, its attributes, and the keys of the records it relates to.
+/// source, entity and key, and of its attributes and relationships those its mapping
+/// reads (the values and the related records' keys) — never other columns or tables.
 public struct ResolvedRecord: Sendable {
     public var source: String
     public var entity: String
@@ -13,22 +14,27 @@ public struct ResolvedRecord: Sendable {
 
     public static let relatedLimit = 1000
 
-    /// Reads the record `key` of `entity`; nil when the source has no such record (deleted).
-    public init?(database: SourceDatabase, source: String, entity: String, key: String) throws {
-        guard let found = database.schema.entities[entity] else { return nil }
+    /// Reads the record `key` of `entity` through `mappings`: nil when the source has no
+    /// such record (deleted), or when no mapping covers its entity.
+    public init?(database: SourceDatabase, mappings: MappingSet, entity: String, key: String) throws {
+        guard let found = database.schema.entities[entity],
+            let mapping = mappings.mapping(for: entity, parent: database.schema.parent)
+        else { return nil }
+        let mapped = Set(mapping.keyPaths.compactMap(\.steps.first))
         // A key written as digits is an integer key, unless the table keeps it as text.
         guard let row = try database.row(table: found.table, key: RecordKey(key, integer: true)) ?? database.row(table: found.table, key: .text(key))
         else { return nil }
-        self.source = source
+        guard mappings.mapping(for: row.entity, parent: database.schema.parent)?.entity == mapping.entity else { return nil }
+        self.source = mappings.source
         self.entity = row.entity
         self.key = key
         let described = database.schema.entities[row.entity] ?? found
-        attributes = described.attributes.keys.sorted().compactMap { name in
+        attributes = described.attributes.keys.filter(mapped.contains).sorted().compactMap { name in
             guard let column = described.attributes[name], let index = database.columnIndex(column, in: row.table) else { return nil }
             return (name, row.values[index], described.types[name])
         }
         var related: [(String, String, [String], Bool)] = []
-        for name in described.relationships.keys.sorted() {
+        for name in described.relationships.keys.filter(mapped.contains).sorted() {
             guard let link = described.relationships[name] else { continue }
             let keys: [RecordKey] = link.isToMany
                 ? try database.members(link, owner: row.key, limit: Self.relatedLimit) : try database.target(of: row, link).map { [$0] } ?? []

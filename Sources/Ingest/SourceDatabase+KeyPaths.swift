@@ -12,16 +12,21 @@ extension SourceDatabase {
         for (index, hop) in path.hops.enumerated() {
             let isLast = index == path.hops.count - 1
             guard let destinationTable = table(of: hop.link.destination) else { return nil }
+            // Each record once per hop, however many ways it is reached.
             var keys: [RecordKey] = []
+            var seen = Set<RecordKey>()
             for row in rows {
                 if hop.link.isToMany {
-                    keys += try members(hop.link, owner: row.key)
-                } else if let key = try target(of: row, hop.link) {
+                    for key in try members(hop.link, owner: row.key) where seen.insert(key).inserted { keys.append(key) }
+                } else if let key = try target(of: row, hop.link), seen.insert(key).inserted {
                     keys.append(key)
                 }
                 if keys.count >= Self.memberLimit { break }
             }
             if isLast, path.aggregate == .count { return String(keys.count) }
+            if isLast, path.aggregate == nil, let attribute = path.attribute {
+                return try joinedText(of: attribute, keys: keys.prefix(Self.memberLimit), table: destinationTable)
+            }
             rows = try keys.prefix(Self.memberLimit).compactMap { try row(table: destinationTable, key: $0) }
         }
         if let aggregate = path.aggregate {
@@ -47,6 +52,24 @@ extension SourceDatabase {
         let texts = rows.compactMap { row -> String? in
             guard let index = columnIndex(attribute.column, in: row.table) else { return nil }
             return row.values[index].text(as: attribute.type)
+        }
+        if texts.isEmpty { return nil }
+        return texts.count == 1 ? texts[0] : texts.joined(separator: ", ")
+    }
+
+    /// The attribute's values in the rows with `keys`, joined with ", ", read only until the
+    /// text is as long as any item field can hold (``RecordValue/maximumTextBytes``).
+    private func joinedText(of attribute: (entity: String, column: String, type: DataModel.AttributeType?), keys: ArraySlice<RecordKey>,
+                            table: String) throws -> String? {
+        var texts: [String] = []
+        var bytes = 0
+        for key in keys {
+            guard let row = try row(table: table, key: key), let index = columnIndex(attribute.column, in: row.table),
+                let text = row.values[index].text(as: attribute.type)
+            else { continue }
+            texts.append(text)
+            bytes += text.utf8.count + 2
+            if bytes >= RecordValue.maximumTextBytes { break }
         }
         if texts.isEmpty { return nil }
         return texts.count == 1 ? texts[0] : texts.joined(separator: ", ")

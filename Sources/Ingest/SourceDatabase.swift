@@ -14,6 +14,7 @@ public final class SourceDatabase {
     private var columnIndexes: [String: [String: Int]] = [:]
     private var rowCache: [String: [RecordKey: Row]] = [:]
     private var cachedRows = 0
+    private var cachedBytes = 0
     private var memberships: [MembershipKey: [RecordKey: [RecordKey]]] = [:]
     /// `SELECT <key>, <columns> FROM <table>` per table, built once.
     private var selects: [String: String] = [:]
@@ -23,6 +24,8 @@ public final class SourceDatabase {
         var column: String
     }
     static let rowCacheLimit = 200_000
+    /// Bytes of cached rows kept at most (text values count their length).
+    static let rowCacheBytes = 64 << 20
     /// A to-many relationship contributes at most this many members to one value.
     static let memberLimit = 100_000
 
@@ -36,6 +39,10 @@ public final class SourceDatabase {
 
     public init(path: String, model: DataModel?) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw SourceSchema.InspectError(problem: "\(path): no such file") }
+        // A FIFO, a device or a directory would hang or fail deep inside SQLite.
+        guard (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular else {
+            throw SourceSchema.InspectError(problem: "\(path): not a regular file")
+        }
         self.path = path
         connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 10)
         // A file that is not SQLite fails here rather than on the first row.
@@ -52,6 +59,7 @@ public final class SourceDatabase {
         connection.finishStatements()
         rowCache = [:]
         cachedRows = 0
+        cachedBytes = 0
         memberships = [:]
     }
 
@@ -148,12 +156,15 @@ public final class SourceDatabase {
         statement.bind([key.sqlite])
         defer { statement.reset() }
         guard try statement.step(), let found = row(from: statement, table: table) else { return nil }
-        if cachedRows >= Self.rowCacheLimit {
+        let bytes = found.values.reduce(64) { $0 + $1.bytes }
+        if cachedRows >= Self.rowCacheLimit || cachedBytes + bytes > Self.rowCacheBytes {
             rowCache = [:]
             cachedRows = 0
+            cachedBytes = 0
         }
         rowCache[name, default: [:]][key] = found
         cachedRows += 1
+        cachedBytes += bytes
         return found
     }
 
@@ -195,6 +206,10 @@ public final class SourceDatabase {
         let statement = try connection.prepare(sql)
         while try statement.step() {
             guard let owner = RecordKey.read(statement, 0), let member = RecordKey.read(statement, 1) else { continue }
+            // Rows come in member order: a pair repeated in a join table counts once, and
+            // one record keeps at most `memberLimit` members.
+            let members = map[owner]
+            if members?.last == member || (members?.count ?? 0) >= Self.memberLimit { continue }
             map[owner, default: []].append(member)
         }
         memberships[key] = map
@@ -212,7 +227,7 @@ public final class SourceDatabase {
             guard let table = schema.entities[destination].flatMap({ schema.tables[$0.table] }) else { return [] }
             sql = "SELECT \(Self.quote(table.keyColumn)) FROM \(Self.quote(table.name)) WHERE \(Self.quote(column)) = ? ORDER BY 1 LIMIT ?"
         case .toManyJoin(_, let table, let ownColumn, let otherColumn):
-            sql = "SELECT \(Self.quote(otherColumn)) FROM \(Self.quote(table)) WHERE \(Self.quote(ownColumn)) = ? ORDER BY 1 LIMIT ?"
+            sql = "SELECT DISTINCT \(Self.quote(otherColumn)) FROM \(Self.quote(table)) WHERE \(Self.quote(ownColumn)) = ? ORDER BY 1 LIMIT ?"
         }
         let statement = try connection.prepare(sql)
         statement.bind([owner.sqlite, .integer(Int64(limit))])

@@ -4,14 +4,15 @@ import Postgres
 import SearchIndex
 
 /// Item writes in the shared store, inside the caller's transaction, with the rules the
-/// embedded index applies (``SearchIndex/Batch``): compare-and-swap client states, an owner
-/// may not replace another's item or one no key wrote, an owner's deletions touch only its
-/// items, expired items go. Every change appends to `item_log`, which search nodes follow.
+/// embedded index applies (``SearchIndex/Batch``): items are (owner, identifier), the
+/// operator's owner stored as `''`; a writer's deletions touch only its own items;
+/// compare-and-swap client states; expired items go; engagement goes with its item. Every
+/// change appends to `item_log`, which search nodes follow.
 ///
 /// The log is ordered by taking one advisory lock for the rest of the transaction before
-/// ownership is read and anything appended: sequence numbers are then committed in the
-/// order they were drawn, so a node that has applied up to N never later finds an N−1
-/// committed behind its back.
+/// anything is appended: sequence numbers are then committed in the order they were
+/// drawn, so a node that has applied up to N never later finds an N−1 committed behind
+/// its back.
 enum ItemTable {
     /// "SLITEMLG" in ASCII.
     static let logLock: Int64 = 0x534C_4954_454D_4C47
@@ -21,6 +22,9 @@ enum ItemTable {
         if let state = batch.clientState, state.count > SearchIndex.maximumClientStateBytes {
             throw SearchIndexError(.invalidItem, "client state is \(state.count) bytes; at most \(SearchIndex.maximumClientStateBytes) are kept")
         }
+        if let owner = batch.owner, batch.deleteKeys.contains(where: { $0.owner != owner }) {
+            throw SearchIndexError(.forbidden, "a key's owner may delete only its own items")
+        }
         if let expected = batch.expectedClientState {
             // Two writers of one batch name queue here; the second sees the first's state.
             try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("batch:" + batch.clientStateName)])
@@ -29,67 +33,59 @@ enum ItemTable {
                 throw SearchIndexError(.conflict, "the stored client state of batch '\(batch.clientStateName)' is not the expected one")
             }
         }
-        // Taken before ownership is read, so two owners pushing one new identifier at once
-        // cannot both find it free.
         try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(logLock)])
-        if let owner = batch.owner, !batch.upserts.isEmpty {
-            let ids = batch.upserts.map(\.uniqueIdentifier)
-            let rows = try connection.execute("SELECT id, owner FROM items WHERE id = ANY($1::text[])", [.array(ids.map(Optional.some))])
-            var owners: [String: String?] = [:]
-            for row in rows.rows { owners[row.string(0) ?? ""] = row.string(1) }
-            for (index, item) in batch.upserts.enumerated() {
-                if let existing = owners[item.uniqueIdentifier], existing != owner {
-                    throw SearchIndexError(.forbidden, "items[\(index)]: the item \(item.uniqueIdentifier) belongs to another owner")
-                }
-            }
-        }
-        let ownerClause = batch.owner == nil ? "" : " AND owner = $2"
-        let ownerValue: [PostgresValue] = batch.owner.map { [.text($0)] } ?? []
-        var deleted: [String] = []
+        let scope = PostgresValue.text(batch.owner ?? "")
+        var deleted: [ItemKey] = []
         if !batch.deleteIdentifiers.isEmpty {
-            deleted += try ids(connection.execute("DELETE FROM items WHERE id = ANY($1::text[])" + ownerClause + " RETURNING id",
-                                                  [.array(batch.deleteIdentifiers.map(Optional.some))] + ownerValue))
+            deleted += try keys(connection.execute("DELETE FROM items WHERE owner = $1 AND id = ANY($2::text[]) RETURNING owner, id",
+                                                   [scope, .array(batch.deleteIdentifiers.map(Optional.some))]))
+        }
+        for key in batch.deleteKeys {
+            deleted += try keys(connection.execute("DELETE FROM items WHERE owner = $1 AND id = $2 RETURNING owner, id",
+                                                   [.text(key.storedOwner), .text(key.identifier)]))
         }
         for domain in batch.deleteDomains {
             // `a.b` and everything under it: the range ['a.b.', 'a.b/') in byte order.
-            deleted += try ids(connection.execute(
-                "DELETE FROM items WHERE (domain_id = $1 OR (domain_id >= $1 || '.' AND domain_id < $1 || '/'))" + ownerClause + " RETURNING id",
-                [.text(domain)] + ownerValue))
+            deleted += try keys(connection.execute(
+                "DELETE FROM items WHERE owner = $1 AND (domain_id = $2 OR (domain_id >= $2 || '.' AND domain_id < $2 || '/')) RETURNING owner, id",
+                [scope, .text(domain)]))
         }
-        var touched: [String] = []
+        var touched: [ItemKey] = []
         for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
-            guard let body = try connection.execute("SELECT body FROM items WHERE id = $1", [.text(id)]).first?.string(0),
+            guard let body = try connection.execute("SELECT body FROM items WHERE owner = $1 AND id = $2", [scope, .text(id)]).first?.string(0),
                 var item = (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:))
             else { continue }
             item.expirationDate = expiration
-            try connection.execute("UPDATE items SET expires = $2, body = $3 WHERE id = $1",
-                                   [.text(id), .double(expiration.timeIntervalSince1970), .text(JSONWriter.string(item.storedJSON))])
-            touched.append(id)
+            try connection.execute("UPDATE items SET expires = $3, body = $4 WHERE owner = $1 AND id = $2",
+                                   [scope, .text(id), .double(expiration.timeIntervalSince1970), .text(JSONWriter.string(item.storedJSON))])
+            touched.append(item.key)
         }
-        deleted += try ids(connection.execute("DELETE FROM items WHERE expires IS NOT NULL AND expires <= $1 RETURNING id",
-                                              [.double(now.timeIntervalSince1970)]))
-        // The last version of an identifier in the batch wins; one arriving already expired
+        deleted += try keys(connection.execute("DELETE FROM items WHERE expires IS NOT NULL AND expires <= $1 RETURNING owner, id",
+                                               [.double(now.timeIntervalSince1970)]))
+        // The last version of a key in the batch wins; one arriving already expired
         // replaces the old version with nothing.
-        var latest: [String: SearchableItem] = [:]
-        for item in batch.upserts { latest[item.uniqueIdentifier] = item }
-        let live = latest.values.filter { !$0.isExpired(at: now) }.sorted { $0.uniqueIdentifier < $1.uniqueIdentifier }
-        let dead = latest.values.filter { $0.isExpired(at: now) }.map(\.uniqueIdentifier)
-        if !dead.isEmpty {
-            deleted += try ids(connection.execute("DELETE FROM items WHERE id = ANY($1::text[]) RETURNING id", [.array(dead.map(Optional.some))]))
+        var latest: [ItemKey: SearchableItem] = [:]
+        for item in batch.ownedUpserts { latest[item.key] = item }
+        let live = latest.values.filter { !$0.isExpired(at: now) }.sorted { $0.key < $1.key }
+        for item in latest.values where item.isExpired(at: now) {
+            deleted += try keys(connection.execute("DELETE FROM items WHERE owner = $1 AND id = $2 RETURNING owner, id",
+                                                   [.text(item.key.storedOwner), .text(item.uniqueIdentifier)]))
         }
         if !live.isEmpty {
             try connection.execute("""
-                INSERT INTO items(id, owner, domain_id, expires, updated, body, source)
+                INSERT INTO items(owner, id, domain_id, expires, updated, body, source)
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::double precision[], $6::text[], $7::text[])
-                ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, domain_id = excluded.domain_id, expires = excluded.expires,
+                ON CONFLICT (owner, id) DO UPDATE SET domain_id = excluded.domain_id, expires = excluded.expires,
                     updated = excluded.updated, body = excluded.body, source = excluded.source
                 """, [
-                .array(live.map { Optional($0.uniqueIdentifier) }), .array(live.map(\.owner)), .array(live.map(\.domainIdentifier)),
-                .array(live.map { $0.expirationDate?.timeIntervalSince1970 }), .array(live.map { Optional($0.lastUpdated.timeIntervalSince1970) }),
+                .array(live.map { Optional($0.key.storedOwner) }), .array(live.map { Optional($0.uniqueIdentifier) }),
+                .array(live.map(\.domainIdentifier)), .array(live.map { $0.expirationDate?.timeIntervalSince1970 }),
+                .array(live.map { Optional($0.lastUpdated.timeIntervalSince1970) }),
                 .array(live.map { Optional(JSONWriter.string($0.storedJSON)) }), .array(live.map { Optional($0.source.rawValue) }),
             ])
-            touched += live.map(\.uniqueIdentifier)
+            touched += live.map(\.key)
         }
+        try forgetEngagement(of: deleted, on: connection)
         try log(touched, op: "u", on: connection)
         try log(deleted, op: "d", on: connection)
         if let state = batch.clientState {
@@ -102,33 +98,95 @@ enum ItemTable {
     }
 
     /// Appends to the change log; the caller holds ``logLock``.
-    static func log(_ ids: [String], op: String, on connection: PostgresConnection) throws {
-        guard !ids.isEmpty else { return }
-        try connection.execute("INSERT INTO item_log(id, op, at) SELECT unnest($1::text[]), $2, \(Self.now)",
-                               [.array(ids.map(Optional.some)), .text(op)])
+    static func log(_ keys: [ItemKey], op: String, on connection: PostgresConnection) throws {
+        guard !keys.isEmpty else { return }
+        try connection.execute("INSERT INTO item_log(owner, id, op, at) SELECT unnest($1::text[]), unnest($2::text[]), $3, \(Self.now)",
+                               [.array(keys.map { Optional($0.storedOwner) }), .array(keys.map { Optional($0.identifier) }), .text(op)])
+    }
+
+    /// Engagement never outlives its item: an identifier used again starts afresh.
+    private static func forgetEngagement(of keys: [ItemKey], on connection: PostgresConnection) throws {
+        guard !keys.isEmpty else { return }
+        let owners = PostgresValue.array(keys.map { Optional($0.storedOwner) })
+        let ids = PostgresValue.array(keys.map { Optional($0.identifier) })
+        for table in ["engagement", "engagement_networks"] {
+            try connection.execute("DELETE FROM \(table) t USING unnest($1::text[], $2::text[]) AS k(owner, id) WHERE t.owner = k.owner AND t.id = k.id",
+                                   [owners, ids])
+        }
     }
 
     static func deleteAll(owner: String?, on connection: PostgresConnection) throws -> Int {
         try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(logLock)])
-        let removed = try ids(owner.map { try connection.execute("DELETE FROM items WHERE owner = $1 RETURNING id", [.text($0)]) }
-            ?? connection.execute("DELETE FROM items RETURNING id"))
+        let removed = try keys(owner.map { try connection.execute("DELETE FROM items WHERE owner = $1 RETURNING owner, id", [.text($0)]) }
+            ?? connection.execute("DELETE FROM items RETURNING owner, id"))
+        try forgetEngagement(of: removed, on: connection)
         try log(removed, op: "d", on: connection)
         return removed.count
     }
 
-    static func recordEngagement(itemID: String, impressions: Int, clicks: Int, on connection: PostgresConnection) throws {
-        try connection.execute("""
-            INSERT INTO engagement(id, impressions, clicks) VALUES($1, $2, $3)
-            ON CONFLICT (id) DO UPDATE SET impressions = engagement.impressions + excluded.impressions, clicks = engagement.clicks + excluded.clicks
-            """, [.text(itemID), .int(Int64(impressions)), .int(Int64(clicks))])
+    /// Adds a key's impressions and clicks to an existing item's engagement.
+    static func recordEngagement(_ key: ItemKey, impressions: Int, clicks: Int, on connection: PostgresConnection) throws {
+        let added = try connection.execute("""
+            INSERT INTO engagement(owner, id, impressions, clicks)
+            SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM items WHERE owner = $1 AND id = $2)
+            ON CONFLICT (owner, id) DO UPDATE SET impressions = engagement.impressions + excluded.impressions,
+                clicks = engagement.clicks + excluded.clicks
+            """, [.text(key.storedOwner), .text(key.identifier), .int(Int64(max(0, impressions))), .int(Int64(max(0, clicks)))]).affected
+        guard added > 0 else { return }
         try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(logLock)])
-        try log([itemID], op: "e", on: connection)
+        try log([key], op: "e", on: connection)
     }
 
-    static func item(_ id: String, on connection: PostgresConnection) throws -> SearchableItem? {
-        guard let body = try connection.execute("SELECT body FROM items WHERE id = $1", [.text(id)]).first?.string(0) else { return nil }
+    /// One network's anonymous impression and click, by the rules of
+    /// ``SearchIndex/recordAnonymousEngagement(_:network:day:impression:click:)``.
+    static func recordAnonymousEngagement(_ key: ItemKey, network: [UInt8], day: Int, impression: Bool, click: Bool,
+                                          on connection: PostgresConnection) throws -> AnonymousEngagement
+    {
+        let owner = PostgresValue.text(key.storedOwner)
+        let id = PostgresValue.text(key.identifier)
+        // The item's row, locked: two reports from one network queue here.
+        guard try connection.execute("SELECT 1 FROM items WHERE owner = $1 AND id = $2 FOR UPDATE", [owner, id]).first != nil else {
+            return AnonymousEngagement(impression: false, click: false)
+        }
+        let row = try connection.execute("SELECT impression_day, click_day FROM engagement_networks WHERE owner = $1 AND id = $2 AND network = $3",
+                                         [owner, id, .bytes(network)]).first
+        let impressionDay = row?.int(0) ?? Int.min
+        let clickDay = row?.int(1) ?? Int.min
+        let countsImpression = impression && impressionDay < day
+        let seen = countsImpression ? day : impressionDay
+        let countsClick = click && clickDay < day && seen >= day - 1
+        guard countsImpression || countsClick else { return AnonymousEngagement(impression: false, click: false) }
+        try connection.execute("""
+            INSERT INTO engagement_networks(owner, id, network, impression_day, click_day) VALUES($1, $2, $3, $4, $5)
+            ON CONFLICT (owner, id, network) DO UPDATE SET impression_day = excluded.impression_day,
+                click_day = coalesce(excluded.click_day, engagement_networks.click_day)
+            """, [owner, id, .bytes(network), .int(Int64(seen)), countsClick ? .int(Int64(day)) : .null])
+        try connection.execute("""
+            INSERT INTO engagement(owner, id, anonymous_impressions, anonymous_clicks, anonymous_networks) VALUES($1, $2, $3, $4, $5)
+            ON CONFLICT (owner, id) DO UPDATE SET anonymous_impressions = engagement.anonymous_impressions + excluded.anonymous_impressions,
+                anonymous_clicks = engagement.anonymous_clicks + excluded.anonymous_clicks,
+                anonymous_networks = engagement.anonymous_networks + excluded.anonymous_networks
+            """, [owner, id, .int(countsImpression ? 1 : 0), .int(countsClick ? 1 : 0), .int(row == nil ? 1 : 0)])
+        try connection.execute("DELETE FROM engagement_networks WHERE impression_day < $1",
+                               [.int(Int64(day - SearchIndex.anonymousEngagementRetentionDays))])
+        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(logLock)])
+        try log([key], op: "e", on: connection)
+        return AnonymousEngagement(impression: countsImpression, click: countsClick)
+    }
+
+    static func item(_ key: ItemKey, on connection: PostgresConnection) throws -> SearchableItem? {
+        guard let body = try connection.execute("SELECT body FROM items WHERE owner = $1 AND id = $2",
+                                                [.text(key.storedOwner), .text(key.identifier)]).first?.string(0)
+        else { return nil }
         return (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:))
     }
 
-    private static func ids(_ result: PostgresResult) -> [String] { result.rows.compactMap { $0.string(0) } }
+    static func keys(identifier: String, limit: Int, on connection: PostgresConnection) throws -> [ItemKey] {
+        try keys(connection.execute("SELECT owner, id FROM items WHERE id = $1 ORDER BY owner LIMIT $2", [.text(identifier), .int(Int64(limit))]))
+    }
+
+    /// The (owner, id) pairs of a result's first two columns.
+    private static func keys(_ result: PostgresResult) -> [ItemKey] {
+        result.rows.compactMap { row in row.string(1).map { ItemKey(owner: ItemKey.owner(stored: row.string(0)), identifier: $0) } }
+    }
 }

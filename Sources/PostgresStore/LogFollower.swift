@@ -25,6 +25,13 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
     private var thread: Thread?
 
     static let stateName = "shared-store-log"
+    static let engagementColumns = "e.impressions, e.clicks, e.anonymous_impressions, e.anonymous_clicks, e.anonymous_networks"
+
+    /// The counts of ``engagementColumns``, read from `column` on.
+    private static func engagement(_ row: PostgresRow, from column: Int) -> EngagementCounts {
+        EngagementCounts(impressions: row.int(column) ?? 0, clicks: row.int(column + 1) ?? 0, anonymousImpressions: row.int(column + 2) ?? 0,
+                         anonymousClicks: row.int(column + 3) ?? 0, anonymousNetworks: row.int(column + 4) ?? 0)
+    }
 
     /// - Parameters:
     ///   - name: how the node shows in the store's `nodes` table (its lag is visible there).
@@ -90,29 +97,31 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
         while true {
             let rows = try session.run { connection in
                 try connection.execute("""
-                    SELECT l.seq, l.id, l.op, i.body, e.impressions, e.clicks FROM item_log l
-                    LEFT JOIN items i ON i.id = l.id LEFT JOIN engagement e ON e.id = l.id
+                    SELECT l.seq, l.owner, l.id, l.op, i.body, \(Self.engagementColumns) FROM item_log l
+                    LEFT JOIN items i ON i.owner = l.owner AND i.id = l.id LEFT JOIN engagement e ON e.owner = l.owner AND e.id = l.id
                     WHERE l.seq > $1 ORDER BY l.seq LIMIT $2
                     """, [.int(position), .int(Int64(batchSize))]).rows
             }
             guard let last = rows.last?.int64(0) else { break }
-            var upserts: [String: SearchableItem] = [:]
-            var deletes = Set<String>()
-            var engagement: [String: (impressions: Int, clicks: Int)] = [:]
+            var upserts: [ItemKey: SearchableItem] = [:]
+            var deletes = Set<ItemKey>()
+            var engagement: [ItemKey: EngagementCounts] = [:]
             for row in rows {
-                guard let id = row.string(1) else { continue }
-                if row.string(2) == "e" {
-                    engagement[id] = (row.int(4) ?? 0, row.int(5) ?? 0)
-                } else if let body = row.string(3), let item = (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:)) {
-                    upserts[id] = item
-                    deletes.remove(id)
+                guard let id = row.string(2) else { continue }
+                let key = ItemKey(owner: ItemKey.owner(stored: row.string(1)), identifier: id)
+                if row.string(3) == "e" {
+                    engagement[key] = Self.engagement(row, from: 5)
+                } else if let body = row.string(4), var item = (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:)) {
+                    item.owner = key.owner
+                    upserts[key] = item
+                    deletes.remove(key)
                 } else {
-                    deletes.insert(id)
-                    upserts[id] = nil
+                    deletes.insert(key)
+                    upserts[key] = nil
                 }
             }
-            var batch = SearchIndex.Batch(upserts: upserts.values.sorted { $0.uniqueIdentifier < $1.uniqueIdentifier },
-                                          deleteIdentifiers: deletes.sorted())
+            var batch = SearchIndex.Batch(upserts: upserts.values.sorted { $0.key < $1.key })
+            batch.deleteKeys = deletes.sorted()
             batch.clientStateName = Self.stateName
             batch.clientState = Array(String(last).utf8)
             try index.commit(batch, now: Date())
@@ -141,18 +150,28 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { _ = try? connection.execute("ROLLBACK") }
             let position = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int64(0) ?? 0
-            try connection.execute("DECLARE snapshot NO SCROLL CURSOR FOR SELECT body FROM items ORDER BY id")
+            try connection.execute("DECLARE snapshot NO SCROLL CURSOR FOR SELECT owner, body FROM items ORDER BY owner, id")
             while true {
                 let rows = try connection.execute("FETCH \(batchSize) FROM snapshot").rows
-                let items = rows.compactMap { row in row.string(0).flatMap { try? JSONParser.parse($0) }.flatMap(SearchableItem.init(stored:)) }
+                let items = rows.compactMap { row -> SearchableItem? in
+                    guard var item = row.string(1).flatMap({ try? JSONParser.parse($0) }).flatMap(SearchableItem.init(stored:)) else { return nil }
+                    item.owner = ItemKey.owner(stored: row.string(0))
+                    return item
+                }
                 if !items.isEmpty { try index.commit(SearchIndex.Batch(upserts: items), now: Date()) }
                 if rows.count < batchSize { break }
             }
-            var engagement: [String: (impressions: Int, clicks: Int)] = [:]
-            for row in try connection.execute("SELECT id, impressions, clicks FROM engagement").rows {
-                if let id = row.string(0) { engagement[id] = (row.int(1) ?? 0, row.int(2) ?? 0) }
+            try connection.execute("DECLARE counts NO SCROLL CURSOR FOR SELECT owner, id, \(Self.engagementColumns) FROM engagement e")
+            while true {
+                let rows = try connection.execute("FETCH \(batchSize) FROM counts").rows
+                var engagement: [ItemKey: EngagementCounts] = [:]
+                for row in rows {
+                    guard let id = row.string(1) else { continue }
+                    engagement[ItemKey(owner: ItemKey.owner(stored: row.string(0)), identifier: id)] = Self.engagement(row, from: 2)
+                }
+                try index.setEngagement(engagement)
+                if rows.count < batchSize { break }
             }
-            try index.setEngagement(engagement)
             var mark = SearchIndex.Batch()
             mark.clientStateName = Self.stateName
             mark.clientState = Array(String(position).utf8)

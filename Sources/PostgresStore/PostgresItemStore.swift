@@ -24,12 +24,22 @@ public final class PostgresItemStore: ItemStore {
         try session.run { try $0.execute("SELECT state FROM batches WHERE name = $1", [.text(name)]).first?.bytes(0) }
     }
 
-    public func item(identifier: String) throws -> SearchableItem? {
-        try session.run { try ItemTable.item(identifier, on: $0) }
+    public func item(_ key: ItemKey) throws -> SearchableItem? {
+        try session.run { try ItemTable.item(key, on: $0) }
     }
 
-    public func recordEngagement(itemID: String, impressions: Int, clicks: Int) throws {
-        try session.transaction { try ItemTable.recordEngagement(itemID: itemID, impressions: impressions, clicks: clicks, on: $0) }
+    public func keys(identifier: String, limit: Int) throws -> [ItemKey] {
+        try session.run { try ItemTable.keys(identifier: identifier, limit: limit, on: $0) }
+    }
+
+    public func recordEngagement(_ key: ItemKey, impressions: Int, clicks: Int) throws {
+        try session.transaction { try ItemTable.recordEngagement(key, impressions: impressions, clicks: clicks, on: $0) }
+    }
+
+    public func recordAnonymousEngagement(_ key: ItemKey, network: [UInt8], day: Int, impression: Bool, click: Bool) throws -> AnonymousEngagement {
+        try session.transaction {
+            try ItemTable.recordAnonymousEngagement(key, network: network, day: day, impression: impression, click: click, on: $0)
+        }
     }
 
     /// Items in the store, by source.

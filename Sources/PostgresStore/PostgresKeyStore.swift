@@ -61,17 +61,18 @@ public final class PostgresKeyStore: KeyStore {
             let time = PostgresValue.double(now.timeIntervalSince1970)
             try connection.execute("""
                 INSERT INTO activities(id, owner, activity_type, webpage_url, first_reported, last_reported) VALUES($1, $2, $3, $4, $5, $5)
-                ON CONFLICT (id) DO UPDATE SET last_reported = $5
+                ON CONFLICT (owner, id) DO UPDATE SET last_reported = $5
                 """, [.text(id), .text(owner), .text(type), .text(webpageURL), time])
             try connection.execute("""
-                INSERT INTO activity_devices(activity, device_hash, network_hash, reported) VALUES($1, $2, $3, $4)
-                ON CONFLICT (activity, device_hash) DO UPDATE SET reported = excluded.reported
-                """, [.text(id), .bytes(deviceHash), .bytes(networkHash), time])
-            let row = try connection.execute("SELECT count(*), count(DISTINCT network_hash) FROM activity_devices WHERE activity = $1",
-                                             [.text(id)]).first
+                INSERT INTO activity_devices(owner, activity, device_hash, network_hash, reported) VALUES($1, $2, $3, $4, $5)
+                ON CONFLICT (owner, activity, device_hash) DO UPDATE SET reported = excluded.reported
+                """, [.text(owner), .text(id), .bytes(deviceHash), .bytes(networkHash), time])
+            let row = try connection.execute(
+                "SELECT count(*), count(DISTINCT network_hash) FROM activity_devices WHERE owner = $1 AND activity = $2",
+                [.text(owner), .text(id)]).first
             let reach = ActivityReach(devices: row?.int(0) ?? 0, networks: row?.int(1) ?? 0)
-            try connection.execute("UPDATE activities SET devices = $1, networks = $2 WHERE id = $3",
-                                   [.int(Int64(reach.devices)), .int(Int64(reach.networks)), .text(id)])
+            try connection.execute("UPDATE activities SET devices = $1, networks = $2 WHERE owner = $3 AND id = $4",
+                                   [.int(Int64(reach.devices)), .int(Int64(reach.networks)), .text(owner), .text(id)])
             return reach
         }
     }

@@ -95,6 +95,38 @@ enum PostgresSchema {
         CREATE TABLE log_floor(id boolean PRIMARY KEY DEFAULT true CHECK (id), seq bigint NOT NULL);
         INSERT INTO log_floor(id, seq) VALUES (true, 0);
         """,
+        // 4: an item is (owner, id), the operator's owner ''; the log, engagement and
+        // activities say whose; anonymous engagement is counted by network.
+        """
+        UPDATE items SET owner = '' WHERE owner IS NULL;
+        ALTER TABLE items ALTER COLUMN owner SET DEFAULT '', ALTER COLUMN owner SET NOT NULL;
+        ALTER TABLE items DROP CONSTRAINT items_pkey;
+        ALTER TABLE items ADD PRIMARY KEY (owner, id);
+        DROP INDEX items_owner;
+        CREATE INDEX items_id ON items(id);
+        ALTER TABLE item_log ADD COLUMN owner text NOT NULL DEFAULT '';
+        UPDATE item_log l SET owner = i.owner FROM items i WHERE i.id = l.id;
+        ALTER TABLE engagement RENAME TO engagement_v3;
+        CREATE TABLE engagement(
+            owner text NOT NULL, id text NOT NULL, impressions bigint NOT NULL DEFAULT 0, clicks bigint NOT NULL DEFAULT 0,
+            anonymous_impressions bigint NOT NULL DEFAULT 0, anonymous_clicks bigint NOT NULL DEFAULT 0,
+            anonymous_networks bigint NOT NULL DEFAULT 0, PRIMARY KEY(owner, id));
+        INSERT INTO engagement(owner, id, impressions, clicks)
+            SELECT i.owner, e.id, e.impressions, e.clicks FROM engagement_v3 e JOIN items i ON i.id = e.id;
+        DROP TABLE engagement_v3;
+        CREATE TABLE engagement_networks(
+            owner text NOT NULL, id text NOT NULL, network bytea NOT NULL, impression_day integer NOT NULL, click_day integer,
+            PRIMARY KEY(owner, id, network));
+        CREATE INDEX engagement_networks_day ON engagement_networks(impression_day);
+        ALTER TABLE activity_devices ADD COLUMN owner text;
+        UPDATE activity_devices d SET owner = a.owner FROM activities a WHERE a.id = d.activity;
+        DELETE FROM activity_devices WHERE owner IS NULL;
+        ALTER TABLE activity_devices ALTER COLUMN owner SET NOT NULL;
+        ALTER TABLE activity_devices DROP CONSTRAINT activity_devices_pkey;
+        ALTER TABLE activity_devices ADD PRIMARY KEY (owner, activity, device_hash);
+        ALTER TABLE activities DROP CONSTRAINT activities_pkey;
+        ALTER TABLE activities ADD PRIMARY KEY (owner, id);
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

@@ -9,12 +9,13 @@ enum IndexMigration {
     static func fromVersion1(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws {
         try connection.transaction {
             try connection.execute("ALTER TABLE items RENAME TO items_v1")
+            try connection.execute("ALTER TABLE engagement RENAME TO engagement_v3")
             for index in ["items_domain_id", "items_expires", "items_owner"] { try connection.execute("DROP INDEX IF EXISTS \(index)") }
             try connection.execute(IndexSchema.statements)
             let rows = try connection.prepare("""
                 SELECT i.rowid, i.uid, i.domain_id, i.content_type, f.title, f.keywords, f.description, i.thumbnail, i.web_url, i.domain,
                     i.rating, i.rating_scale, i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback,
-                    i.source, i.owner, i.expires, i.updated, i.quality, f.body
+                    i.source, coalesce(i.owner, ''), i.expires, i.updated, i.quality, f.body
                 FROM items_v1 i JOIN items_fts f ON f.rowid = i.rowid ORDER BY i.rowid
                 """)
             let insert = try connection.prepare("""
@@ -60,6 +61,7 @@ enum IndexMigration {
                                         rowids: batch.rowids.first!...batch.rowids.last!) { emit in try batch.write(averageLength: average, emit: emit) }
             }
             try connection.execute("DROP TABLE items_v1; DROP TABLE IF EXISTS items_vocab; DROP TABLE IF EXISTS items_fts;")
+            try moveEngagement(connection)
             try IndexSchema.setVersion(connection)
         }
         try IndexWriter.mergeSegments(connection)
@@ -67,10 +69,51 @@ enum IndexMigration {
 
     /// Version 2 had no `items.record`: added, empty, as no item was ingested then.
     static func fromVersion2(_ connection: SQLiteConnection) throws {
+        try connection.execute("ALTER TABLE items ADD COLUMN record TEXT")
+    }
+
+    /// Version 3 (and 2, with ``fromVersion2(_:)`` first, in the same transaction) knew an
+    /// item by its identifier alone: the table is rebuilt with (owner, identifier) unique,
+    /// the operator's owner stored as `''`, under the same rowids and with the rowid
+    /// sequence carried over (postings stay valid, and a rowid is still never reused).
+    /// Engagement moves to the owner of the item it names; counts for items that no
+    /// longer exist go.
+    static func fromVersion3(_ connection: SQLiteConnection, from version: Int = 3) throws {
         try connection.transaction {
-            try connection.execute("ALTER TABLE items ADD COLUMN record TEXT")
+            if version == 2 { try fromVersion2(connection) }
+            let sequence = try connection.statement("SELECT seq FROM sqlite_sequence WHERE name = 'items'")
+            let next: Int64? = try sequence.step() ? Int64(sequence.int(0)) : nil
+            sequence.reset()
+            try connection.execute("ALTER TABLE items RENAME TO items_v3")
+            try connection.execute("ALTER TABLE engagement RENAME TO engagement_v3")
+            for index in ["items_domain_id", "items_expires", "items_owner"] { try connection.execute("DROP INDEX IF EXISTS \(index)") }
+            try connection.execute(IndexSchema.statements)
+            try connection.execute("""
+                INSERT INTO items(rowid, uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating,
+                    rating_scale, rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated,
+                    quality, length, record)
+                SELECT rowid, uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating,
+                    rating_scale, rating_count, price, currency, telephone, address, apps, web_fallback, source, coalesce(owner, ''), expires,
+                    updated, quality, length, record
+                FROM items_v3 ORDER BY rowid
+                """)
+            try connection.execute("DROP TABLE items_v3")
+            if let next {
+                try connection.statement("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'items'").run([.integer(next)])
+            }
+            try moveEngagement(connection)
             try IndexSchema.setVersion(connection)
         }
+    }
+
+    /// Engagement of an older version (`engagement_v3`, by identifier) under the owner of
+    /// the item it names; then the old table goes.
+    private static func moveEngagement(_ connection: SQLiteConnection) throws {
+        try connection.execute("""
+            INSERT INTO engagement(owner, uid, impressions, clicks)
+            SELECT i.owner, e.uid, e.impressions, e.clicks FROM engagement_v3 e JOIN items i ON i.uid = e.uid;
+            DROP TABLE engagement_v3;
+            """)
     }
 
     private static func value(_ statement: SQLiteStatement, _ column: Int32) -> SQLiteValue {

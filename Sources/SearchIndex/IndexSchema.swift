@@ -3,7 +3,8 @@ import SQLite
 /// The tables of `index.sqlite`, created and migrated here and nowhere else.
 ///
 /// - `items`: one row per item with its text columns (title, keywords, description) and
-///   its length in tokens; `apps` holds the app list as JSON. Rowids are never reused
+///   its length in tokens; `apps` holds the app list as JSON. An item is identified by
+///   its owner and its identifier (``ItemKey``; the operator's owner is `''`). Rowids are never reused
 ///   (AUTOINCREMENT), and replacing an item gives it a new rowid, so a posting in a
 ///   segment is live exactly while its row exists.
 /// - `item_bodies`: the body text of each item (read for phrase checks and snippets).
@@ -11,21 +12,26 @@ import SQLite
 ///   segments of postings with block-max bounds, merged eight at a time.
 /// - `meta`: the schema version, the index's identity, and the counts BM25 needs
 ///   (documents, tokens).
-/// - `engagement`: impressions and clicks per item.
+/// - `engagement`: impressions and clicks per item, reported with a key, and the anonymous
+///   ones with the number of distinct networks they came from; removed with the item.
+/// - `engagement_networks`: the last day each network (a salted hash) contributed an
+///   anonymous impression and a click to an item, so each counts at most once a day.
 /// - `batches`: the client state stored with the last committed batch of each indexer.
 ///
 /// Version 1 kept the text in an FTS5 table and let FTS5 rank every match; version 2 has
 /// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
 /// Version 3 added `items.record`, the app-database record of an ingested item (JSON).
+/// Version 4 made an item's identity (owner, identifier) instead of the identifier alone,
+/// and engagement per item with its anonymous part counted by network.
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 3
+    static let version = 4
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS items(
             rowid INTEGER PRIMARY KEY AUTOINCREMENT,
-            uid TEXT NOT NULL UNIQUE,
+            uid TEXT NOT NULL,
             domain_id TEXT,
             content_type TEXT,
             title TEXT NOT NULL,
@@ -44,19 +50,27 @@ enum IndexSchema {
             apps TEXT NOT NULL DEFAULT '[]',
             web_fallback INTEGER NOT NULL DEFAULT 1,
             source TEXT NOT NULL,
-            owner TEXT,
+            owner TEXT NOT NULL DEFAULT '',
             expires REAL,
             updated REAL NOT NULL,
             quality REAL NOT NULL DEFAULT 1,
             length INTEGER NOT NULL DEFAULT 0,
-            record TEXT
+            record TEXT,
+            UNIQUE(owner, uid)
         );
+        CREATE INDEX IF NOT EXISTS items_uid ON items(uid);
         CREATE INDEX IF NOT EXISTS items_domain_id ON items(domain_id);
         CREATE INDEX IF NOT EXISTS items_expires ON items(expires) WHERE expires IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS items_owner ON items(owner) WHERE owner IS NOT NULL;
         CREATE TABLE IF NOT EXISTS item_bodies(rowid INTEGER PRIMARY KEY, body TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS engagement(
-            uid TEXT PRIMARY KEY, impressions INTEGER NOT NULL DEFAULT 0, clicks INTEGER NOT NULL DEFAULT 0);
+            owner TEXT NOT NULL, uid TEXT NOT NULL, impressions INTEGER NOT NULL DEFAULT 0, clicks INTEGER NOT NULL DEFAULT 0,
+            anonymous_impressions INTEGER NOT NULL DEFAULT 0, anonymous_clicks INTEGER NOT NULL DEFAULT 0,
+            anonymous_networks INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY(owner, uid)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS engagement_networks(
+            owner TEXT NOT NULL, uid TEXT NOT NULL, network BLOB NOT NULL, impression_day INTEGER NOT NULL, click_day INTEGER,
+            PRIMARY KEY(owner, uid, network)) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS engagement_networks_day ON engagement_networks(impression_day);
         CREATE TABLE IF NOT EXISTS batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
         """ + SegmentStore.schema
 
@@ -83,8 +97,8 @@ enum IndexSchema {
         versionRow.reset()
         if found == 1 {
             try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
-        } else if found == 2 {
-            try IndexMigration.fromVersion2(connection)
+        } else if found == 2 || found == 3 {
+            try IndexMigration.fromVersion3(connection, from: found)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

@@ -56,17 +56,18 @@ struct IndexSearch {
             try add(clauses, requireAll: false)
             matchedAny = !ranked.isEmpty
         }
-        var hits = try ranked.prefix(request.limit).compactMap { try hit($0, request) }
+        var found = try ranked.prefix(request.limit).compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
         if request.snippets {
             var terms = Set(words.joined())
             terms.formUnion(completions)
             for spellings in alternatives.values { terms.formUnion(spellings.map { Array($0.utf8) }) }
-            for index in hits.indices {
-                let columns = try text(of: hits[index].item.uniqueIdentifier)
-                hits[index].snippet = Snippet.make(columns: columns, terms: terms, start: SearchRequest.snippetStart,
-                                                   end: SearchRequest.snippetEnd, tokenizer: tokenizer)
+            for index in found.indices {
+                let columns = try segments.text(of: found[index].0)
+                found[index].1.snippet = Snippet.make(columns: columns, terms: terms, start: SearchRequest.snippetStart,
+                                                      end: SearchRequest.snippetEnd, tokenizer: tokenizer)
             }
         }
+        let hits = found.map(\.1)
         var corrections: [String: [String]] = [:]
         for (index, spellings) in alternatives { corrections[query.words[index]] = spellings }
         return SearchResponse(query: request.text, hits: hits, matchedAnyWord: matchedAny, corrections: corrections)
@@ -83,17 +84,21 @@ struct IndexSearch {
     /// first (ties by identifier).
     private func rank(_ candidates: [TopK.Entry], _ request: SearchRequest) throws -> [Ranked] {
         let statement = try connection.statement("""
-            SELECT i.uid, i.quality, coalesce(e.impressions, 0), coalesce(e.clicks, 0), i.rating, i.rating_scale, i.rating_count, i.updated
-            FROM items i LEFT JOIN engagement e ON e.uid = i.uid WHERE i.rowid = ?
+            SELECT i.uid, i.quality, coalesce(e.impressions, 0), coalesce(e.clicks, 0), i.rating, i.rating_scale, i.rating_count, i.updated,
+                coalesce(e.anonymous_impressions, 0), coalesce(e.anonymous_clicks, 0), coalesce(e.anonymous_networks, 0)
+            FROM items i LEFT JOIN engagement e ON e.owner = i.owner AND e.uid = i.uid WHERE i.rowid = ?
             """)
         var ranked: [Ranked] = []
         for candidate in candidates {
             statement.reset()
             statement.bind(1, candidate.rowid)
             guard try statement.step() else { continue }
+            let engagement = Ranking.engagementCounts(EngagementCounts(
+                impressions: statement.int(2), clicks: statement.int(3), anonymousImpressions: statement.int(8),
+                anonymousClicks: statement.int(9), anonymousNetworks: statement.int(10)))
             let score = Ranking.score(
                 bm25: -candidate.score, quality: statement.double(1), rating: statement.optionalDouble(4), ratingScale: statement.double(5),
-                ratingCount: statement.optionalInt(6), impressions: statement.int(2), clicks: statement.int(3),
+                ratingCount: statement.optionalInt(6), impressions: engagement.impressions, clicks: engagement.clicks,
                 updated: Date(timeIntervalSince1970: statement.double(7)), now: request.now)
             ranked.append(Ranked(rowid: candidate.rowid, uid: statement.string(0) ?? "", score: score))
         }
@@ -110,34 +115,36 @@ struct IndexSearch {
                          action: TapAction.resolve(for: item, platform: request.platform, installed: request.installed))
     }
 
-    private func text(of uid: String) throws -> [String] {
-        let rowid = try connection.statement("SELECT rowid FROM items WHERE uid = ?")
-        rowid.bind(1, uid)
-        guard try rowid.step() else { return [] }
-        return try segments.text(of: Int64(rowid.int(0)))
-    }
+    /// Dictionary entries the spelling corrections of one query read at most, over all its
+    /// words and segments; each unknown word gets an equal share (at least
+    /// ``minimumCorrectionBudget``), so a query of many unknown words costs no more than a
+    /// few milliseconds of one core, whatever the size of the vocabulary.
+    static let correctionBudget = 60_000
+    static let minimumCorrectionBudget = 2_000
+    /// Words of one query that are corrected at most (the first ones).
+    static let maximumCorrectedWords = 16
 
     /// Spelling alternatives for words the vocabulary does not know: terms with the same
     /// first letter within the allowed number of edits, most frequent first.
     private func corrections(for query: SearchQuery) -> [Int: [String]] {
-        var result: [Int: [String]] = [:]
+        var unknown: [(index: Int, target: [Unicode.Scalar], edits: Int)] = []
         for (index, tokens) in query.tokens.enumerated() {
             guard tokens.count == 1, let term = tokens.first, let first = term.unicodeScalars.first,
                 first.properties.isAlphabetic, !SearchTokenizer.isCJK(first.value)
             else { continue }
             let edits = TypoTolerance.allowedEdits(forLength: term.unicodeScalars.count)
             guard edits > 0, segments.frequency(Array(term.utf8)) == 0 else { continue }
-            let upper = Array(String(Character(Unicode.Scalar(first.value + 1) ?? first)).utf8)
-            let target = Array(term.unicodeScalars)
-            var found: [(term: String, documents: Int)] = []
-            for (candidate, documents) in segments.vocabulary(from: Array(String(first).utf8), below: upper) {
-                let text = String(decoding: candidate, as: UTF8.self)
-                let scalars = Array(text.unicodeScalars)
-                guard abs(scalars.count - target.count) <= edits else { continue }
-                if TypoTolerance.distance(target, scalars, limit: edits) <= edits { found.append((text, documents)) }
-            }
-            let best = found.sorted { ($0.documents, $1.term) > ($1.documents, $0.term) }.prefix(5).map(\.term)
-            if !best.isEmpty { result[index] = best }
+            unknown.append((index, Array(term.unicodeScalars), edits))
+            if unknown.count == Self.maximumCorrectedWords { break }
+        }
+        guard !unknown.isEmpty else { return [:] }
+        let share = max(Self.minimumCorrectionBudget, Self.correctionBudget / unknown.count)
+        var result: [Int: [String]] = [:]
+        for word in unknown {
+            let found = segments.fuzzyTerms(near: word.target, edits: word.edits, budget: share)
+            let best = found.sorted { $0.documents != $1.documents ? $0.documents > $1.documents : $0.term.lexicographicallyPrecedes($1.term) }
+            let spellings = best.prefix(5).map { String(decoding: $0.term, as: UTF8.self) }
+            if !spellings.isEmpty { result[word.index] = spellings }
         }
         return result
     }
@@ -159,7 +166,7 @@ struct IndexSearch {
             ratingCount: s.optionalInt(o + 10), price: s.string(o + 11), currency: s.string(o + 12), telephone: s.string(o + 13),
             address: s.string(o + 14), apps: AppTarget.decodeStored(s.string(o + 15) ?? "[]"), allowsWebFallback: s.int(o + 16) != 0,
             expirationDate: s.optionalDouble(o + 19).map(Date.init(timeIntervalSince1970:)),
-            source: SearchableItem.Source(rawValue: s.string(o + 17) ?? "") ?? .pushed, owner: s.string(o + 18),
+            source: SearchableItem.Source(rawValue: s.string(o + 17) ?? "") ?? .pushed, owner: ItemKey.owner(stored: s.string(o + 18)),
             lastUpdated: Date(timeIntervalSince1970: s.double(o + 20)),
             record: s.string(o + 21).flatMap { try? JSONParser.parse($0) }.flatMap(RecordReference.init(json:)))
     }

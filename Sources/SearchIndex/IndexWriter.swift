@@ -17,20 +17,31 @@ struct IndexWriter {
         self.tokenizer = tokenizer
     }
 
-    /// Deletes the item rows matching `condition`; returns their uids.
+    /// Deletes the item rows matching `condition`, and their engagement unless the item is
+    /// being replaced by a new version of itself; returns their uids.
     @discardableResult
-    mutating func remove(where condition: String, _ values: [SQLiteValue]) throws -> [String] {
-        let statement = try connection.statement("DELETE FROM items WHERE \(condition) RETURNING rowid, length, uid")
+    mutating func remove(where condition: String, _ values: [SQLiteValue], keepingEngagement: Bool = false) throws -> [String] {
+        let statement = try connection.statement("DELETE FROM items WHERE \(condition) RETURNING rowid, length, uid, owner")
         statement.bind(values)
-        var removed: [(Int64, Int, String)] = []
-        while try statement.step() { removed.append((Int64(statement.int(0)), statement.int(1), statement.string(2) ?? "")) }
-        let bodies = try connection.statement("DELETE FROM item_bodies WHERE rowid = ?")
-        for (rowid, length, _) in removed {
-            try bodies.run([.integer(rowid)])
-            documents -= 1
-            tokens -= length
+        var removed: [(rowid: Int64, length: Int, uid: String, owner: String)] = []
+        while try statement.step() {
+            removed.append((Int64(statement.int(0)), statement.int(1), statement.string(2) ?? "", statement.string(3) ?? ""))
         }
-        return removed.map(\.2)
+        let bodies = try connection.statement("DELETE FROM item_bodies WHERE rowid = ?")
+        for item in removed {
+            try bodies.run([.integer(item.rowid)])
+            documents -= 1
+            tokens -= item.length
+        }
+        if !keepingEngagement, !removed.isEmpty {
+            let engagement = try connection.statement("DELETE FROM engagement WHERE owner = ? AND uid = ?")
+            let networks = try connection.statement("DELETE FROM engagement_networks WHERE owner = ? AND uid = ?")
+            for item in removed {
+                try engagement.run([.text(item.owner), .text(item.uid)])
+                try networks.run([.text(item.owner), .text(item.uid)])
+            }
+        }
+        return removed.map(\.uid)
     }
 
     /// Inserts an item under a new rowid and adds its postings to this write's segment.
@@ -50,7 +61,7 @@ struct IndexWriter {
             SQLiteValue(item.domain), SQLiteValue(item.rating), .real(item.ratingScale), SQLiteValue(item.ratingCount),
             SQLiteValue(item.price), SQLiteValue(item.currency), SQLiteValue(item.telephone), SQLiteValue(item.address),
             .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),
-            SQLiteValue(item.owner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
+            .text(item.key.storedOwner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
             .real(Ranking.quality(of: item)), .integer(Int64(length)), SQLiteValue(item.record.map { JSONWriter.string($0.json) }),
         ])
         guard try statement.step() else { throw SQLiteError(code: 1, message: "insert returned no row", sql: statement.sql) }

@@ -12,7 +12,10 @@ import Glibc
 ///   the number of ratings (log₁₀(1 + count) / 2, at most 1): between 0.875 and 1.125.
 /// - engagement: (smoothed CTR / prior CTR)^0.25, kept within 0.75…1.5. The CTR is
 ///   smoothed toward a prior of 10 % as if every item had 20 impressions and 2 clicks
-///   already, so a new item scores exactly 1 and is not punished for being new.
+///   already, so a new item scores exactly 1 and is not punished for being new. Counts
+///   reported with a key always count; anonymous ones (the search page's) only once
+///   ``anonymousNetworkThreshold`` distinct networks have contributed, each at most one
+///   impression and one click a day (``engagementCounts(_:)``).
 /// - freshness: 1 + 0.1 × 2^(−age in days / 30).
 ///
 /// Candidates are the 50 best by bm25 (five times the limit when that is more); the
@@ -21,6 +24,16 @@ import Glibc
 public enum Ranking {
     static let priorCTR = 0.1
     static let priorImpressions = 20.0
+    /// Distinct client networks (IPv4 /24, IPv6 /56) whose anonymous engagement an item
+    /// needs before it counts at all: one client, or one office, moves nothing.
+    public static let anonymousNetworkThreshold = 3
+
+    /// The impressions and clicks the ranking uses: the keyed ones, plus the anonymous
+    /// ones once enough networks stand behind them.
+    public static func engagementCounts(_ counts: EngagementCounts) -> (impressions: Int, clicks: Int) {
+        guard counts.anonymousNetworks >= anonymousNetworkThreshold else { return (counts.impressions, counts.clicks) }
+        return (counts.impressions + counts.anonymousImpressions, counts.clicks + counts.anonymousClicks)
+    }
 
     public static func score(
         bm25: Double, quality: Double, rating: Double?, ratingScale: Double, ratingCount: Int?, impressions: Int, clicks: Int,

@@ -66,7 +66,7 @@ public final class SearchIndex: Sendable {
     }
 
     /// Runs `body` on the connection, mapping SQLite failures to ``SearchIndexError``.
-    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws(SearchIndexError) -> T {
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws(SearchIndexError) -> T {
         try withConnectionAndTokenizer { connection, _ in try body(connection) }
     }
 
@@ -76,177 +76,6 @@ public final class SearchIndex: Sendable {
         } catch {
             throw Self.indexError(error, path: path)
         }
-    }
-
-    // MARK: writing
-
-    /// One atomic write: upserts, deletions and, optionally, the indexer's client state.
-    public struct Batch: Sendable {
-        public var upserts: [SearchableItem] = []
-        public var deleteIdentifiers: [String] = []
-        public var deleteDomains: [String] = []
-        /// Items confirmed unchanged (a 304): their expiration moves to the given date.
-        public var confirmations: [String: Date] = [:]
-        /// Store this state (at most 250 bytes) with the batch under ``clientStateName``.
-        public var clientState: [UInt8]?
-        public var clientStateName = "default"
-        /// Commit only if the stored state equals this (compare-and-swap); `.some(nil)`
-        /// expects no state yet.
-        public var expectedClientState: [UInt8]??
-        /// The owner (an API key's) writing: its deletions touch only its own items, and an
-        /// upsert may not replace an item of another owner or one no key wrote (a crawled
-        /// page's) (``SearchIndexError/forbidden(_:)``). Nil for the operator's own writes
-        /// (the crawler, the command line), which may replace anything.
-        public var owner: String?
-
-        public init(upserts: [SearchableItem] = [], deleteIdentifiers: [String] = [], deleteDomains: [String] = []) {
-            self.upserts = upserts
-            self.deleteIdentifiers = deleteIdentifiers
-            self.deleteDomains = deleteDomains
-        }
-    }
-
-    public static let maximumClientStateBytes = 250
-
-    /// Commits a batch in one transaction — items, their postings as a new segment, and
-    /// the counts — purging expired items on the way; then merges segments if a level is
-    /// full (each merge its own transaction).
-    @discardableResult
-    public func commit(_ batch: Batch, now: Date = Date()) throws(SearchIndexError) -> (upserted: Int, deleted: Int) {
-        if let state = batch.clientState, state.count > Self.maximumClientStateBytes {
-            throw .invalidItem("client state is \(state.count) bytes; at most \(Self.maximumClientStateBytes) are kept")
-        }
-        return try withConnectionAndTokenizer { connection, tokenizer in
-            let result = try connection.transaction {
-                if let expected = batch.expectedClientState {
-                    let current = try Self.clientState(batch.clientStateName, connection)
-                    guard current == expected else {
-                        throw SearchIndexError.conflict("the stored client state of batch '\(batch.clientStateName)' is not the expected one")
-                    }
-                }
-                if let owner = batch.owner {
-                    let existing = try connection.statement("SELECT owner FROM items WHERE uid = ?")
-                    for (index, item) in batch.upserts.enumerated() {
-                        existing.reset()
-                        existing.bind(1, item.uniqueIdentifier)
-                        // An item no key wrote (a crawled page's, one added from the command
-                        // line) belongs to the operator: no key may replace it.
-                        if try existing.step(), existing.string(0) != owner {
-                            throw SearchIndexError.forbidden("items[\(index)]: the item \(item.uniqueIdentifier) belongs to another owner")
-                        }
-                    }
-                }
-                var writer = IndexWriter(connection: connection, tokenizer: tokenizer)
-                // With an owner, deletions are limited to its items.
-                let mine = batch.owner.map { _ in " AND owner = ?2" } ?? ""
-                let ownerValue: [SQLiteValue] = batch.owner.map { [.text($0)] } ?? []
-                var deleted = 0
-                for id in batch.deleteIdentifiers {
-                    deleted += try writer.remove(where: "uid = ?1" + mine, [.text(id)] + ownerValue).count
-                }
-                for domain in batch.deleteDomains {
-                    // `a.b` and everything under `a.b.`: '/' is the character after '.', so
-                    // the range ['a.b.', 'a.b/') holds exactly the identifiers below "a.b.".
-                    deleted += try writer.remove(where: "(domain_id = ?1 OR (domain_id >= ?1 || '.' AND domain_id < ?1 || '/'))" + mine,
-                                                 [.text(domain)] + ownerValue).count
-                }
-                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE uid = ?")
-                for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
-                    try confirm.run([.real(expiration.timeIntervalSince1970), .text(id)])
-                }
-                deleted += try writer.remove(where: "expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)]).count
-                // The last version of an identifier in the batch wins; one arriving already
-                // expired replaces the old version with nothing.
-                var latest: [String: Int] = [:]
-                for (index, item) in batch.upserts.enumerated() { latest[item.uniqueIdentifier] = index }
-                for (index, item) in batch.upserts.enumerated() where latest[item.uniqueIdentifier] == index {
-                    try writer.remove(where: "uid = ?1", [.text(item.uniqueIdentifier)])
-                    if !item.isExpired(at: now) { try writer.insert(item) }
-                }
-                if let state = batch.clientState {
-                    try connection.statement("INSERT INTO batches(name, state, updated) VALUES(?, ?, ?) ON CONFLICT(name) DO UPDATE SET state = excluded.state, updated = excluded.updated")
-                        .run([.text(batch.clientStateName), .blob(state), .real(now.timeIntervalSince1970)])
-                }
-                try writer.finish()
-                return (batch.upserts.count, deleted)
-            }
-            try IndexWriter.mergeSegments(connection)
-            return result
-        }
-    }
-
-    public func upsert(_ items: [SearchableItem], now: Date = Date()) throws(SearchIndexError) {
-        try commit(Batch(upserts: items), now: now)
-    }
-
-    /// Deletes items by unique identifier; returns how many existed.
-    @discardableResult
-    public func delete(identifiers: [String]) throws(SearchIndexError) -> Int {
-        try commit(Batch(deleteIdentifiers: identifiers)).deleted
-    }
-
-    /// Deletes every item whose domain identifier is `domain` or below it (`a.b` removes
-    /// `a.b` and `a.b.c`, not `a.bc`).
-    @discardableResult
-    public func delete(domainIdentifiers: [String]) throws(SearchIndexError) -> Int {
-        try commit(Batch(deleteDomains: domainIdentifiers)).deleted
-    }
-
-    /// Deletes every item, or every item of one owner.
-    @discardableResult
-    public func deleteAll(owner: String? = nil) throws(SearchIndexError) -> Int {
-        try withConnectionAndTokenizer { connection, tokenizer in
-            try connection.transaction {
-                var writer = IndexWriter(connection: connection, tokenizer: tokenizer)
-                let removed = try owner.map { try writer.remove(where: "owner = ?1", [.text($0)]) } ?? writer.remove(where: "1", [])
-                try writer.finish()
-                return removed.count
-            }
-        }
-    }
-
-    /// Removes expired items; returns how many.
-    @discardableResult
-    public func purgeExpired(now: Date = Date()) throws(SearchIndexError) -> Int {
-        try commit(Batch(), now: now).deleted
-    }
-
-    /// The client state stored with the last committed batch of that name.
-    public func clientState(batch name: String = "default") throws(SearchIndexError) -> [UInt8]? {
-        try withConnection { try Self.clientState(name, $0) }
-    }
-
-    /// Adds impressions and clicks for an item (the engagement signal in ``Ranking``).
-    public func recordEngagement(itemID: String, impressions: Int, clicks: Int) throws(SearchIndexError) {
-        try withConnection { connection in
-            try connection.statement("""
-                INSERT INTO engagement(uid, impressions, clicks) VALUES(?, ?, ?)
-                ON CONFLICT(uid) DO UPDATE SET impressions = impressions + excluded.impressions, clicks = clicks + excluded.clicks
-                """).run([.text(itemID), .integer(Int64(impressions)), .integer(Int64(clicks))])
-        }
-    }
-
-    /// Sets items' impressions and clicks to counts kept elsewhere (a node's copy of the
-    /// shared store's engagement), in one transaction.
-    public func setEngagement(_ counts: [String: (impressions: Int, clicks: Int)]) throws(SearchIndexError) {
-        guard !counts.isEmpty else { return }
-        try withConnection { connection in
-            try connection.transaction {
-                let statement = try connection.statement("""
-                    INSERT INTO engagement(uid, impressions, clicks) VALUES(?, ?, ?)
-                    ON CONFLICT(uid) DO UPDATE SET impressions = excluded.impressions, clicks = excluded.clicks
-                    """)
-                for (id, count) in counts {
-                    try statement.run([.text(id), .integer(Int64(count.impressions)), .integer(Int64(count.clicks))])
-                }
-            }
-        }
-    }
-
-    private static func clientState(_ name: String, _ connection: SQLiteConnection) throws -> [UInt8]? {
-        let statement = try connection.statement("SELECT state FROM batches WHERE name = ?")
-        statement.bind(1, name)
-        return try statement.step() ? statement.blob(0) : nil
     }
 
     // MARK: reading
@@ -302,11 +131,23 @@ public final class SearchIndex: Sendable {
         }
     }
 
-    public func item(identifier: String) throws(SearchIndexError) -> SearchableItem? {
+    /// The item with that key, or nil.
+    public func item(_ key: ItemKey) throws(SearchIndexError) -> SearchableItem? {
         try withConnection { connection in
-            let statement = try connection.statement("SELECT \(IndexSearch.itemColumns) FROM items i WHERE uid = ?")
-            statement.bind(1, identifier)
+            let statement = try connection.statement("SELECT \(IndexSearch.itemColumns) FROM items i WHERE owner = ? AND uid = ?")
+            statement.bind([.text(key.storedOwner), .text(key.identifier)])
             return try statement.step() ? IndexSearch.item(from: statement, offset: 0) : nil
+        }
+    }
+
+    /// The keys of every item with that identifier, whoever owns it (at most `limit`).
+    public func keys(identifier: String, limit: Int = 16) throws(SearchIndexError) -> [ItemKey] {
+        try withConnection { connection in
+            let statement = try connection.statement("SELECT owner FROM items WHERE uid = ? ORDER BY owner LIMIT ?")
+            statement.bind([.text(identifier), .integer(Int64(limit))])
+            var keys: [ItemKey] = []
+            while try statement.step() { keys.append(ItemKey(owner: ItemKey.owner(stored: statement.string(0)), identifier: identifier)) }
+            return keys
         }
     }
 

@@ -68,10 +68,15 @@ public struct SearchResponse: Sendable {
     public var corrections: [String: [String]]
 
     /// The `search --json` shape of DESIGN.md.
-    public var json: JSONValue {
+    public var json: JSONValue { json(showingRecords: true) }
+
+    /// The `search --json` shape; without `showingRecords`, an ingested item's `source` is
+    /// only `"pushed"` or `"crawled"`, not the app record it came from (the HTTP API's
+    /// answers, which anyone may read).
+    public func json(showingRecords: Bool) -> JSONValue {
         .object(JSONObject([
             ("query", .string(query)),
-            ("results", .array(hits.map(\.json))),
+            ("results", .array(hits.map { $0.json(showingRecord: showingRecords) })),
             ("matchedAnyWord", .bool(matchedAnyWord)),
             ("corrections", .object(JSONObject(corrections.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.string))) }))),
         ]))
@@ -79,7 +84,9 @@ public struct SearchResponse: Sendable {
 }
 
 extension SearchHit {
-    public var json: JSONValue {
+    public var json: JSONValue { json(showingRecord: true) }
+
+    public func json(showingRecord: Bool) -> JSONValue {
         let item = self.item
         var fields = JSONObject([
             ("id", .string(item.uniqueIdentifier)),
@@ -105,7 +112,7 @@ extension SearchHit {
             ("rating", item.rating.map { JSONValue($0) } ?? .null),
             ("price", item.price.map(JSONValue.string) ?? .null),
             ("currency", item.currency.map(JSONValue.string) ?? .null),
-            ("source", item.record?.json ?? .string(item.source.rawValue)),
+            ("source", (showingRecord ? item.record?.json : nil) ?? .string(item.source.rawValue)),
             ("ratingScale", JSONValue(item.ratingScale)),
             ("ratingCount", item.ratingCount.map { JSONValue($0) } ?? .null),
         ])

@@ -208,7 +208,7 @@ extension AppTarget {
     private static func deepLink(_ reader: FieldReader) throws(FieldError) -> String? {
         guard let text = try reader.string("deepLink", maximumBytes: SearchableItem.Limits.urlBytes) else { return nil }
         guard isAcceptableDeepLink(text) else {
-            throw FieldError(path: reader.path + ".deepLink", "expected an absolute URI such as myapp://item/42 (not javascript:, data:, vbscript: or file:)")
+            throw FieldError(path: reader.path + ".deepLink", "expected an http(s) URL or an app's own scheme such as myapp://item/42 (not a scheme a browser or the system handles, such as javascript:, data:, file: or ms-msdt:)")
         }
         return text
     }

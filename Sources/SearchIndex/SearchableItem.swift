@@ -156,20 +156,8 @@ public struct AppTarget: Sendable, Hashable {
         [appStoreID, bundleID, package].contains { $0.map(installed.contains) ?? false }
     }
 
-    /// Whether `link` may be a result's deep link, from a page or a push: an absolute URI
-    /// with a scheme (`recipebox://tart`, `https://…`), at most 2,048 bytes, with no spaces
-    /// or control characters, and not `javascript:`, `data:`, `vbscript:` or `file:` — a
-    /// result's button must never run script or open local files.
-    public static func isAcceptableDeepLink(_ link: String) -> Bool {
-        let bytes = link.utf8
-        guard bytes.count <= SearchableItem.Limits.urlBytes, let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-            let first = bytes.first, first | 0x20 >= 0x61, first | 0x20 <= 0x7A,
-            bytes[..<colon].allSatisfy({ $0.isASCIILetterOrDigit || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }),
-            !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F })
-        else { return false }
-        let scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
-        return !["javascript", "data", "vbscript", "file"].contains(scheme)
-    }
+    /// Whether `link` may be a result's deep link, from a page or a push (``DeepLinkRule``).
+    public static func isAcceptableDeepLink(_ link: String) -> Bool { DeepLinkRule.isAcceptable(link) }
 
     /// Where to get the app.
     public var installURL: String? {

@@ -25,8 +25,11 @@ enum Route {
         }
         func decoded(_ segment: String) throws(APIError) -> String {
             guard let text = PercentDecoding.decodeStrictly(segment), !text.isEmpty, text.utf8.count <= 256 else {
-                throw .badRequest("the path segment '\(segment)' is empty, too long or badly percent-encoded")
+                throw .badRequest("the path segment '\(segment.prefix(300))' is empty, too long or badly percent-encoded")
             }
+            // A name that is stored (a batch's) or compared with stored ones may not hold
+            // control characters: PostgreSQL text cannot hold NUL at all.
+            guard !Self.hasControlCharacters(text) else { throw .badRequest("the path segment '\(segment.prefix(300))' holds control characters") }
             return text
         }
         switch segments {
@@ -58,6 +61,11 @@ enum Route {
                 throw .notFound("no such endpoint: \(segments.isEmpty ? "/" : "/" + segments.joined(separator: "/")); see /v1/openapi.json")
             }
         }
+    }
+
+    /// True when `text` holds a C0 control character or DEL (NUL among them).
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// Writes, and reading a batch's state, need a key.

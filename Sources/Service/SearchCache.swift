@@ -120,13 +120,15 @@ final class SearchCache: Sendable {
     let maximumBackgroundSearches: Int
     /// The connection whose data version is watched; only this cache uses it.
     private let probe: SearchIndex
-    private let search: @Sendable (SearchRequest) throws -> SearchResponse
+    /// Computes an answer and the date it must not be served past.
+    private let answer: @Sendable (SearchRequest) throws -> (response: HTTPServerResponse, expiresAt: Date)
     private let clock: @Sendable () -> Date
     private let state = Mutex(State())
     private let background = DispatchQueue(label: "searchlight.search-cache.refresh", attributes: .concurrent)
 
     init(indexPath: String, lifetime: TimeInterval, refreshInterval: TimeInterval, capacityBytes: Int = 64 << 20,
-         clock: @escaping @Sendable () -> Date, search: @escaping @Sendable (SearchRequest) throws -> SearchResponse)
+         clock: @escaping @Sendable () -> Date,
+         answer: @escaping @Sendable (SearchRequest) throws -> (response: HTTPServerResponse, expiresAt: Date))
         throws(SearchIndexError)
     {
         self.lifetime = lifetime
@@ -134,7 +136,7 @@ final class SearchCache: Sendable {
         self.capacityBytes = capacityBytes
         maximumBackgroundSearches = max(1, ProcessInfo.processInfo.activeProcessorCount)
         self.clock = clock
-        self.search = search
+        self.answer = answer
         probe = try SearchIndex(path: indexPath, mode: .existing)
     }
 
@@ -203,7 +205,7 @@ final class SearchCache: Sendable {
         case .wait(let flight):
             flight.done.wait()
             if let response = flight.response.withLock({ $0 }) { return response }
-            return .json(try search(request).json)
+            return try answer(request).response
         case .lead(let flight):
             return try run(request, key: key, flight: flight)
         }
@@ -217,10 +219,8 @@ final class SearchCache: Sendable {
             }
             flight.done.leave()
         }
-        let results = try search(request)
-        let response = HTTPServerResponse.json(results.json)
+        let (response, expiresAt) = try answer(request)
         flight.response.withLock { $0 = response }
-        let expiresAt = results.hits.compactMap(\.item.expirationDate).min() ?? .distantFuture
         state.withLock { state in
             guard flight.generation == state.generation else { return }
             if let existing = state.entries[key], existing.version > flight.version { return }

@@ -71,6 +71,7 @@ extension SearchPage {
             failure.hidden = true;
             list.replaceChildren();
             state.results = body.results ?? [];
+            state.token = body.engagementToken ?? null;
             const corrected = Object.entries(body.corrections ?? {});
             correction.hidden = corrected.length === 0;
             correction.replaceChildren();
@@ -242,11 +243,13 @@ extension SearchPage {
             search(true);
           }
 
+          /// Impressions and clicks go back with the token of the answer that showed them:
+          /// without one the service counts nothing.
           function report(query, events) {
-            if (!events.length) return;
+            if (!events.length || !state.token) return;
             fetch("/v1/engagement", {
               method: "POST", keepalive: true, headers: { "Content-Type": "application/json" },
-              body: JSON.stringify({ query, platform: state.platform, installed: state.installed, events }),
+              body: JSON.stringify({ query, token: state.token, events }),
             }).catch(() => {});
           }
 

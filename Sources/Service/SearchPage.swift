@@ -7,6 +7,9 @@ import HTTPTypes
 /// enforces; result text is put into the page as text nodes, never as markup.
 enum SearchPage {
     /// The page's own files by path; nil for any other path, which the API then answers.
+    /// Whether `path` is one of the page's own.
+    static func serves(_ path: String) -> Bool { ["/", "/search.js", "/search.css"].contains(path) }
+
     static func response(to request: HTTPServerRequest) -> HTTPServerResponse? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         let (body, type): (String, String)

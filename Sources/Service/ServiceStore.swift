@@ -9,7 +9,8 @@ public final class ServiceStore: KeyStore {
     public let path: String
     private let guarded: SerializedConnection<Void>
 
-    static let schemaVersion = 1
+    /// Version 2 keys activities by owner and id (version 1 by id alone).
+    static let schemaVersion = 2
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -17,13 +18,16 @@ public final class ServiceStore: KeyStore {
             id TEXT PRIMARY KEY, owner TEXT NOT NULL, domain TEXT NOT NULL, secret_hash BLOB NOT NULL,
             created REAL NOT NULL, revoked REAL);
         CREATE TABLE IF NOT EXISTS service_secrets(name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        """ + activityTables
+
+    static let activityTables = """
         CREATE TABLE IF NOT EXISTS activities(
-            id TEXT PRIMARY KEY, owner TEXT NOT NULL, activity_type TEXT NOT NULL, webpage_url TEXT NOT NULL,
+            owner TEXT NOT NULL, id TEXT NOT NULL, activity_type TEXT NOT NULL, webpage_url TEXT NOT NULL,
             first_reported REAL NOT NULL, last_reported REAL NOT NULL, devices INTEGER NOT NULL DEFAULT 0,
-            networks INTEGER NOT NULL DEFAULT 0);
+            networks INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(owner, id)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS activity_devices(
-            activity TEXT NOT NULL, device_hash BLOB NOT NULL, network_hash BLOB NOT NULL, reported REAL NOT NULL,
-            PRIMARY KEY(activity, device_hash)) WITHOUT ROWID;
+            owner TEXT NOT NULL, activity TEXT NOT NULL, device_hash BLOB NOT NULL, network_hash BLOB NOT NULL, reported REAL NOT NULL,
+            PRIMARY KEY(owner, activity, device_hash)) WITHOUT ROWID;
         """
 
     /// Opens (creating as needed) the store at `path`. When it is new and `legacyIndexPath`
@@ -42,9 +46,32 @@ public final class ServiceStore: KeyStore {
                 if let legacyIndexPath, FileManager.default.fileExists(atPath: legacyIndexPath) {
                     try Self.copyLegacyKeys(from: legacyIndexPath, connection)
                 }
+            } else {
+                try Self.migrate(connection)
             }
         }
         guarded = SerializedConnection(connection)
+    }
+
+    /// Version 1 knew an activity by its id alone: its reports move under the owner that
+    /// first reported it.
+    private static func migrate(_ connection: SQLiteConnection) throws {
+        let version = try connection.prepare("SELECT value FROM meta WHERE key = 'schema_version'")
+        let found = try version.step() ? Int(version.string(0) ?? "") ?? 0 : 0
+        version.reset()
+        guard found < schemaVersion else { return }
+        try connection.execute("""
+            ALTER TABLE activities RENAME TO activities_v1;
+            ALTER TABLE activity_devices RENAME TO activity_devices_v1;
+            """ + activityTables + """
+            INSERT INTO activities(owner, id, activity_type, webpage_url, first_reported, last_reported, devices, networks)
+                SELECT owner, id, activity_type, webpage_url, first_reported, last_reported, devices, networks FROM activities_v1;
+            INSERT INTO activity_devices(owner, activity, device_hash, network_hash, reported)
+                SELECT a.owner, d.activity, d.device_hash, d.network_hash, d.reported FROM activity_devices_v1 d JOIN activities_v1 a ON a.id = d.activity;
+            DROP TABLE activity_devices_v1;
+            DROP TABLE activities_v1;
+            """)
+        try connection.statement("UPDATE meta SET value = ? WHERE key = 'schema_version'").run([.text(String(schemaVersion))])
     }
 
     private static func copyLegacyKeys(from indexPath: String, _ connection: SQLiteConnection) throws {
@@ -143,20 +170,20 @@ public final class ServiceStore: KeyStore {
         try withConnection { connection in
             try connection.transaction {
                 try connection.statement("""
-                    INSERT INTO activities(id, owner, activity_type, webpage_url, first_reported, last_reported) VALUES(?1, ?2, ?3, ?4, ?5, ?5)
-                    ON CONFLICT(id) DO UPDATE SET last_reported = ?5
-                    """).run([.text(id), .text(owner), .text(type), .text(webpageURL), .real(now.timeIntervalSince1970)])
+                    INSERT INTO activities(owner, id, activity_type, webpage_url, first_reported, last_reported) VALUES(?1, ?2, ?3, ?4, ?5, ?5)
+                    ON CONFLICT(owner, id) DO UPDATE SET last_reported = ?5
+                    """).run([.text(owner), .text(id), .text(type), .text(webpageURL), .real(now.timeIntervalSince1970)])
                 try connection.statement("""
-                    INSERT INTO activity_devices(activity, device_hash, network_hash, reported) VALUES(?, ?, ?, ?)
-                    ON CONFLICT(activity, device_hash) DO UPDATE SET reported = excluded.reported
-                    """).run([.text(id), .blob(deviceHash), .blob(networkHash), .real(now.timeIntervalSince1970)])
+                    INSERT INTO activity_devices(owner, activity, device_hash, network_hash, reported) VALUES(?, ?, ?, ?, ?)
+                    ON CONFLICT(owner, activity, device_hash) DO UPDATE SET reported = excluded.reported
+                    """).run([.text(owner), .text(id), .blob(deviceHash), .blob(networkHash), .real(now.timeIntervalSince1970)])
                 let count = try connection.statement(
-                    "SELECT count(*), count(DISTINCT network_hash) FROM activity_devices WHERE activity = ?")
-                count.bind(1, id)
+                    "SELECT count(*), count(DISTINCT network_hash) FROM activity_devices WHERE owner = ? AND activity = ?")
+                count.bind([.text(owner), .text(id)])
                 try count.step()
                 let reach = ActivityReach(devices: count.int(0), networks: count.int(1))
-                try connection.statement("UPDATE activities SET devices = ?, networks = ? WHERE id = ?")
-                    .run([.integer(Int64(reach.devices)), .integer(Int64(reach.networks)), .text(id)])
+                try connection.statement("UPDATE activities SET devices = ?, networks = ? WHERE owner = ? AND id = ?")
+                    .run([.integer(Int64(reach.devices)), .integer(Int64(reach.networks)), .text(owner), .text(id)])
                 return reach
             }
         }

@@ -11,8 +11,14 @@ public protocol ItemStore: Sendable {
     @discardableResult
     func deleteAll(owner: String?) throws -> Int
     func clientState(batch name: String) throws -> [UInt8]?
-    func item(identifier: String) throws -> SearchableItem?
-    func recordEngagement(itemID: String, impressions: Int, clicks: Int) throws
+    func item(_ key: ItemKey) throws -> SearchableItem?
+    /// The keys of the items with this identifier, whoever owns them (at most `limit`).
+    func keys(identifier: String, limit: Int) throws -> [ItemKey]
+    /// Adds impressions and clicks reported with a key; nothing for an item that is gone.
+    func recordEngagement(_ key: ItemKey, impressions: Int, clicks: Int) throws
+    /// One client network's impression and click of an item on `day`, each counted at
+    /// most once a day (``SearchIndex/recordAnonymousEngagement(_:network:day:impression:click:)``).
+    func recordAnonymousEngagement(_ key: ItemKey, network: [UInt8], day: Int, impression: Bool, click: Bool) throws -> AnonymousEngagement
 }
 
 extension SearchIndex: ItemStore {}
@@ -28,8 +34,9 @@ public protocol KeyStore: Sendable {
     func authenticate(_ token: String) throws -> APIKey?
     /// The secret salt device ids and networks are hashed with, made on first use.
     func deviceSalt() throws -> [UInt8]
-    /// Records that a device reported an activity from a network; a device keeps the
-    /// network it first reported from.
+    /// Records that a device reported an owner's activity from a network; a device keeps
+    /// the network it first reported from. Activities are the owner's: another owner's
+    /// activity of the same id is another activity.
     func recordActivity(id: String, owner: String, type: String, webpageURL: String, deviceHash: [UInt8], networkHash: [UInt8],
                         now: Date) throws -> ActivityReach
 }

@@ -39,7 +39,7 @@ import WebURL
         }
 
         func item(_ id: String) throws -> SearchableItem? {
-            try SearchIndex(path: folder.url.appendingPathComponent("index.sqlite").path, mode: .existing).item(identifier: id)
+            try SearchIndex(path: folder.url.appendingPathComponent("index.sqlite").path, mode: .existing).item(ItemKey(owner: nil, identifier: id))
         }
     }
 

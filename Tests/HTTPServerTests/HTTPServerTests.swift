@@ -87,9 +87,89 @@ import Testing
         #expect(server.bufferedBodyBytes == 0, "refused and finished bodies give their bytes back")
     }
 
+    /// RFC 9112 §6.3: a message whose framing is ambiguous is refused and its connection
+    /// closed, so the bytes after it are never read as a second request (smuggling behind
+    /// a proxy that reads the other length).
+    @Test func ambiguousFramingIsRefusedAndTheConnectionClosed() throws {
+        let paths = Mutex<[String]>([])
+        let server = try HTTPServer { request in
+            paths.withLock { $0.append(request.path) }
+            return .text("handled \(request.path)\n")
+        }
+        defer { server.stop() }
+        let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+        let cases = [
+            "POST /two HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 45\r\n\r\nhello" + smuggled,
+            "POST /same HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello" + smuggled,
+            "POST /both HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+            "POST /list HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 45\r\n\r\nhello" + smuggled,
+        ]
+        for request in cases {
+            let connection = try #require(RawConnection(port: server.port))
+            connection.send(request)
+            let answer = connection.receive(timeout: 10)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(request.prefix(40)): \(answer.prefix(60))")
+            // (libmicrohttpd answers a malformed length itself, with its own page.)
+            #expect(!answer.contains("handled") && answer.contains("Connection: close"), "refused, then the connection closes: \(answer)")
+            #expect(connection.isClosedByPeer)
+        }
+        #expect(paths.withLock { $0 }.isEmpty, "no handler ran, least of all for /smuggled")
+        #expect(exchange(server, "POST /fine HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello").hasSuffix("handled /fine\n"))
+    }
+
+    /// Bodies count against the budget as their bytes arrive: clients that declare large
+    /// bodies and send a byte hold a byte each, and another client's body still fits.
+    @Test func aDeclaredLengthReservesNothing() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.maximumBodyBytes = 1000
+        configuration.maximumBufferedBodyBytes = 1000
+        let server = try HTTPServer(configuration: configuration) { request in .text("got \(request.body.count)\n") }
+        defer { server.stop() }
+        var slow: [RawConnection] = []
+        for _ in 0..<8 {
+            let connection = try #require(RawConnection(port: server.port))
+            connection.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nx")
+            slow.append(connection)
+        }
+        let answer = exchange(server, "POST /quick HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\nConnection: close\r\n\r\n"
+            + String(repeating: "y", count: 900))
+        #expect(answer.hasSuffix("got 900\n"), "\(answer.prefix(80))")
+        #expect(server.bufferedBodyBytes <= 8, "the slow ones hold what they sent: \(server.bufferedBodyBytes)")
+        slow.removeAll()
+    }
+
+    /// Anonymous bodies have their own small budget and a few uploads per network; a
+    /// principal's bodies draw on the shared budget up to its share.
+    @Test func anonymousAndPrincipalBudgetsAreApart() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.maximumBodyBytes = 1000
+        configuration.maximumBufferedBodyBytes = 2000
+        configuration.maximumBufferedBodyBytesPerPrincipal = 1000
+        configuration.maximumAnonymousBodyBytes = 500
+        configuration.maximumAnonymousUploadsPerNetwork = 2
+        let server = try HTTPServer(configuration: configuration, admission: { request in
+            let who = request.header("X-Who") ?? ""
+            return .accept(who.isEmpty ? BodyAllowance(holder: .anonymous(network: request.remoteAddress ?? "")) : BodyAllowance(holder: .principal(who)))
+        }) { request in .text("got \(request.body.count)\n") }
+        defer { server.stop() }
+        let first = try #require(RawConnection(port: server.port))
+        first.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\n" + String(repeating: "a", count: 300))
+        let second = try #require(RawConnection(port: server.port))
+        second.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\nb")
+        #expect(exchange(server, "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nConnection: close\r\n\r\nabcd").hasPrefix("HTTP/1.1 503"),
+                "a third upload from the network waits its turn")
+        let other = try #require(RawConnection(port: server.port, from: "127.0.0.2"))
+        other.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 300\r\nConnection: close\r\n\r\n" + String(repeating: "c", count: 300))
+        #expect(other.receive(timeout: 10).hasPrefix("HTTP/1.1 503"), "past the anonymous budget")
+        let tenant = exchange(server, "POST /t HTTP/1.1\r\nHost: x\r\nX-Who: t1\r\nContent-Length: 900\r\nConnection: close\r\n\r\n"
+            + String(repeating: "t", count: 900))
+        #expect(tenant.hasSuffix("got 900\n"), "a principal's body is not held back by anonymous ones: \(tenant.prefix(80))")
+        _ = (first, second)
+    }
+
     @Test func admissionAnswersBeforeTheBodyIsSent() throws {
         let server = try HTTPServer(admission: { request in
-            request.header("Authorization") == nil ? .text("who are you?\n", status: 401) : nil
+            request.header("Authorization") == nil ? .answer(.text("who are you?\n", status: 401)) : .accept(.standard)
         }) { request in
             .text("got \(request.body.count)\n")
         }

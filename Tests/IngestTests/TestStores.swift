@@ -89,7 +89,7 @@ struct IngestFixture {
         try connection.execute(sql)
     }
 
-    func item(_ id: String) throws -> SearchableItem? { try index.item(identifier: id) }
+    func item(_ id: String) throws -> SearchableItem? { try index.item(ItemKey(owner: nil, identifier: id)) }
 
     func ids(_ query: String) throws -> [String] {
         try index.search(SearchRequest(query, limit: 100)).hits.map(\.item.uniqueIdentifier)

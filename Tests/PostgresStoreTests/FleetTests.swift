@@ -104,8 +104,11 @@ import Testing
         let node = try SearchNode(store: store, name: "hr")
         defer { node.stop() }
         #expect(node.search("Marian Paul", until: { $0.first == "employee_Marian_Paul" }).first == "employee_Marian_Paul")
-        let hit = node.call("GET", "/v1/search?q=marian").json?["results"]?.arrayValue?.first
-        #expect(hit?["source"] == ["name": "hr", "entity": "Manager", "key": "1"], "the record travels through the change log")
+        let local = try CommandRunner.run(["search", "marian", "--data", node.member.folder.path, "--json"])
+        #expect(try JSONParser.parse(local.stdout)["results"]?.arrayValue?.first?["source"] == ["name": "hr", "entity": "Manager", "key": "1"],
+                "the record travels through the change log: \(local.stderr)")
+        #expect(node.call("GET", "/v1/search?q=marian").json?["results"]?.arrayValue?.first?["source"] == "pushed",
+                "the public answer names no record")
         try SQLiteConnection(path: database).execute("UPDATE ZCOMPANY SET ZNAME = 'Wasappli SAS', Z_OPT = Z_OPT + 1 WHERE Z_PK = 1")
         let second = try JSONParser.parse(try CommandRunner.run(ingest).stdout)
         #expect(second["updated"] == 4 && second["created"] == 0)

@@ -26,8 +26,8 @@ import Testing
         try t.index.upsert([poor, rated])
         #expect(try t.ids("guitar", now: now) == ["rated", "poor"])
 
-        try t.index.recordEngagement(itemID: "poor", impressions: 100, clicks: 60)
-        try t.index.recordEngagement(itemID: "rated", impressions: 100, clicks: 0)
+        try t.index.recordEngagement(ItemKey(owner: nil, identifier: "poor"), impressions: 100, clicks: 60)
+        try t.index.recordEngagement(ItemKey(owner: nil, identifier: "rated"), impressions: 100, clicks: 0)
         #expect(try t.ids("guitar", now: now) == ["poor", "rated"], "clicks over impressions move results")
 
         let u = try TemporaryIndex()

@@ -85,7 +85,7 @@ import Testing
                 let exhaustive = try t.index.search(request, retrieval: .exhaustive)
                 #expect(pruned.hits.map(\.item.uniqueIdentifier) == exhaustive.hits.map(\.item.uniqueIdentifier), "\(query) \(limit)")
                 #expect(pruned.hits.map(\.score) == exhaustive.hits.map(\.score))
-                #expect(pruned.hits.allSatisfy { !$0.item.uniqueIdentifier.isEmpty && (try? t.index.item(identifier: $0.item.uniqueIdentifier)) != nil },
+                #expect(pruned.hits.allSatisfy { !$0.item.uniqueIdentifier.isEmpty && (try? t.index.item(ItemKey(owner: nil, identifier: $0.item.uniqueIdentifier))) != nil },
                         "no deleted item comes back")
             }
         }
@@ -163,6 +163,60 @@ import Testing
         // New items never take an old rowid.
         try index.upsert([SearchableItem(uniqueIdentifier: "new", title: "Lemon curd")])
         #expect(try index.search(SearchRequest("lemon")).hits.count == 2)
+    }
+}
+
+extension RetrievalTests {
+    /// Version 3 knew items by identifier alone: the file migrates to (owner, identifier),
+    /// keeping rowids, postings, the rowid sequence and the engagement of items that exist.
+    @Test func aVersion3IndexMovesToOwnerScopedIdentities() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert([
+            SearchableItem(uniqueIdentifier: "https://recipes.example/tart", title: "Lemon tart page", source: .crawled),
+            SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart", source: .pushed, owner: "recipes"),
+            SearchableItem(uniqueIdentifier: "doomed", title: "Lemon doomed", source: .pushed, owner: "recipes"),
+        ])
+        var batch = SearchIndex.Batch(deleteIdentifiers: ["doomed"])
+        batch.owner = "recipes"
+        try t.index.commit(batch)
+        // Make the file what version 3 wrote.
+        try t.index.withConnection { connection in
+            try connection.execute("""
+                ALTER TABLE items RENAME TO items_new;
+                CREATE TABLE items(rowid INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, domain_id TEXT, content_type TEXT,
+                    title TEXT NOT NULL, keywords TEXT NOT NULL DEFAULT '', description TEXT, thumbnail TEXT, web_url TEXT, domain TEXT,
+                    rating REAL, rating_scale REAL NOT NULL DEFAULT 5, rating_count INTEGER, price TEXT, currency TEXT, telephone TEXT,
+                    address TEXT, apps TEXT NOT NULL DEFAULT '[]', web_fallback INTEGER NOT NULL DEFAULT 1, source TEXT NOT NULL, owner TEXT,
+                    expires REAL, updated REAL NOT NULL, quality REAL NOT NULL DEFAULT 1, length INTEGER NOT NULL DEFAULT 0, record TEXT);
+                INSERT INTO items SELECT rowid, uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating,
+                    rating_scale, rating_count, price, currency, telephone, address, apps, web_fallback, source, nullif(owner, ''), expires,
+                    updated, quality, length, record FROM items_new;
+                DROP TABLE items_new;
+                UPDATE sqlite_sequence SET seq = 100 WHERE name = 'items';
+                DROP TABLE engagement;
+                DROP TABLE engagement_networks;
+                CREATE TABLE engagement(uid TEXT PRIMARY KEY, impressions INTEGER NOT NULL DEFAULT 0, clicks INTEGER NOT NULL DEFAULT 0);
+                INSERT INTO engagement VALUES('tart', 30, 9), ('doomed', 1000, 0);
+                UPDATE meta SET value = '3' WHERE key = 'schema_version';
+                """)
+        }
+        let index = try SearchIndex(path: t.index.path)
+        #expect(try index.item(ItemKey(owner: nil, identifier: "https://recipes.example/tart"))?.title == "Lemon tart page")
+        #expect(try index.item(ItemKey(owner: "recipes", identifier: "tart"))?.title == "Lemon tart")
+        #expect(try index.engagement(ItemKey(owner: "recipes", identifier: "tart")).impressions == 30)
+        #expect(try index.engagement(ItemKey(owner: "recipes", identifier: "doomed")).impressions == 0, "engagement of a gone item is gone")
+        #expect(try index.search(SearchRequest("lemon")).hits.count == 2, "the postings still find both")
+        // Another owner may now use the identifier, and new rows never take an old rowid.
+        var other = SearchIndex.Batch(upserts: [SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart again")])
+        other.owner = "bakery"
+        try index.commit(other)
+        #expect(try index.search(SearchRequest("lemon")).hits.count == 3)
+        let rowid = try index.withConnection { connection in
+            let statement = try connection.statement("SELECT rowid FROM items WHERE owner = 'bakery'")
+            try statement.step()
+            return statement.int(0)
+        }
+        #expect(rowid > 100)
     }
 }
 

@@ -12,7 +12,7 @@ import Testing
         #expect(try t.ids("citrus").isEmpty, "keywords of the old version are gone")
         #expect(try t.ids("shortcrust").isEmpty)
         #expect(try t.index.count() == 1)
-        #expect(try t.index.item(identifier: "a")?.keywords == [])
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "a"))?.keywords == [])
     }
 
     @Test func deletesByIdentifierByDomainHierarchyAndAll() throws {
@@ -38,7 +38,7 @@ import Testing
         let later = now.addingTimeInterval(120)
         #expect(try t.ids("pie", now: later) == ["new"])
         #expect(try t.index.purgeExpired(now: later) == 1)
-        #expect(try t.index.item(identifier: "old") == nil)
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "old")) == nil)
     }
 
     @Test func aLongLivedReaderSeesOtherConnectionsCommits() throws {
@@ -73,7 +73,7 @@ import Testing
         stale.clientStateName = "people"
         stale.expectedClientState = .some(Array("cursor=0".utf8))
         #expect(throws: SearchIndexError.self) { try t.index.commit(stale) }
-        #expect(try t.index.item(identifier: "b") == nil, "nothing of a refused batch is kept")
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "b")) == nil, "nothing of a refused batch is kept")
         stale.expectedClientState = .some(Array("cursor=1".utf8))
         try t.index.commit(stale)
         #expect(try t.index.clientState(batch: "people") == Array("cursor=2".utf8))
@@ -87,7 +87,7 @@ import Testing
         var tooBig = SearchIndex.Batch(upserts: [item("c", "third")])
         tooBig.clientState = [UInt8](repeating: 0, count: 251)
         #expect(throws: SearchIndexError.self) { try t.index.commit(tooBig) }
-        #expect(try t.index.item(identifier: "c") == nil)
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "c")) == nil)
     }
 
     @Test func aMissingOrDamagedFileIsAClearError() throws {

@@ -8,8 +8,8 @@ final class SegmentReader: Sendable {
     let rowids: [Int64]
     /// Document lengths in tokens, by ordinal.
     let lengths: [UInt16]
-    private let dictionary: [UInt8]
-    private let entryOffsets: [UInt32]
+    let dictionary: [UInt8]
+    let entryOffsets: [UInt32]
 
     struct Term: Sendable {
         var documents: Int
@@ -87,7 +87,7 @@ final class SegmentReader: Sendable {
         }
     }
 
-    private func term(at index: Int, _ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    func term(at index: Int, _ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var reader = ByteReader(bytes, offset: Int(entryOffsets[index]))
         let length = Int(reader.u16())
         return reader.bytes(length)

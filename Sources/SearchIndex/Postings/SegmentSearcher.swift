@@ -47,6 +47,18 @@ struct SegmentSearcher {
         return merged.map { ($0.key, $0.value) }.sorted { $0.term.lexicographicallyPrecedes($1.term) }
     }
 
+    /// Terms within `edits` of `target` that share its first character, with their
+    /// document counts over every segment, reading at most `budget` dictionary entries in
+    /// all (``SegmentReader/fuzzyTerms(near:edits:budget:_:)``), the largest segments first.
+    func fuzzyTerms(near target: [Unicode.Scalar], edits: Int, budget: Int) -> [(term: [UInt8], documents: Int)] {
+        var left = budget
+        var merged: [[UInt8]: Int] = [:]
+        for segment in segments.sorted(by: { $0.info.terms > $1.info.terms }) where left > 0 {
+            segment.fuzzyTerms(near: target, edits: edits, budget: &left) { term, documents in merged[Array(term), default: 0] += documents }
+        }
+        return merged.map { ($0.key, $0.value) }
+    }
+
     /// The `limit` most frequent terms that start with `prefix` (itself excluded).
     func completions(of prefix: [UInt8], limit: Int) -> [[UInt8]] {
         var upper = prefix

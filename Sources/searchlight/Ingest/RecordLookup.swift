@@ -2,8 +2,10 @@ import Foundation
 import Ingest
 import SearchIndex
 
-/// Finds the record behind an ingested item: the source's database and model as the data
-/// folder's ingest state registered them, then the row. Used by `resolve` and by `serve`
+/// Finds the record behind an ingested item: the source's database, model and mapping as
+/// the data folder's ingest state registered them, then the row, read through the mapping.
+/// Only for the owner the source was ingested for: a key owner's item naming the
+/// operator's source (or another owner's) finds nothing. Used by `resolve` and by `serve`
 /// (`GET /v1/items/{id}/source`).
 enum RecordLookup {
     enum Failure: Error, CustomStringConvertible {
@@ -20,9 +22,17 @@ enum RecordLookup {
         }
     }
 
-    static func record(_ reference: RecordReference, data: DataDirectory) throws -> (record: ResolvedRecord, database: String) {
-        guard FileManager.default.fileExists(atPath: data.ingestPath), let source = try IngestState(path: data.ingestPath).source(reference.name) else {
+    static func record(_ reference: RecordReference, owner: String?, data: DataDirectory) throws -> (record: ResolvedRecord, database: String) {
+        guard FileManager.default.fileExists(atPath: data.ingestPath), let source = try IngestState(path: data.ingestPath).source(reference.name),
+            source.owner == owner
+        else {
             throw Failure.notIngestedHere(reference)
+        }
+        let mappings: MappingSet
+        do {
+            mappings = try MappingFile.load(path: source.mapping)
+        } catch {
+            throw Failure.unreadable("the source's mapping: \(error)")
         }
         let model: DataModel?
         do {
@@ -36,7 +46,7 @@ enum RecordLookup {
         } catch {
             throw Failure.unreadable("cannot open the source database \(source.database): \(error)")
         }
-        guard let record = try ResolvedRecord(database: database, source: reference.name, entity: reference.entity, key: reference.key) else {
+        guard let record = try ResolvedRecord(database: database, mappings: mappings, entity: reference.entity, key: reference.key) else {
             throw Failure.gone(reference, database: source.database)
         }
         return (record, source.database)

@@ -1,20 +1,26 @@
 import Foundation
 import SearchIndex
 
-/// `searchlight index delete --id ID... | --domain D... | --all [--data DIR]`
+/// `searchlight index delete --id ID... | --domain D... | --all [--owner NAME] [--data DIR]`
 struct IndexDeleteCommand: Command {
     static let spec = CommandSpec(
         name: "delete",
         abstract: "Delete items by identifier, by domain identifier, or all of them.",
-        discussion: "Deleting a domain identifier also deletes the ones below it: com.example deletes com.example.people, not com.examples.",
+        discussion: """
+            Deleting a domain identifier also deletes the ones below it: com.example deletes com.example.people, not com.examples.
+            --id and --domain act on the operator's items (crawled, added or ingested here), or with --owner on that key owner's;
+            --all deletes every item of every owner, or with --owner all of that owner's.
+            """,
         options: [
             DataDirectory.option,
             StoreOption.option,
             Option.id,
             Option.domain,
             Option.all,
+            OwnerOption.option,
         ],
-        examples: ["searchlight index delete --id person-42", "searchlight index delete --domain com.example.staff"])
+        examples: ["searchlight index delete --id person-42", "searchlight index delete --domain com.example.staff",
+                   "searchlight index delete --id tart --owner recipes-app"])
 
     enum Target {
         case identifiers([String])
@@ -25,9 +31,11 @@ struct IndexDeleteCommand: Command {
     var data: DataDirectory
     var store: StoreOption
     var target: Target
+    var owner: OwnerOption
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
+        owner = try OwnerOption(arguments)
         store = try StoreOption(arguments)
         let ids = arguments.values(Option.id)
         let domains = arguments.values(Option.domain)
@@ -45,12 +53,17 @@ struct IndexDeleteCommand: Command {
             throw CommandFailure("no index at \(data.indexPath)")
         }
         let items = try store.items(data)
-        let deleted: Int
+        var batch: SearchIndex.Batch
         switch target {
-        case .identifiers(let ids): deleted = try items.commit(SearchIndex.Batch(deleteIdentifiers: ids), now: Date()).deleted
-        case .domains(let domains): deleted = try items.commit(SearchIndex.Batch(deleteDomains: domains), now: Date()).deleted
-        case .all: deleted = try items.deleteAll(owner: nil)
+        case .identifiers(let ids): batch = SearchIndex.Batch(deleteIdentifiers: ids)
+        case .domains(let domains): batch = SearchIndex.Batch(deleteDomains: domains)
+        case .all:
+            let deleted = try items.deleteAll(owner: owner.name)
+            Console.writeLine("deleted \(deleted) item\(deleted == 1 ? "" : "s")")
+            return
         }
+        batch.owner = owner.name
+        let deleted = try items.commit(batch, now: Date()).deleted
         Console.writeLine("deleted \(deleted) item\(deleted == 1 ? "" : "s")")
     }
 }

@@ -23,13 +23,14 @@ struct IngestCommand: Command {
             """,
         arguments: [ArgumentSpec(name: "database", help: "The app's SQLite store.")],
         options: [
-            Option.mapping, Option.model, DataDirectory.option, StoreOption.option, Option.watch, Option.server, Option.key, Option.cacert,
+            Option.mapping, Option.model, DataDirectory.option, StoreOption.option, OwnerOption.option, Option.watch, Option.server, Option.key,
+            Option.cacert,
             Option.json,
         ],
         examples: [
             "searchlight ingest HR.sqlite --mapping hr-mapping.json --model HR.xcdatamodeld",
             "searchlight ingest HR.sqlite --mapping hr-mapping.json --watch",
-            "searchlight ingest app.db --mapping map.json --server https://search.example --key sl_…",
+            "searchlight ingest app.db --mapping map.json --server https://search.example --key slk_…",
         ])
 
     var database: String
@@ -42,6 +43,7 @@ struct IngestCommand: Command {
     var key: String?
     var caCertificates: String?
     var json: Bool
+    var owner: OwnerOption
 
     init(arguments: ParsedArguments) throws(UsageError) {
         database = arguments.positionals[0]
@@ -55,7 +57,9 @@ struct IngestCommand: Command {
         key = arguments.value(Option.key) ?? ProcessInfo.processInfo.environment["SEARCHLIGHT_KEY"]
         caCertificates = arguments.value(Option.cacert)
         json = arguments.flag(Option.json)
+        owner = try OwnerOption(arguments)
         if let server {
+            if owner.name != nil { throw UsageError("--owner does not go with --server: the items belong to the key's owner") }
             guard WebURL(server) != nil else { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
             guard key != nil else { throw UsageError("--server needs --key (or $SEARCHLIGHT_KEY)") }
             if store.url != nil { throw UsageError("--server and --store cannot be combined: the server writes to its own store") }
@@ -91,15 +95,23 @@ struct IngestCommand: Command {
         }
         try data.create()
         let state = try IngestState(path: data.ingestPath)
-        try state.register(name: mappings.source, database: Self.absolute(database), model: model.map(Self.absolute), mapping: Self.absolute(mapping))
+        do {
+            try state.register(name: mappings.source, database: Self.absolute(database), model: model.map(Self.absolute), mapping: Self.absolute(mapping),
+                               owner: owner.name)
+        } catch let change as IngestState.OwnerChange {
+            throw UsageError(change.description)
+        }
         let sink: any IngestSink
         if let server, let key {
             sink = RemoteBatchSink(server: server, key: key, caCertificates: caCertificates)
         } else {
             let items = try store.items(data)
-            sink = IndexBatchSink(clientState: { try items.clientState(batch: $0) }, commit: { try items.commit($0, now: Date()) })
+            var local = IndexBatchSink(clientState: { try items.clientState(batch: $0) }, commit: { try items.commit($0, now: Date()) })
+            local.owner = owner.name
+            sink = local
         }
         let ingestor = Ingestor(database: source, mappings: mappings, bound: bound, state: state, sink: sink)
+        ingestor.owner = owner.name
         try report(try ingestor.run())
         guard watch else { return }
         // Ctrl-C or SIGTERM stops between runs; a batch being sent is committed or not at all.

@@ -3,7 +3,7 @@ import Ingest
 import JSON
 import SearchIndex
 
-/// `searchlight resolve ID [--data DIR] [--json]`
+/// `searchlight resolve ID [--owner NAME] [--data DIR] [--json]`
 struct ResolveCommand: Command {
     static let spec = CommandSpec(
         name: "resolve",
@@ -11,19 +11,22 @@ struct ResolveCommand: Command {
         discussion: """
             Looks the item up in the index, then reads its record from the source database
             that `ingest` read it from: the source, entity and key, the attributes, and the
-            keys of related records.
+            keys of related records — only the attributes and relationships the source's mapping
+            reads. --owner looks up a key owner's item (one ingested here with `ingest --owner`).
             """,
         arguments: [ArgumentSpec(name: "id", help: "The item's uniqueIdentifier (a search result's id).")],
-        options: [DataDirectory.option, StoreOption.option, Option.json],
+        options: [DataDirectory.option, StoreOption.option, OwnerOption.option, Option.json],
         examples: ["searchlight resolve employee_Marian_Paul", "searchlight resolve company_Wasappli --json"])
 
     var identifier: String
     var data: DataDirectory
     var store: StoreOption
     var json: Bool
+    var owner: OwnerOption
 
     init(arguments: ParsedArguments) throws(UsageError) {
         identifier = arguments.positionals[0]
+        owner = try OwnerOption(arguments)
         data = DataDirectory(arguments)
         store = try StoreOption(arguments)
         json = arguments.flag(Option.json)
@@ -33,13 +36,15 @@ struct ResolveCommand: Command {
         guard store.url != nil || FileManager.default.fileExists(atPath: data.indexPath) else {
             throw CommandFailure("no index at \(data.indexPath)")
         }
-        guard let item = try store.items(data).item(identifier: identifier) else { throw CommandFailure("no item '\(identifier)' in the index") }
+        guard let item = try store.items(data).item(owner.key(identifier)) else {
+            throw CommandFailure("no item '\(identifier)' \(owner.name.map { "of owner \($0) " } ?? "")in the index")
+        }
         guard let reference = item.record else {
             throw CommandFailure("'\(identifier)' is a \(item.source.rawValue) item, not one ingested from an app database")
         }
         let found: (record: ResolvedRecord, database: String)
         do {
-            found = try RecordLookup.record(reference, data: data)
+            found = try RecordLookup.record(reference, owner: owner.name, data: data)
         } catch let failure as RecordLookup.Failure {
             throw CommandFailure("'\(identifier)' comes from \(reference.entity) \(reference.key) of source '\(reference.name)': \(failure)")
         }

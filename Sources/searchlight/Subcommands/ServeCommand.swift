@@ -98,9 +98,10 @@ struct ServeCommand: Command {
         configuration.cacheBytes = cacheMegabytes << 20
         configuration.maximumLag = maximumLag
         let data = self.data
-        configuration.recordResolver = { reference in
-            // Items ingested elsewhere (pushed with `ingest --server`) answer with their reference only.
-            try? RecordLookup.record(reference, data: data).record.json
+        configuration.recordResolver = { owner, reference in
+            // Only sources ingested here for that owner; items pushed from elsewhere (`ingest
+            // --server`) answer with their reference only.
+            try? RecordLookup.record(reference, owner: owner, data: data).record.json
         }
         let service: SearchService
         var follower: LogFollower?

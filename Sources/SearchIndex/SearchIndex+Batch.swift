@@ -1,0 +1,160 @@
+import FoundationEssentials
+import SQLite
+
+extension SearchIndex {
+    /// One atomic write: upserts, deletions and, optionally, the indexer's client state.
+    ///
+    /// Items are identified by owner and identifier (``ItemKey``). A batch is written by
+    /// one ``owner`` — an API key's owner, or nil for the operator (the crawler, the
+    /// command line) — and its identifiers, domains and confirmations name that owner's
+    /// items only: a tenant's `tart` and the operator's `tart` are different items, and
+    /// nobody's write can replace or delete another's.
+    public struct Batch: Sendable {
+        public var upserts: [SearchableItem] = []
+        /// Identifiers of the writer's items to delete.
+        public var deleteIdentifiers: [String] = []
+        /// Items to delete by their whole key; for the operator's writes only (a search
+        /// copy following a shared store, which deletes every owner's items).
+        public var deleteKeys: [ItemKey] = []
+        public var deleteDomains: [String] = []
+        /// The writer's items confirmed unchanged (a 304): their expiration moves to the given date.
+        public var confirmations: [String: Date] = [:]
+        /// Store this state (at most 250 bytes) with the batch under ``clientStateName``.
+        public var clientState: [UInt8]?
+        public var clientStateName = "default"
+        /// Commit only if the stored state equals this (compare-and-swap); `.some(nil)`
+        /// expects no state yet.
+        public var expectedClientState: [UInt8]??
+        /// Who writes: an API key's owner, whose upserts are all its own whatever they say;
+        /// nil for the operator, whose upserts keep the owner they carry (a search copy
+        /// writes every owner's items) and whose deletions name the operator's items.
+        public var owner: String?
+
+        public init(upserts: [SearchableItem] = [], deleteIdentifiers: [String] = [], deleteDomains: [String] = []) {
+            self.upserts = upserts
+            self.deleteIdentifiers = deleteIdentifiers
+            self.deleteDomains = deleteDomains
+        }
+
+        /// The upserts as they are stored: a key owner's are its own.
+        public var ownedUpserts: [SearchableItem] {
+            guard let owner else { return upserts }
+            return upserts.map { item in
+                var item = item
+                item.owner = owner
+                return item
+            }
+        }
+    }
+
+    public static let maximumClientStateBytes = 250
+
+    /// Commits a batch in one transaction — items, their postings as a new segment, and
+    /// the counts — purging expired items on the way; then merges segments if a level is
+    /// full (each merge its own transaction).
+    @discardableResult
+    public func commit(_ batch: Batch, now: Date = Date()) throws(SearchIndexError) -> (upserted: Int, deleted: Int) {
+        if let state = batch.clientState, state.count > Self.maximumClientStateBytes {
+            throw .invalidItem("client state is \(state.count) bytes; at most \(Self.maximumClientStateBytes) are kept")
+        }
+        if let owner = batch.owner, batch.deleteKeys.contains(where: { $0.owner != owner }) {
+            throw .forbidden("a key's owner may delete only its own items")
+        }
+        return try withConnectionAndTokenizer { connection, tokenizer in
+            let result = try connection.transaction {
+                if let expected = batch.expectedClientState {
+                    let current = try Self.clientState(batch.clientStateName, connection)
+                    guard current == expected else {
+                        throw SearchIndexError.conflict("the stored client state of batch '\(batch.clientStateName)' is not the expected one")
+                    }
+                }
+                var writer = IndexWriter(connection: connection, tokenizer: tokenizer)
+                let scope = SQLiteValue.text(batch.owner ?? "")
+                var deleted = 0
+                for id in batch.deleteIdentifiers {
+                    deleted += try writer.remove(where: "owner = ?1 AND uid = ?2", [scope, .text(id)]).count
+                }
+                for key in batch.deleteKeys {
+                    deleted += try writer.remove(where: "owner = ?1 AND uid = ?2", [.text(key.storedOwner), .text(key.identifier)]).count
+                }
+                for domain in batch.deleteDomains {
+                    // `a.b` and everything under `a.b.`: '/' is the character after '.', so
+                    // the range ['a.b.', 'a.b/') holds exactly the identifiers below "a.b.".
+                    deleted += try writer.remove(where: "owner = ?1 AND (domain_id = ?2 OR (domain_id >= ?2 || '.' AND domain_id < ?2 || '/'))",
+                                                 [scope, .text(domain)]).count
+                }
+                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE owner = ? AND uid = ?")
+                for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
+                    try confirm.run([.real(expiration.timeIntervalSince1970), scope, .text(id)])
+                }
+                deleted += try writer.remove(where: "expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)]).count
+                // The last version of a key in the batch wins; one arriving already expired
+                // replaces the old version with nothing (and takes its engagement with it).
+                let upserts = batch.ownedUpserts
+                var latest: [ItemKey: Int] = [:]
+                for (index, item) in upserts.enumerated() { latest[item.key] = index }
+                for (index, item) in upserts.enumerated() where latest[item.key] == index {
+                    let expired = item.isExpired(at: now)
+                    try writer.remove(where: "owner = ?1 AND uid = ?2", [.text(item.key.storedOwner), .text(item.uniqueIdentifier)],
+                                      keepingEngagement: !expired)
+                    if !expired { try writer.insert(item) }
+                }
+                if let state = batch.clientState {
+                    try connection.statement("INSERT INTO batches(name, state, updated) VALUES(?, ?, ?) ON CONFLICT(name) DO UPDATE SET state = excluded.state, updated = excluded.updated")
+                        .run([.text(batch.clientStateName), .blob(state), .real(now.timeIntervalSince1970)])
+                }
+                try writer.finish()
+                return (batch.upserts.count, deleted)
+            }
+            try IndexWriter.mergeSegments(connection)
+            return result
+        }
+    }
+
+    public func upsert(_ items: [SearchableItem], now: Date = Date()) throws(SearchIndexError) {
+        try commit(Batch(upserts: items), now: now)
+    }
+
+    /// Deletes the operator's items by unique identifier; returns how many existed.
+    @discardableResult
+    public func delete(identifiers: [String]) throws(SearchIndexError) -> Int {
+        try commit(Batch(deleteIdentifiers: identifiers)).deleted
+    }
+
+    /// Deletes every item of the operator whose domain identifier is `domain` or below it
+    /// (`a.b` removes `a.b` and `a.b.c`, not `a.bc`).
+    @discardableResult
+    public func delete(domainIdentifiers: [String]) throws(SearchIndexError) -> Int {
+        try commit(Batch(deleteDomains: domainIdentifiers)).deleted
+    }
+
+    /// Deletes every item of every owner, or every item of one key owner.
+    @discardableResult
+    public func deleteAll(owner: String? = nil) throws(SearchIndexError) -> Int {
+        try withConnectionAndTokenizer { connection, tokenizer in
+            try connection.transaction {
+                var writer = IndexWriter(connection: connection, tokenizer: tokenizer)
+                let removed = try owner.map { try writer.remove(where: "owner = ?1", [.text($0)]) } ?? writer.remove(where: "1", [])
+                try writer.finish()
+                return removed.count
+            }
+        }
+    }
+
+    /// Removes expired items; returns how many.
+    @discardableResult
+    public func purgeExpired(now: Date = Date()) throws(SearchIndexError) -> Int {
+        try commit(Batch(), now: now).deleted
+    }
+
+    /// The client state stored with the last committed batch of that name.
+    public func clientState(batch name: String = "default") throws(SearchIndexError) -> [UInt8]? {
+        try withConnection { try Self.clientState(name, $0) }
+    }
+
+    static func clientState(_ name: String, _ connection: SQLiteConnection) throws -> [UInt8]? {
+        let statement = try connection.statement("SELECT state FROM batches WHERE name = ?")
+        statement.bind(1, name)
+        return try statement.step() ? statement.blob(0) : nil
+    }
+}
