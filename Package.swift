@@ -75,7 +75,8 @@ let package = Package(
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(
-            name: "searchlight-fuzz", dependencies: ["HTTPServer", "JSON", "Markup", "PageItems", "SearchIndex", "TextUtilities", "WebRules", "WebURL"],
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "SearchIndex", "Service", "TextUtilities", "WebRules",
+                                                      "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
 
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.

@@ -7,6 +7,8 @@ Starts `serve` on DATA_DIR (which needs an index; an API key is created in it), 
 once, until the time is up:
   - 1,500 slow connections from 127.9.0.1, each sending a header line every 10 s (slowloris);
   - anonymous uploads that declare 8 MB bodies and send them slowly;
+  - anonymous engagement reports from 9 networks (127.7.N.1) declaring bodies that add up to more
+    than the anonymous body budget, one byte every 10 s (issue 24: they used to stop every write);
   - a key holder pushing 4 MB titles (refused) and batches of valid items;
   - searches from 127.0.0.1 with a different `installed=` list each time (one-off cache keys).
 Samples the server's RSS every second and prints one JSON object: RSS at the start, the
@@ -73,6 +75,28 @@ def main():
                 count("uploadAnswers", "error")
             time.sleep(0.05)
 
+    def slow_engagement():
+        held = []
+        for network in range(9):
+            for _ in range(4):
+                try:
+                    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(f"127.7.{network}.1", 0))
+                    s.sendall(b"POST /v1/engagement HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 65000\r\n\r\n{")
+                    held.append(s)
+                except OSError:
+                    pass
+        with lock:
+            counts["slowEngagementUploads"] = len(held)
+        while time.time() < stop:
+            time.sleep(10)
+            for s in list(held):
+                try:
+                    s.sendall(b" ")
+                except OSError:
+                    held.remove(s)
+        for s in held:
+            s.close()
+
     def pushes():
         huge = json.dumps({"items": [{"uniqueIdentifier": "huge", "title": "A" * (4 << 20), "webURL": "https://soak.example/h"}]}).encode()
         n = 0
@@ -105,7 +129,7 @@ def main():
                     counts["searchErrors"] += 1
             n += 1
 
-    threads = [threading.Thread(target=f) for f in (slowloris, uploads, pushes, searches)]
+    threads = [threading.Thread(target=f) for f in (slowloris, uploads, slow_engagement, pushes, searches)]
     for t in threads:
         t.start()
     while time.time() < stop:

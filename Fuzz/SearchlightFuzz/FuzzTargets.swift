@@ -1,9 +1,11 @@
 import Foundation
 import HTTPServer
+import HTTPTypes
 import JSON
 import Markup
 import PageItems
 import SearchIndex
+import Service
 import TextUtilities
 import WebRules
 import WebURL
@@ -13,7 +15,7 @@ import WebURL
 /// return without crashing, hanging or leaking, whatever the bytes are.
 enum FuzzTarget: String, CaseIterable {
     case markup, jsonStrict = "json-strict", jsonLenient = "json-lenient", robots, sitemap, association, pushItem = "push-item"
-    case query, url, mediaType = "media-type", date
+    case query, url, mediaType = "media-type", date, engagementToken = "engagement-token", httpFraming = "http-framing"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -66,6 +68,24 @@ enum FuzzTarget: String, CaseIterable {
             if let seconds = ISO8601.seconds(from: String(decoding: bytes, as: UTF8.self)) {
                 _ = ISO8601.string(fromSeconds: seconds)
             }
+        case .engagementToken:
+            let tokens = EngagementToken(salt: Array("fuzz".utf8))
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            _ = tokens.verify(String(decoding: bytes, as: UTF8.self), now: now)
+            // A token made of the input's lines as identifiers must verify to exactly those.
+            let keys = String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(30).map { ItemKey(owner: nil, identifier: String($0)) }
+            if case .success(let digests) = tokens.verify(tokens.issue(for: keys, now: now), now: now) {
+                precondition(digests == Set(keys.prefix(EngagementToken.maximumItems).map(EngagementToken.digest)))
+            } else {
+                preconditionFailure("a token just issued does not verify")
+            }
+        case .httpFraming:
+            // Header lines as a client sends them.
+            let fields = String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(64).compactMap { line -> HTTPField? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return HTTPField(String(line[..<colon]), String(line[line.index(after: colon)...]))
+            }
+            _ = MessageFraming.problem(fields)
         }
     }
 

@@ -126,9 +126,9 @@ final class BodyBudget: Sendable {
 /// `Transfer-Encoding` without one. Anything else lets a proxy and this server disagree
 /// about where the next request starts (request smuggling), so it is refused and the
 /// connection closed.
-enum MessageFraming {
+public enum MessageFraming {
     /// What is wrong with the request's framing headers, or nil.
-    static func problem(_ headers: [HTTPField]) -> String? {
+    public static func problem(_ headers: [HTTPField]) -> String? {
         let lengths = headers.filter { $0.hasName("Content-Length") }
         let encodings = headers.filter { $0.hasName("Transfer-Encoding") }
         if lengths.count > 1 { return "more than one Content-Length header" }

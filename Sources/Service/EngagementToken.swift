@@ -12,9 +12,9 @@ import SearchIndex
 /// all of it under the service's secret. Tokens are not secret and may be shared (a cached
 /// answer carries one); what bounds a network's effect is counted elsewhere (each network
 /// at most one impression and one click per item a day, ``SearchIndex/recordAnonymousEngagement(_:network:day:impression:click:)``).
-struct EngagementToken {
+public struct EngagementToken: Sendable {
     /// Items of an answer a token covers: the first ones, as many as the search page shows.
-    static let maximumItems = 20
+    public static let maximumItems = 20
     /// How long after its answer a token is accepted.
     static let lifetime: TimeInterval = 3600
     static let version: UInt8 = 1
@@ -23,16 +23,16 @@ struct EngagementToken {
 
     let secret: [UInt8]
 
-    init(salt: [UInt8]) {
+    public init(salt: [UInt8]) {
         secret = SHA256.hash(salt + Array("engagement-token".utf8))
     }
 
-    static func digest(_ key: ItemKey) -> [UInt8] {
+    public static func digest(_ key: ItemKey) -> [UInt8] {
         Array(SHA256.hash(Array(key.storedOwner.utf8) + [0] + Array(key.identifier.utf8)).prefix(digestBytes))
     }
 
     /// A token for the first ``maximumItems`` of `keys`, issued at `now`.
-    func issue(for keys: [ItemKey], now: Date) -> String {
+    public func issue(for keys: [ItemKey], now: Date) -> String {
         let shown = keys.prefix(Self.maximumItems)
         let seconds = UInt32(clamping: Int(max(0, now.timeIntervalSince1970)))
         var bytes: [UInt8] = [Self.version, UInt8(seconds >> 24), UInt8((seconds >> 16) & 0xFF), UInt8((seconds >> 8) & 0xFF),
@@ -42,13 +42,13 @@ struct EngagementToken {
         return SHA256.hex(bytes)
     }
 
-    enum Problem: Error {
+    public enum Problem: Error, Sendable {
         case malformed, forged, expired
     }
 
     /// The item digests a token names, if it is well formed, signed with this secret and
     /// fresh at `now`.
-    func verify(_ token: String, now: Date) -> Result<Set<[UInt8]>, Problem> {
+    public func verify(_ token: String, now: Date) -> Result<Set<[UInt8]>, Problem> {
         guard token.utf8.count <= 2 * (6 + Self.maximumItems * Self.digestBytes + Self.signatureBytes),
             let bytes = SHA256.bytes(hex: token), bytes.count >= 6 + Self.signatureBytes, bytes[0] == Self.version
         else { return .failure(.malformed) }

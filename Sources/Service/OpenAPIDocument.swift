@@ -71,7 +71,7 @@ public enum OpenAPIDocument {
                 ("responses", responses(ok: object(["deleted": integer]), errors: ["401", "403"])),
             ]))]),
             ("/v1/items/{id}/source", ["get": .object(JSONObject([
-                ("summary", "The app-database record an ingested item came from (source, entity, key), for the item's owner; with the record's attributes and relations when its database is on the server."),
+                ("summary", "For the caller's own item: the app-database record reference it was pushed with (source, entity, key); with the record's mapped attributes and relations when the server ingested that database for the caller."),
                 ("security", security),
                 ("parameters", .array([pathParameter("id", "The item's uniqueIdentifier.")])),
                 ("responses", responses(ok: object(["id": string, "source": ref("RecordReference"), "record": ["type": "object"]]), errors: ["401", "404"])),
@@ -100,13 +100,15 @@ public enum OpenAPIDocument {
                 body: ref("Activity"), response: object(["id": string, "devices": integer, "networks": integer, "threshold": integer, "public": boolean]),
                 errors: ["400", "401", "403"], status: "202")]),
             ("/v1/engagement", ["post": write(
-                "Impressions and clicks of results for a query; they feed the ranking's engagement signal. With a key, counted only for items the key's owner pushed or whose page is on the key's domain (others are foreignItems; 403 when all are). Without a key (the search page at /), counted only for items among the query's first 20 results for the given platform and installed apps, at most one impression and one click per item per request; platform and installed are accepted only then.",
-                body: object(["query": string, "platform": ["type": "string", "enum": ["ios", "android"]],
-                              "installed": ["type": "array", "maxItems": 200, "items": string],
+                "Impressions and clicks of results; they feed the ranking's engagement signal. With a key, counted for the owner's items and the operator's pages on the key's domain (others are foreignItems; 403 when all are); at most 10,000 events at once and 200 a second per key. Without a key (the search page at /), the body carries the engagementToken of the search answer that showed the results: events count only for items it names, within an hour, an impression once per item, client network (IPv4 /24, IPv6 /56) and day, a click likewise and only after that network's impression; 20 requests at once per network and one every 2 s after that (429). The ranking counts anonymous engagement once 3 distinct networks reported on an item.",
+                body: object(["query": string, "token": ["type": "string", "description": "Without a key: the answer's engagementToken."],
+                              "platform": ["type": "string", "enum": ["ios", "android"]],
+                              "installed": ["type": "array", "maxItems": 64, "items": string],
                               "events": ["type": "array", "maxItems": 1000, "items": object(
                     ["id": string, "type": ["type": "string", "enum": ["impression", "click"]]], required: ["id", "type"])]],
-                    required: ["query", "events"]),
-                response: object(["items": integer, "unknownItems": integer, "foreignItems": integer]), errors: ["400", "401", "403"])]),
+                    required: ["events"]),
+                response: object(["items": integer, "unknownItems": integer, "foreignItems": integer, "impressions": integer, "clicks": integer]),
+                errors: ["400", "401", "403", "429"])]),
         ]))
     }
 
@@ -122,7 +124,7 @@ public enum OpenAPIDocument {
                     "appStoreId": ["type": "string", "pattern": "^(id)?[0-9]{1,20}$"],
                     "bundleId": text(255), "package": text(255), "name": text(256),
                     "deepLink": ["type": "string", "maxLength": .number(String(Limits.urlBytes)),
-                                 "description": "An absolute URI (myapp://item/42); not javascript:, data:, vbscript: or file:."],
+                                 "description": "An http(s) URL or an app's own scheme (myapp://item/42); never a scheme a browser or the system handles (javascript:, data:, blob:, view-source:, file:, ms-msdt:, search-ms:, intent:…)."],
                 ], required: ["platform"])),
                 "Item": closed(object([
                     "uniqueIdentifier": text(Limits.identifierBytes), "domainIdentifier": text(Limits.domainIdentifierBytes),
@@ -154,13 +156,14 @@ public enum OpenAPIDocument {
                     "id": string, "url": nullableString, "title": string, "description": nullableString, "domain": nullableString,
                     "thumbnail": nullableString, "score": number, "apps": ["type": "array", "items": ref("App")],
                     "action": object(["type": ["type": "string", "enum": ["open-app", "open-web", "install-app"]], "url": nullableString]),
-                    "source": ["description": "How the item came: crawled, pushed or activity; for an item ingested from an app database, the record it was made from.",
-                               "oneOf": [["type": "string", "enum": ["crawled", "pushed", "activity"]], ref("RecordReference")]],
+                    "source": ["description": "How the item came: crawled, pushed or activity (the API never names app records; local searches do).",
+                               "type": "string", "enum": ["crawled", "pushed", "activity"]],
                     "snippet": string,
                 ]),
                 "SearchResponse": object([
                     "query": string, "results": ["type": "array", "items": ref("SearchResult")], "matchedAnyWord": boolean,
                     "corrections": ["type": "object", "additionalProperties": ["type": "array", "items": string]],
+                    "engagementToken": ["type": "string", "description": "Signed proof of the first 20 results shown; send it with their impressions and clicks."],
                 ], required: ["query", "results"]),
             ],
         ]
