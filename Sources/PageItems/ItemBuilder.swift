@@ -100,7 +100,8 @@ public struct ItemBuilder: Sendable {
             bodyText: Self.prefix(markup.bodyText, bytes: bodyTextLimit),
             expirationDate: now.addingTimeInterval(timeToLive),
             source: .crawled,
-            lastUpdated: now)
+            lastUpdated: now,
+            language: markup.language.flatMap { SearchableItem.isValidLanguageTag($0) ? $0 : nil })
         return mapped(item, markup: markup, now: now)
     }
 

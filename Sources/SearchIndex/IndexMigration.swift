@@ -32,7 +32,7 @@ enum IndexMigration {
             while try rows.step() {
                 let rowid = Int64(rows.int(0))
                 let text = [rows.string(4) ?? "", rows.string(5) ?? "", rows.string(6) ?? "", rows.string(24) ?? ""]
-                let length = builder.analyze(columns: text, tokenizer: tokenizer)
+                let length = builder.analyze(columns: text, tokenizer: tokenizer, language: nil)
                 builder.assign(rowid: rowid)
                 var values: [SQLiteValue] = [.integer(rowid)]
                 for column in 1...23 { values.append(value(rows, Int32(column))) }
@@ -78,7 +78,7 @@ enum IndexMigration {
     /// sequence carried over (postings stay valid, and a rowid is still never reused).
     /// Engagement moves to the owner of the item it names; counts for items that no
     /// longer exist go.
-    static func fromVersion3(_ connection: SQLiteConnection, from version: Int = 3) throws {
+    static func fromVersion3(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, from version: Int = 3) throws {
         try connection.transaction {
             if version == 2 { try fromVersion2(connection) }
             let sequence = try connection.statement("SELECT seq FROM sqlite_sequence WHERE name = 'items'")
@@ -102,7 +102,49 @@ enum IndexMigration {
                 try connection.statement("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'items'").run([.integer(next)])
             }
             try moveEngagement(connection)
+            try rebuildPostings(connection, tokenizer: tokenizer)
             try IndexSchema.setVersion(connection)
+        }
+        try IndexWriter.mergeSegments(connection)
+    }
+
+    /// Every item analysed again into new segments (version 4 indexes stems beside words),
+    /// under the same rowids; the lengths and counts BM25 needs are recounted.
+    private static func rebuildPostings(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws {
+        try SegmentStore.delete(connection, segments: try SegmentStore.list(connection).map(\.id))
+        let rows = try connection.prepare("""
+            SELECT i.rowid, i.title, i.keywords, coalesce(i.description, ''), coalesce(b.body, ''), i.language
+            FROM items i LEFT JOIN item_bodies b ON b.rowid = i.rowid ORDER BY i.rowid
+            """)
+        let length = try connection.prepare("UPDATE items SET length = ? WHERE rowid = ?")
+        var builders: [SegmentBuilder] = []
+        var builder = SegmentBuilder()
+        var documents = 0
+        var tokens = 0
+        while try rows.step() {
+            let rowid = Int64(rows.int(0))
+            let columns = [rows.string(1) ?? "", rows.string(2) ?? "", rows.string(3) ?? "", rows.string(4) ?? ""]
+            let count = builder.analyze(columns: columns, tokenizer: tokenizer, language: rows.string(5))
+            builder.assign(rowid: rowid)
+            length.reset()
+            length.bind([.integer(Int64(count)), .integer(rowid)])
+            try length.step()
+            documents += 1
+            tokens += count
+            if builder.documents >= 16_384 {
+                builders.append(builder)
+                builder = SegmentBuilder()
+            }
+        }
+        rows.reset()
+        length.reset()
+        if !builder.isEmpty { builders.append(builder) }
+        try connection.execute("DELETE FROM meta WHERE key IN ('documents', 'tokens')")
+        try IndexStatistics.add(documents: documents, tokens: tokens, connection)
+        let average = documents > 0 ? Double(tokens) / Double(documents) : 1
+        for batch in builders {
+            try SegmentStore.create(connection, documents: batch.documents, averageLength: average,
+                                    rowids: batch.rowids.first!...batch.rowids.last!) { emit in try batch.write(averageLength: average, emit: emit) }
         }
     }
 

@@ -22,7 +22,8 @@ import SQLite
 /// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
 /// Version 3 added `items.record`, the app-database record of an ingested item (JSON).
 /// Version 4 made an item's identity (owner, identifier) instead of the identifier alone,
-/// and engagement per item with its anonymous part counted by network.
+/// engagement per item with its anonymous part counted by network, and added the items'
+/// language and their words' stems (older items are analysed again, stems and all).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
     static let version = 4
@@ -56,6 +57,7 @@ enum IndexSchema {
             quality REAL NOT NULL DEFAULT 1,
             length INTEGER NOT NULL DEFAULT 0,
             record TEXT,
+            language TEXT,
             UNIQUE(owner, uid)
         );
         CREATE INDEX IF NOT EXISTS items_uid ON items(uid);
@@ -98,7 +100,7 @@ enum IndexSchema {
         if found == 1 {
             try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
         } else if found == 2 || found == 3 {
-            try IndexMigration.fromVersion3(connection, from: found)
+            try IndexMigration.fromVersion3(connection, tokenizer: tokenizer, from: found)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

@@ -12,10 +12,6 @@ struct IndexSearch {
     let segments: SegmentSearcher
     let exhaustive: Bool
 
-    /// Completions a prefix is searched under at most, the most frequent first (as
-    /// Elasticsearch's `max_expansions`): a three-letter prefix can start thousands of words.
-    static let maximumCompletions = 50
-
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, identity: String, exhaustive: Bool) throws {
         self.connection = connection
         self.tokenizer = tokenizer
@@ -25,52 +21,27 @@ struct IndexSearch {
 
     func run(_ request: SearchRequest) throws -> SearchResponse {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
-        let words: [[[UInt8]]] = query.tokens.map { $0.map { Array($0.utf8) } }
-        var ranked: [Ranked] = []
-        var seen = Set<Int64>()
-        func add(_ clauses: [[[[UInt8]]]], requireAll: Bool) throws {
-            let candidates = try segments.top(PostingsQuery(clauses: clauses, requireAll: requireAll), k: max(50, request.limit * 5),
-                                              now: request.now.timeIntervalSince1970, exhaustive: exhaustive)
-            for hit in try rank(candidates, request) where seen.insert(hit.rowid).inserted { ranked.append(hit) }
-        }
-        var clauses = words.map { [$0] }
-        try add(clauses, requireAll: true)
-        var completions: [[UInt8]] = []
-        if query.lastWordIsPrefix, let last = words.last, last.count == 1, ranked.count < request.limit {
-            completions = segments.completions(of: last[0], limit: Self.maximumCompletions)
-            if !completions.isEmpty {
-                clauses[clauses.count - 1] += completions.map { [$0] }
-                try add(clauses, requireAll: true)
-            }
-        }
-        var alternatives: [Int: [String]] = [:]
-        if ranked.count < request.limit {
-            alternatives = corrections(for: query)
-            if !alternatives.isEmpty {
-                for (index, spellings) in alternatives { clauses[index] += spellings.map { [Array($0.utf8)] } }
-                try add(clauses, requireAll: true)
-            }
-        }
-        var matchedAny = false
-        if ranked.isEmpty, words.count > 1 {
-            try add(clauses, requireAll: false)
-            matchedAny = !ranked.isEmpty
-        }
+        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer,
+                             languages: try IndexWriter.languages(connection))
+        let candidates = try segments.top(plan.query, k: max(50, request.limit * 5), now: request.now.timeIntervalSince1970,
+                                          exhaustive: exhaustive)
+        let ranked = try rank(candidates, request)
         var found = try ranked.prefix(request.limit).compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
         if request.snippets {
-            var terms = Set(words.joined())
-            terms.formUnion(completions)
-            for spellings in alternatives.values { terms.formUnion(spellings.map { Array($0.utf8) }) }
             for index in found.indices {
-                let columns = try segments.text(of: found[index].0)
-                found[index].1.snippet = Snippet.make(columns: columns, terms: terms, start: SearchRequest.snippetStart,
-                                                      end: SearchRequest.snippetEnd, tokenizer: tokenizer)
+                guard let document = try segments.analysedText(of: found[index].0) else { continue }
+                found[index].1.snippet = Snippet.make(columns: document.columns, language: document.language, terms: plan.highlighted,
+                                                      start: SearchRequest.snippetStart, end: SearchRequest.snippetEnd, tokenizer: tokenizer)
             }
         }
-        let hits = found.map(\.1)
-        var corrections: [String: [String]] = [:]
-        for (index, spellings) in alternatives { corrections[query.words[index]] = spellings }
-        return SearchResponse(query: request.text, hits: hits, matchedAnyWord: matchedAny, corrections: corrections)
+        // Whether even the best result lacks some of the words.
+        var matchedAny = false
+        if plan.termClauses > 1, let first = found.first {
+            var terms = plan.query
+            terms.clauses = Array(terms.clauses.prefix(plan.termClauses))
+            matchedAny = try segments.matchedClauses(first.0, terms) < plan.termClauses
+        }
+        return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections)
     }
 
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.
@@ -115,45 +86,11 @@ struct IndexSearch {
                          action: TapAction.resolve(for: item, platform: request.platform, installed: request.installed))
     }
 
-    /// Dictionary entries the spelling corrections of one query read at most, over all its
-    /// words and segments; each unknown word gets an equal share (at least
-    /// ``minimumCorrectionBudget``), so a query of many unknown words costs no more than a
-    /// few milliseconds of one core, whatever the size of the vocabulary.
-    static let correctionBudget = 60_000
-    static let minimumCorrectionBudget = 2_000
-    /// Words of one query that are corrected at most (the first ones).
-    static let maximumCorrectedWords = 16
-
-    /// Spelling alternatives for words the vocabulary does not know: terms with the same
-    /// first letter within the allowed number of edits, most frequent first.
-    private func corrections(for query: SearchQuery) -> [Int: [String]] {
-        var unknown: [(index: Int, target: [Unicode.Scalar], edits: Int)] = []
-        for (index, tokens) in query.tokens.enumerated() {
-            guard tokens.count == 1, let term = tokens.first, let first = term.unicodeScalars.first,
-                first.properties.isAlphabetic, !SearchTokenizer.isCJK(first.value)
-            else { continue }
-            let edits = TypoTolerance.allowedEdits(forLength: term.unicodeScalars.count)
-            guard edits > 0, segments.frequency(Array(term.utf8)) == 0 else { continue }
-            unknown.append((index, Array(term.unicodeScalars), edits))
-            if unknown.count == Self.maximumCorrectedWords { break }
-        }
-        guard !unknown.isEmpty else { return [:] }
-        let share = max(Self.minimumCorrectionBudget, Self.correctionBudget / unknown.count)
-        var result: [Int: [String]] = [:]
-        for word in unknown {
-            let found = segments.fuzzyTerms(near: word.target, edits: word.edits, budget: share)
-            let best = found.sorted { $0.documents != $1.documents ? $0.documents > $1.documents : $0.term.lexicographicallyPrecedes($1.term) }
-            let spellings = best.prefix(5).map { String(decoding: $0.term, as: UTF8.self) }
-            if !spellings.isEmpty { result[word.index] = spellings }
-        }
-        return result
-    }
-
     /// The columns ``item(from:offset:)`` reads, from `items i`.
     static let itemColumns = """
         i.uid, i.domain_id, i.content_type, i.title, i.keywords, i.description, i.thumbnail, i.web_url, i.rating, i.rating_scale,
         i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback, i.source, i.owner, i.expires, i.updated,
-        i.record
+        i.record, i.language
         """
 
     static func item(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
@@ -168,6 +105,7 @@ struct IndexSearch {
             expirationDate: s.optionalDouble(o + 19).map(Date.init(timeIntervalSince1970:)),
             source: SearchableItem.Source(rawValue: s.string(o + 17) ?? "") ?? .pushed, owner: ItemKey.owner(stored: s.string(o + 18)),
             lastUpdated: Date(timeIntervalSince1970: s.double(o + 20)),
-            record: s.string(o + 21).flatMap { try? JSONParser.parse($0) }.flatMap(RecordReference.init(json:)))
+            record: s.string(o + 21).flatMap { try? JSONParser.parse($0) }.flatMap(RecordReference.init(json:)),
+            language: s.string(o + 22))
     }
 }

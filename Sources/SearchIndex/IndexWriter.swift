@@ -11,6 +11,8 @@ struct IndexWriter {
     private var builder = SegmentBuilder()
     private var documents = 0
     private var tokens = 0
+    /// Primary language subtags of the items this write inserted.
+    private var languages = Set<String>()
 
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) {
         self.connection = connection
@@ -48,11 +50,12 @@ struct IndexWriter {
     mutating func insert(_ item: SearchableItem) throws {
         let keywords = item.keywords.joined(separator: ", ")
         let description = item.contentDescription ?? ""
-        let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer)
+        let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer, language: item.language)
         let statement = try connection.statement("""
             INSERT INTO items(uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating, rating_scale,
-                rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length, record)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
+                rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length, record,
+                language)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)
             RETURNING rowid
             """)
         statement.bind([
@@ -63,6 +66,7 @@ struct IndexWriter {
             .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),
             .text(item.key.storedOwner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
             .real(Ranking.quality(of: item)), .integer(Int64(length)), SQLiteValue(item.record.map { JSONWriter.string($0.json) }),
+            SQLiteValue(item.language),
         ])
         guard try statement.step() else { throw SQLiteError(code: 1, message: "insert returned no row", sql: statement.sql) }
         let rowid = Int64(statement.int(0))
@@ -71,11 +75,14 @@ struct IndexWriter {
         if !item.bodyText.isEmpty { try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), .text(item.bodyText)]) }
         documents += 1
         tokens += length
+        if let language = Stemmers.primarySubtag(item.language), language != Stemmers.defaultCode { languages.insert(language) }
     }
 
     /// Writes this write's segment and counts. Call once, last.
     mutating func finish() throws {
         try IndexStatistics.add(documents: documents, tokens: tokens, connection)
+        try Self.record(languages: languages, connection)
+        languages = []
         documents = 0
         tokens = 0
         guard !builder.isEmpty, let first = builder.rowids.first, let last = builder.rowids.last else { return }
@@ -86,6 +93,27 @@ struct IndexWriter {
             try builder.write(averageLength: average, emit: emit)
         }
         self.builder = SegmentBuilder()
+    }
+
+    /// Languages besides the default whose stems the index holds, at most this many (queries
+    /// are stemmed in each).
+    static let maximumLanguages = 8
+
+    /// The languages other than the default that items of the index were stemmed in.
+    static func languages(_ connection: SQLiteConnection) throws -> [String] {
+        let statement = try connection.statement("SELECT value FROM meta WHERE key = 'languages'")
+        guard try statement.step(), let list = statement.string(0) else { return [] }
+        return list.split(separator: ",").map(String.init)
+    }
+
+    private static func record(languages: Set<String>, _ connection: SQLiteConnection) throws {
+        guard !languages.isEmpty else { return }
+        let known = try Self.languages(connection)
+        let added = languages.subtracting(known).sorted()
+        guard !added.isEmpty, known.count < maximumLanguages else { return }
+        let all = known + added.prefix(maximumLanguages - known.count)
+        try connection.statement("INSERT INTO meta(key, value) VALUES('languages', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .run([.text(all.joined(separator: ","))])
     }
 
     /// Merges segments while a level holds eight; each merge is its own transaction, so a

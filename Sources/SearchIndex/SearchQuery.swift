@@ -3,14 +3,16 @@
 /// The text is split into words at whitespace; each word is tokenized as documents are
 /// (query mode), so quotes, `AND`, `NEAR`, `*`, `:`, `^` and parentheses are searched as
 /// text and punctuation is dropped the same way it is dropped from documents. A word of
-/// several tokens (a CJK run, `e-mail`) is a phrase. Words that leave no token (`()`,
-/// `--`) are ignored. The last word may be searched as a prefix, for
-/// search-as-you-type, when it ends in a word of three or more letters: shorter prefixes
-/// match too much of the vocabulary to be useful, and CJK characters are indexed one by
-/// one already.
+/// several tokens (a CJK run, `e-mail`) is searched as its parts and its phrase
+/// (``QueryPlan``). Words that leave no token (`()`, `--`) are ignored. While typing, the
+/// last word may be searched as a prefix when it ends in a word of three or more letters:
+/// shorter prefixes match too much of the vocabulary to be useful, and CJK characters are
+/// indexed one by one already.
+///
+/// A query may be a pasted paragraph: up to ``maximumLength`` characters, any number of
+/// words (the engine searches the most informative ``QueryPlan/maximumClauses`` terms).
 public struct SearchQuery: Sendable, Hashable {
-    public static let maximumLength = 512
-    public static let maximumWords = 32
+    public static let maximumLength = 4096
 
     /// The text as given.
     public let text: String
@@ -31,9 +33,6 @@ public struct SearchQuery: Sendable, Hashable {
             throw SearchIndexError.invalidQuery("the query contains invalid or control characters")
         }
         let candidates = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
-        guard candidates.count <= Self.maximumWords else {
-            throw SearchIndexError.invalidQuery("the query has more than \(Self.maximumWords) words")
-        }
         var words: [String] = []
         var tokens: [[String]] = []
         for word in candidates {

@@ -11,6 +11,9 @@ public struct SearchRequest: Sendable {
     public var installed: Set<String>
     /// Compute highlighted snippets (markers `\u{2}` … `\u{3}` around matches).
     public var snippets: Bool
+    /// The person is still typing: the last word also matches the words it begins
+    /// (search-as-you-type). A finished query matches whole words only.
+    public var typing = false
     public var now: Date
 
     public init(_ text: String, limit: Int = 10, platform: AppTarget.Platform = .ios, installed: Set<String> = [],

@@ -193,6 +193,8 @@ enum SearchTokenizer {
     final class Session {
         private let tokenizer: fts5_tokenizer
         private let instance: OpaquePointer
+        /// The Snowball stemmers documents and queries are stemmed with.
+        let stemmers = Stemmers()
 
         init(connection: SQLiteConnection) throws(SQLiteError) {
             let api = try FTS5API(connection)

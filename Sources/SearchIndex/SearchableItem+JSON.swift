@@ -36,7 +36,7 @@ extension SearchableItem {
     private static let knownFields: Set<String> = [
         "uniqueIdentifier", "domainIdentifier", "contentType", "title", "contentDescription", "keywords", "thumbnailURL",
         "webURL", "rating", "ratingScale", "ratingCount", "price", "currency", "telephone", "address", "apps",
-        "allowsWebFallback", "expirationDate", "text", "source",
+        "allowsWebFallback", "expirationDate", "text", "source", "language",
     ]
 
     /// Reads one pushed item. Items without `expirationDate` expire a month after `now`.
@@ -86,7 +86,26 @@ extension SearchableItem {
             expirationDate: expiration, source: .pushed, owner: owner, lastUpdated: now,
             record: try reader.object["source"].map { value throws(FieldError) in
                 try RecordReference.pushed(try FieldReader(value: value, path: reader.path + ".source"))
-            })
+            },
+            language: try Self.language(reader))
+    }
+
+    /// A BCP 47 language tag (`en`, `pt-BR`, `zh-Hant`): letters, digits and hyphens, at most
+    /// 35 bytes, a primary subtag of 2–8 letters. It picks the stemmer of the item's words.
+    private static func language(_ reader: FieldReader) throws(FieldError) -> String? {
+        guard let text = try reader.string("language", maximumBytes: 35) else { return nil }
+        guard isValidLanguageTag(text) else {
+            throw FieldError(path: reader.path + ".language", "expected a BCP 47 language tag such as en, fr or pt-BR")
+        }
+        return text
+    }
+
+    public static func isValidLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 35, let primary = parts.first, (2...8).contains(primary.utf8.count),
+            primary.utf8.allSatisfy({ $0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A })
+        else { return false }
+        return parts.dropFirst().allSatisfy { !$0.isEmpty && $0.utf8.count <= 8 && $0.utf8.allSatisfy(\.isASCIILetterOrDigit) }
     }
 
     /// A reverse-DNS name (`com.example.people`): ASCII letters, digits, `-`, `_` and dots
@@ -142,6 +161,7 @@ extension SearchableItem {
             "telephone": telephone.map(JSONValue.string), "address": address.map(JSONValue.string),
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback),
             "expirationDate": expirationDate.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) },
+            "language": language.map(JSONValue.string),
         ]))
     }
 

@@ -17,7 +17,7 @@ extension SearchableItem {
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback), "bodyText": .string(bodyText),
             "expirationDate": expirationDate.map { JSONValue($0.timeIntervalSince1970) }, "source": .string(source.rawValue),
             "owner": owner.map(JSONValue.string), "lastUpdated": JSONValue(lastUpdated.timeIntervalSince1970),
-            "record": record?.json,
+            "record": record?.json, "language": language.map(JSONValue.string),
         ]))
     }
 
@@ -38,6 +38,6 @@ extension SearchableItem {
             expirationDate: value["expirationDate"]?.doubleValue.map(Date.init(timeIntervalSince1970:)), source: source,
             owner: value["owner"]?.stringValue,
             lastUpdated: Date(timeIntervalSince1970: value["lastUpdated"]?.doubleValue ?? 0),
-            record: value["record"].flatMap(RecordReference.init(json:)))
+            record: value["record"].flatMap(RecordReference.init(json:)), language: value["language"]?.stringValue)
     }
 }

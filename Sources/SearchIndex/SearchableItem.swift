@@ -41,6 +41,9 @@ public struct SearchableItem: Sendable, Hashable {
     public var lastUpdated: Date
     /// The app-database record the item was made from, for ingested items.
     public var record: RecordReference?
+    /// The language of its text, a BCP 47 tag (`en`, `fr-CA`): which Snowball stemmer its
+    /// words are stemmed with (English when nil).
+    public var language: String?
 
     public init(
         uniqueIdentifier: String, domainIdentifier: String? = nil, contentType: String? = nil, title: String,
@@ -48,7 +51,7 @@ public struct SearchableItem: Sendable, Hashable {
         rating: Double? = nil, ratingScale: Double = 5, ratingCount: Int? = nil, price: String? = nil, currency: String? = nil,
         telephone: String? = nil, address: String? = nil, apps: [AppTarget] = [], allowsWebFallback: Bool = true,
         bodyText: String = "", expirationDate: Date? = nil, source: Source = .pushed, owner: String? = nil,
-        lastUpdated: Date = Date(), record: RecordReference? = nil
+        lastUpdated: Date = Date(), record: RecordReference? = nil, language: String? = nil
     ) {
         self.uniqueIdentifier = uniqueIdentifier
         self.domainIdentifier = domainIdentifier
@@ -73,6 +76,7 @@ public struct SearchableItem: Sendable, Hashable {
         self.owner = owner
         self.lastUpdated = lastUpdated
         self.record = record
+        self.language = language
     }
 
     /// The host of ``webURL``, lower case.

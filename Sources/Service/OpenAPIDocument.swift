@@ -43,7 +43,8 @@ public enum OpenAPIDocument {
             ("/v1/search", ["get": .object(JSONObject([
                 ("summary", "Search; each result says what a tap does (open-app, open-web, install-app)."),
                 ("parameters", .array([
-                    parameter("q", required: true, "The words searched for (at most 32 words, 512 characters)."),
+                    parameter("q", required: true, "The words searched for: any natural length up to 4,096 characters (the 32 most informative distinct terms are searched)."),
+                    parameter("typing", "1 while the person is still typing: the last word also matches the words it begins."),
                     parameter("limit", "Results, 1 to 100 (default 10).", schema: ["type": "integer", "minimum": 1, "maximum": 100]),
                     parameter("platform", "ios (default) or android.", schema: ["type": "string", "enum": ["ios", "android"]]),
                     parameter("installed", "Installed apps: App Store ids, bundle ids or packages; repeat or separate with commas (at most 64, 256 bytes each)."),

@@ -27,6 +27,7 @@ final class SearchCache: Sendable {
         var platform: AppTarget.Platform
         var installed: [String]
         var snippets: Bool
+        var typing: Bool
 
         init(_ request: SearchRequest) {
             query = request.text
@@ -34,6 +35,7 @@ final class SearchCache: Sendable {
             platform = request.platform
             installed = request.installed.sorted()
             snippets = request.snippets
+            typing = request.typing
         }
 
         var bytes: Int { query.utf8.count + installed.reduce(0) { $0 + $1.utf8.count + 16 } + 64 }

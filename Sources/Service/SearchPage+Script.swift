@@ -43,7 +43,7 @@ extension SearchPage {
               status.textContent = "Type to search apps and their pages.";
               return;
             }
-            const params = new URLSearchParams({ q: query, platform: state.platform, limit: "20", snippets: "1" });
+            const params = new URLSearchParams({ q: query, platform: state.platform, limit: "20", snippets: "1", typing: "1" });
             if (state.installed.length) params.set("installed", state.installed.join(","));
             status.textContent = "Searching…";
             fetch("/v1/search?" + params.toString(), { headers: { Accept: "application/json" } })

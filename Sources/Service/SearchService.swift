@@ -222,6 +222,7 @@ public final class SearchService: Sendable {
         let installed = Set(request.queryValues("installed").flatMap { $0.split(separator: ",") }.map(String.init))
         let snippets = ["1", "true"].contains(request.queryValue("snippets") ?? "")
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
+        search.typing = ["1", "true"].contains(request.queryValue("typing") ?? "")
         search.now = configuration.clock()
         try search.validate(maximumResults: configuration.maximumSearchLimit)
         if let replica {

@@ -10,10 +10,11 @@ struct RemoteSearch {
     let server: String
     let caCertificates: String?
 
-    func search(_ query: String, limit: Int, platform: AppTarget.Platform, installed: Set<String>, snippets: Bool) throws -> SearchResponse {
-        var parameters = [("q", query), ("limit", String(limit)), ("platform", platform.rawValue)]
-        parameters += installed.sorted().map { ("installed", $0) }
-        if snippets { parameters.append(("snippets", "1")) }
+    func search(_ request: SearchRequest) throws -> SearchResponse {
+        var parameters = [("q", request.text), ("limit", String(request.limit)), ("platform", request.platform.rawValue)]
+        parameters += request.installed.sorted().map { ("installed", $0) }
+        if request.snippets { parameters.append(("snippets", "1")) }
+        if request.typing { parameters.append(("typing", "1")) }
         let url = ServerClient.base(server) + "/v1/search?" + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
         let client = ServerClient.make(caCertificates: caCertificates, timeout: 30)
         defer { client.shutdown() }

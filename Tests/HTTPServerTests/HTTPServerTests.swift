@@ -156,6 +156,10 @@ import Testing
         first.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\n" + String(repeating: "a", count: 300))
         let second = try #require(RawConnection(port: server.port))
         second.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\nb")
+        // Both uploads are in progress once their bytes are held.
+        let deadline = Date().addingTimeInterval(30)
+        while server.bufferedBodyBytes < 301, Date() < deadline { usleep(5_000) }
+        #expect(server.bufferedBodyBytes == 301)
         #expect(exchange(server, "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nConnection: close\r\n\r\nabcd").hasPrefix("HTTP/1.1 503"),
                 "a third upload from the network waits its turn")
         let other = try #require(RawConnection(port: server.port, from: "127.0.0.2"))

@@ -22,8 +22,9 @@ final class TemporaryIndex {
 }
 
 func item(_ id: String, _ title: String, description: String? = nil, keywords: [String] = [], body: String = "",
-          domain: String? = nil, web: String? = nil, apps: [AppTarget] = [], expires: Date? = nil, updated: Date = Date()) -> SearchableItem
+          domain: String? = nil, web: String? = nil, apps: [AppTarget] = [], expires: Date? = nil, updated: Date = Date(),
+          language: String? = nil) -> SearchableItem
 {
     SearchableItem(uniqueIdentifier: id, domainIdentifier: domain, title: title, contentDescription: description, keywords: keywords,
-                   webURL: web, apps: apps, bodyText: body, expirationDate: expires, lastUpdated: updated)
+                   webURL: web, apps: apps, bodyText: body, expirationDate: expires, lastUpdated: updated, language: language)
 }

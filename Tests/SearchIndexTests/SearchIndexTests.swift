@@ -117,17 +117,24 @@ import Testing
         ])
     }
 
-    @Test func everyWordIsRequiredAndTheLastIsAPrefix() throws {
-        #expect(try t.ids("lemon tart") == ["tart"])
-        #expect(try t.ids("lemo").sorted() == ["cake", "tart"])
-        #expect(try t.ids("lemon dri") == ["cake"])
+    @Test func moreOfTheWordsRankFirstAndTheLastIsAPrefixOnlyWhileTyping() throws {
+        #expect(try t.ids("lemon tart") == ["tart", "cake"], "the item with both words first, then one with either")
+        #expect(try t.ids("lemo").isEmpty, "a finished query matches whole words")
+        func typing(_ text: String) throws -> [String] {
+            var request = SearchRequest(text)
+            request.typing = true
+            return try t.index.search(request).hits.map(\.item.uniqueIdentifier)
+        }
+        #expect(try typing("lemo").sorted() == ["cake", "tart"])
+        #expect(try typing("lemon dri").first == "cake", "the completion widens, and the whole word still counts")
         #expect(try t.ids("shortcrust") == ["tart"])
     }
 
-    @Test func relaxesToAnyWordWhenNothingHasThemAll() throws {
+    @Test func anyWordMatchesAndTheAnswerSaysWhenNoneHasThemAll() throws {
         let response = try t.index.search(SearchRequest("lemon crust banana"))
         #expect(response.matchedAnyWord)
         #expect(Set(response.hits.map(\.item.uniqueIdentifier)) == ["tart", "cake", "pie"])
+        #expect(try t.index.search(SearchRequest("lemon tart")).matchedAnyWord == false)
     }
 
     @Test func diacriticsFold() throws {
@@ -145,7 +152,7 @@ import Testing
 
     @Test func typosAreForgivenByLength() throws {
         let response = try t.index.search(SearchRequest("lemmon tart"))
-        #expect(response.hits.map(\.item.uniqueIdentifier) == ["tart"])
+        #expect(response.hits.first?.item.uniqueIdentifier == "tart")
         #expect(response.corrections["lemmon"] == ["lemon"])
         #expect(try t.ids("shortcrsut") == ["tart"], "a transposition is one edit; 10 letters allow two")
         #expect(try t.ids("drizle") == ["cake"])
@@ -168,7 +175,7 @@ import Testing
     }
 
     @Test func badQueriesAreRejectedClearly() throws {
-        for query in ["", "   ", "()", String(repeating: "word ", count: 40), String(repeating: "x", count: 600), "bad\u{FFFD}byte"] {
+        for query in ["", "   ", "()", String(repeating: "x", count: 4097), "bad\u{FFFD}byte"] {
             #expect(#expect(throws: SearchIndexError.self) { try t.index.search(SearchRequest(query)) }?.isClientError == true)
         }
     }

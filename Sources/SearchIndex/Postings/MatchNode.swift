@@ -137,6 +137,39 @@ final class PhraseNode: MatchNode {
 
 }
 
+/// A clause with its bonus: the node's score plus a constant when it matches (BM25+'s δ,
+/// see ``PostingsQuery``); its bounds grow by the same constant, so pruning stays exact.
+final class BonusNode: MatchNode {
+    let inner: MatchNode
+    let bonus: Double
+
+    init(_ inner: MatchNode, bonus: Double) {
+        self.inner = inner
+        self.bonus = bonus
+        super.init()
+        doc = inner.doc
+    }
+
+    override var cost: Int { inner.cost }
+
+    override func next() {
+        inner.next()
+        doc = inner.doc
+    }
+
+    override func advance(to target: Int32) {
+        inner.advance(to: target)
+        doc = inner.doc
+    }
+
+    override func score() -> Double { inner.score() + bonus }
+
+    override func bound(from target: Int32) -> (bound: Double, last: Int32)? {
+        guard let block = inner.bound(from: target) else { return nil }
+        return (block.bound + bonus, block.last)
+    }
+}
+
 /// Any of several nodes (a word's spellings, a prefix's completions, or every word when
 /// none of the documents has them all): the sum of those that match.
 final class AnyNode: MatchNode {

@@ -4,36 +4,42 @@ import FoundationEssentials
 /// phrase occurs, weighted by column, as FTS5 counts phrase instances for bm25. A single
 /// token is a phrase of one.
 enum PhraseMatcher {
-    /// The weighted frequency of each phrase (its tokens in query form) in the columns
-    /// (title, keywords, description, body).
-    static func frequencies(of phrases: [[[UInt8]]], in columns: [String], tokenizer: SearchTokenizer.Session) -> [Double] {
-        // Each distinct query token gets a bit; a position's mask says which stand there.
-        var tokens: [[UInt8]] = []
-        var bits: [[Int]] = []
-        for phrase in phrases {
-            bits.append(phrase.map { token in
-                if let index = tokens.firstIndex(of: token) { return index }
-                tokens.append(token)
-                return tokens.count - 1
-            })
+    /// The weighted frequency of each phrase (its tokens in query form; a marked stem stands
+    /// for every word of that stem) in the columns (title, keywords, description, body),
+    /// reading the text as the index analysed it: its words and, in `language`, their stems.
+    static func frequencies(of phrases: [[[UInt8]]], in columns: [String], language: String?, tokenizer: SearchTokenizer.Session) -> [Double] {
+        // Each distinct query token gets a number; a position holds the numbers found there.
+        var numbers: [[UInt8]: Int] = [:]
+        let phraseNumbers: [[Int]] = phrases.map { phrase in
+            phrase.map { token in
+                if let known = numbers[token] { return known }
+                numbers[token] = numbers.count
+                return numbers.count - 1
+            }
         }
+        let words = (numbers.count + 63) / 64
         var result = [Double](repeating: 0, count: phrases.count)
-        guard tokens.count <= 64 else { return result }
+        guard words > 0 else { return result }
+        let stemmer = tokenizer.stemmers.language(language)
+        // One bit per query token at each position, `words` 64-bit words a position.
         var masks: [UInt64] = []
+        var positions = 0
         for (column, text) in columns.enumerated() where !text.isEmpty {
             masks.removeAll(keepingCapacity: true)
-            tokenizer.tokenize(text, mode: .document) { token, colocated, _, _ in
-                if !(colocated && !masks.isEmpty) { masks.append(0) }
-                for (index, query) in tokens.enumerated() where query.count == token.count {
-                    if query.withUnsafeBytes({ compareBytes($0, token) }) == 0 { masks[masks.count - 1] |= 1 << UInt64(index) }
+            positions = 0
+            tokenizer.analyze(text, language: stemmer) { token, colocated, _, _ in
+                if !(colocated && positions > 0) {
+                    masks.append(contentsOf: repeatElement(0, count: words))
+                    positions += 1
                 }
+                if let number = numbers[Array(token)] { masks[(positions - 1) * words + number / 64] |= 1 << UInt64(number % 64) }
             }
             let weight = Double(BM25.columnWeights[column])
-            for (index, phrase) in bits.enumerated() where !phrase.isEmpty && phrase.count <= masks.count {
+            for (index, phrase) in phraseNumbers.enumerated() where !phrase.isEmpty && phrase.count <= positions {
                 var hits = 0
-                for start in 0...(masks.count - phrase.count) {
+                for start in 0...(positions - phrase.count) {
                     var matches = true
-                    for (offset, bit) in phrase.enumerated() where masks[start + offset] & (1 << UInt64(bit)) == 0 {
+                    for (offset, number) in phrase.enumerated() where masks[(start + offset) * words + number / 64] & (1 << UInt64(number % 64)) == 0 {
                         matches = false
                         break
                     }

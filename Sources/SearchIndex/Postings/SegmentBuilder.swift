@@ -14,16 +14,18 @@ struct SegmentBuilder {
     var isEmpty: Bool { rowids.isEmpty }
     var documents: Int { rowids.count }
 
-    /// Analyses one document (its columns in order: title, keywords, description, body) and
-    /// adds it; ``assign(rowid:)`` then gives it its rowid, which must be larger than every
-    /// rowid given before. Returns its length in tokens, as FTS5 would count it.
-    mutating func analyze(columns: [String], tokenizer: SearchTokenizer.Session) -> Int {
+    /// Analyses one document (its columns in order: title, keywords, description, body), its
+    /// words and their stems in `language` (``SearchTokenizer/Session/analyze(_:language:_:)``),
+    /// and adds it; ``assign(rowid:)`` then gives it its rowid, which must be larger than every
+    /// rowid given before. Returns its length in positions, as FTS5 would count it.
+    mutating func analyze(columns: [String], tokenizer: SearchTokenizer.Session, language: String?) -> Int {
+        let stemmer = tokenizer.stemmers.language(language)
         let ordinal = UInt32(rowids.count)
         var length = 0
         for (column, text) in columns.enumerated() {
             let weight = UInt32(BM25.columnWeights[column])
             var first = true
-            tokenizer.tokenize(text, mode: .document) { token, colocated, _, _ in
+            tokenizer.analyze(text, language: stemmer) { token, colocated, _, _ in
                 if !colocated || first { length += 1 }
                 first = false
                 let id = terms.id(token)

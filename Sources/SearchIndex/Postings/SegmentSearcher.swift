@@ -1,11 +1,34 @@
 import SQLite
 
 /// A query the segments answer: clauses of units, where a unit is one token (a term) or
-/// several in a row (a phrase), a clause matches when any of its units does, and the
-/// query when every clause does (`requireAll`) or any.
+/// several in a row (a phrase) with a weight its BM25 contribution is multiplied by, a
+/// clause matches when any of its units does, and the query when every clause does
+/// (`requireAll`) or any. A clause that matches also adds its bonus times its largest
+/// weighted idf — BM25+'s δ (Lv & Zhai, 2011), which makes a document holding one more query
+/// term worth at least that much more, whatever its length.
 struct PostingsQuery {
-    var clauses: [[[[UInt8]]]]
+    struct Unit: Hashable {
+        var tokens: [[UInt8]]
+        var weight: Double = 1
+    }
+
+    struct Clause {
+        var units: [Unit]
+        var bonus: Double = 0
+    }
+
+    var clauses: [Clause]
     var requireAll: Bool
+
+    init(clauses: [Clause], requireAll: Bool) {
+        self.clauses = clauses
+        self.requireAll = requireAll
+    }
+
+    /// Clauses of unweighted units, without bonuses.
+    init(clauses: [[[[UInt8]]]], requireAll: Bool) {
+        self.init(clauses: clauses.map { Clause(units: $0.map { Unit(tokens: $0) }) }, requireAll: requireAll)
+    }
 }
 
 /// Searches the segments one read transaction sees, with BM25 as FTS5 computes it
@@ -77,14 +100,8 @@ struct SegmentSearcher {
     /// order, gives exact scores, until no document left could beat the k-th exact one;
     /// when the first step's list runs out before that, it is made four times deeper.
     func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false) throws -> [TopK.Entry] {
-        var idfs: [[Double]] = []
-        for clause in query.clauses {
-            idfs.append(clause.map { unit in
-                let containing = unit.map(frequency).min() ?? 0
-                return BM25.idf(documents: documents, containing: containing)
-            })
-        }
-        guard query.clauses.contains(where: { $0.contains { $0.count > 1 } }) else {
+        let idfs = weightedIDFs(query)
+        guard query.clauses.contains(where: { $0.units.contains { $0.tokens.count > 1 } }) else {
             return try collect(query, idfs: idfs, k: k, now: now, exhaustive: exhaustive)
         }
         var depth = k * 4
@@ -104,30 +121,62 @@ struct SegmentSearcher {
         }
     }
 
+    /// Each unit's idf times its weight, by clause.
+    func weightedIDFs(_ query: PostingsQuery) -> [[Double]] {
+        query.clauses.map { clause in
+            clause.units.map { unit in
+                let containing = unit.tokens.map(frequency).min() ?? 0
+                return unit.weight * BM25.idf(documents: documents, containing: containing)
+            }
+        }
+    }
+
+    /// What a matching clause adds besides its units' scores.
+    static func bonus(_ clause: PostingsQuery.Clause, idfs: [Double]) -> Double {
+        clause.bonus * (idfs.max() ?? 0)
+    }
+
     /// A document's score read from its text: every unit's weighted frequency counted
     /// where its tokens stand in a row; nil when the query does not match it.
     private func exactScore(_ rowid: Int64, _ query: PostingsQuery, idfs: [[Double]]) throws -> Double? {
-        let columns = try text(of: rowid)
-        guard !columns.isEmpty else { return nil }
-        let units = query.clauses.flatMap { $0 }
-        let frequencies = PhraseMatcher.frequencies(of: units, in: columns, tokenizer: tokenizer)
-        let length = Double(PhraseMatcher.length(of: columns, tokenizer: tokenizer))
+        guard let document = try analysedText(of: rowid) else { return nil }
+        let units = query.clauses.flatMap { $0.units.map(\.tokens) }
+        let frequencies = PhraseMatcher.frequencies(of: units, in: document.columns, language: document.language, tokenizer: tokenizer)
+        let length = Double(PhraseMatcher.length(of: document.columns, tokenizer: tokenizer))
         var score = 0.0
         var matched = 0
         var unit = 0
         for (clause, clauseIDFs) in zip(query.clauses, idfs) {
             var any = false
-            for idf in clauseIDFs.prefix(clause.count) {
+            for idf in clauseIDFs {
                 let frequency = frequencies[unit]
                 unit += 1
                 guard frequency > 0 else { continue }
                 any = true
                 score += idf * BM25.saturation(frequency: frequency, length: length, averageLength: averageLength)
             }
-            if any { matched += 1 }
+            if any {
+                matched += 1
+                score += Self.bonus(clause, idfs: clauseIDFs)
+            }
         }
         if query.requireAll ? matched < query.clauses.count : matched == 0 { return nil }
         return score
+    }
+
+    /// How many of the query's clauses a document matches, read from its text.
+    func matchedClauses(_ rowid: Int64, _ query: PostingsQuery) throws -> Int {
+        guard let document = try analysedText(of: rowid) else { return 0 }
+        let units = query.clauses.flatMap { $0.units.map(\.tokens) }
+        let frequencies = PhraseMatcher.frequencies(of: units, in: document.columns, language: document.language, tokenizer: tokenizer)
+        var unit = 0
+        var matched = 0
+        for clause in query.clauses {
+            let found = frequencies[unit..<(unit + clause.units.count)].contains { $0 > 0 }
+            unit += clause.units.count
+            if found { matched += 1 }
+        }
+        return matched
     }
 
     /// The best `k` live documents by the postings' scores (for phrases, their bounds).
@@ -162,21 +211,23 @@ struct SegmentSearcher {
             try segment.lengths.withUnsafeBufferPointer { lengths in
                 let context = ScoringContext(lengths: lengths, averageLength: averageLength,
                                              boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: averageLength))
-                if query.requireAll, query.clauses.allSatisfy({ $0.count == 1 }) {
+                if query.requireAll, query.clauses.allSatisfy({ $0.units.count == 1 && $0.bonus == 0 }) {
                     try searchTerms(query, idfs: idfs, segment: segment, context: context, heap: &heap, exhaustive: exhaustive, live: live)
                     return
                 }
                 var clauses: [MatchNode] = []
                 for (index, clause) in query.clauses.enumerated() {
                     var nodes: [MatchNode] = []
-                    for (unitIndex, unit) in clause.enumerated() {
-                        if let node = try node(for: unit, idf: idfs[index][unitIndex], segment: segment, context: context) { nodes.append(node) }
+                    for (unitIndex, unit) in clause.units.enumerated() {
+                        if let node = try node(for: unit.tokens, idf: idfs[index][unitIndex], segment: segment, context: context) { nodes.append(node) }
                     }
                     if nodes.isEmpty {
                         if query.requireAll { return }
                         continue
                     }
-                    clauses.append(nodes.count == 1 ? nodes[0] : AnyNode(nodes))
+                    let matched = nodes.count == 1 ? nodes[0] : AnyNode(nodes)
+                    let bonus = Self.bonus(clause, idfs: idfs[index])
+                    clauses.append(bonus > 0 ? BonusNode(matched, bonus: bonus) : matched)
                 }
                 guard !clauses.isEmpty else { return }
                 let admit: BlockMaxSearch.Admission = { ordinal, score in live.admit(segment.rowids[Int(ordinal)], score) }
@@ -199,7 +250,7 @@ struct SegmentSearcher {
         var groups: [TermConjunction.Group] = []
         for (index, clause) in query.clauses.enumerated() {
             var members: [Int] = []
-            for token in clause[0] {
+            for token in clause.units[0].tokens {
                 guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return }
                 members.append(postings.count)
                 postings.append(try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection))
@@ -234,15 +285,15 @@ struct SegmentSearcher {
         return tokens.count == 1 ? tokens[0] : PhraseNode(tokens: tokens, idf: idf, context: context)
     }
 
-    /// A document's columns in order: title, keywords, description, body.
-    func text(of rowid: Int64) throws -> [String] {
-        let item = try connection.statement("SELECT title, keywords, coalesce(description, '') FROM items WHERE rowid = ?")
+    /// A document's columns in order (title, keywords, description, body) and its language.
+    func analysedText(of rowid: Int64) throws -> (columns: [String], language: String?)? {
+        let item = try connection.statement("SELECT title, keywords, coalesce(description, ''), language FROM items WHERE rowid = ?")
         item.bind(1, rowid)
-        guard try item.step() else { return [] }
+        guard try item.step() else { return nil }
         let body = try connection.statement("SELECT body FROM item_bodies WHERE rowid = ?")
         body.bind(1, rowid)
         let text = try body.step() ? body.string(0) ?? "" : ""
-        return [item.string(0) ?? "", item.string(1) ?? "", item.string(2) ?? "", text]
+        return ([item.string(0) ?? "", item.string(1) ?? "", item.string(2) ?? "", text], item.string(3))
     }
 }
 

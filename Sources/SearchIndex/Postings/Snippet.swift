@@ -8,8 +8,12 @@ enum Snippet {
 
     /// - Parameters:
     ///   - columns: title, keywords, description, body.
+    ///   - language: the item's, whose stems the text is read with (a marked stem in `terms`
+    ///     marks every word of that stem).
     ///   - terms: the query's tokens (document form), any of which counts as a match.
-    static func make(columns: [String], terms: Set<[UInt8]>, start: String, end: String, tokenizer: SearchTokenizer.Session) -> String? {
+    static func make(columns: [String], language: String?, terms: Set<[UInt8]>, start: String, end: String,
+                     tokenizer: SearchTokenizer.Session) -> String? {
+        let stemmer = tokenizer.stemmers.language(language)
         struct Position {
             var range: Range<Int>
             var matches: [Range<Int>] = []
@@ -18,7 +22,7 @@ enum Snippet {
         var best: (column: Int, positions: [Position], score: Int)?
         for (column, text) in columns.enumerated() where !text.isEmpty {
             var positions: [Position] = []
-            tokenizer.tokenize(text, mode: .document) { token, colocated, from, to in
+            tokenizer.analyze(text, language: stemmer) { token, colocated, from, to in
                 if !(colocated && !positions.isEmpty) { positions.append(Position(range: from..<to)) }
                 let bytes = Array(token)
                 if terms.contains(bytes) {

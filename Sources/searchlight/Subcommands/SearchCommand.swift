@@ -10,10 +10,12 @@ struct SearchCommand: Command {
         name: "search",
         abstract: "Search the index and show what a tap on each result does.",
         discussion: """
-            Every word must match (the last one as a prefix, as you type); when nothing has
-            them all, any word will do. Words the index does not know are also tried with
-            their likely spellings. Each result says what a tap does for you: open-app (an
-            installed app at its deep link), open-web, or install-app (the store page).
+            Results hold any of the words, those with more of them and with the words as
+            written first (flexibility also finds flexible, lower); a pasted paragraph is a
+            query too. Words the index does not know are also tried with their likely
+            spellings; --as-you-type also completes the last word. Each result says what a
+            tap does for you: open-app (an installed app at its deep link), open-web, or
+            install-app (the store page).
             """,
         arguments: [ArgumentSpec(name: "query", help: "The words to search for.")],
         options: [
@@ -22,6 +24,7 @@ struct SearchCommand: Command {
             Option.installed,
             Option.platform,
             Option.json,
+            Option.asYouType,
             Option.server,
             Option.cacert,
             StoreOption.option,
@@ -38,6 +41,7 @@ struct SearchCommand: Command {
     var installed: Set<String>
     var platform: AppTarget.Platform
     var json: Bool
+    var typing: Bool
     var server: String?
     var caCertificates: String?
     var store: StoreOption
@@ -53,22 +57,30 @@ struct SearchCommand: Command {
         }
         self.platform = platform
         json = arguments.flag(Option.json)
+        typing = arguments.flag(Option.asYouType)
         server = arguments.value(Option.server)
         caCertificates = arguments.value(Option.cacert)
         store = try StoreOption(arguments)
         if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
 
+    /// What this command asks of the index.
+    var searchRequest: SearchRequest {
+        var request = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json)
+        request.typing = typing
+        return request
+    }
+
     func run() throws {
         let response: SearchResponse
+        let request = searchRequest
         if let server {
-            let remote = RemoteSearch(server: server, caCertificates: caCertificates)
-            response = try remote.search(query, limit: limit, platform: platform, installed: installed, snippets: !json)
+            response = try RemoteSearch(server: server, caCertificates: caCertificates).search(request)
         } else {
             try updateCopy()
             let index = try SearchIndex(path: data.indexPath, mode: .existing)
             do {
-                response = try index.search(SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json))
+                response = try index.search(request)
             } catch let error where error.isClientError {
                 throw UsageError(error.message)
             }
@@ -96,6 +108,7 @@ extension SearchCommand {
         static let installed = OptionSpec.value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true)
         static let platform = OptionSpec.value("--platform", "ios|android", help: "The platform the taps happen on (default ios).")
         static let json = OptionSpec.flag("--json", help: "Print the results as JSON.")
+        static let asYouType = OptionSpec.flag("--as-you-type", help: "The query is still being typed: the last word also matches the words it begins.")
         static let server = OptionSpec.value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index.")
         static let cacert = OptionSpec.value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file.")
     }
