@@ -70,7 +70,7 @@ public final class CrawlEngine {
         var builder = ItemBuilder()
         builder.timeToLive = configuration.itemLifetime
         builder.mappings = configuration.mappings
-        analyzer = PageAnalyzer(builder: builder, admission: admission)
+        analyzer = PageAnalyzer(builder: builder, admission: admission, templates: SiteTemplates())
         report = RunReport(id: runID, started: configuration.clock.now)
     }
 

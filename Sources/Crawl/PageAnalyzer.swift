@@ -14,6 +14,8 @@ struct PageAnalyzer: Sendable {
     let extractor = MarkupExtractor()
     var builder: ItemBuilder
     let admission: LinkAdmission
+    /// What the crawl learnt of the sites' repeated text; nil when one page is read alone.
+    var templates: SiteTemplates?
 
     struct Result: Sendable {
         enum Kind: Sendable {
@@ -99,7 +101,7 @@ struct PageAnalyzer: Sendable {
             contentLanguage: response.headers.first("Content-Language")))
         if keepMarkup { result.markup = markup }
         if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
-        result.fingerprint = TextFingerprint(title: markup.title, text: markup.bodyText)
+        result.fingerprint = TextFingerprint(title: markup.title, text: markup.visibleText)
         if !markup.robots.nofollow {
             var seen = Set<String>()
             var candidates = markup.outlinks.filter { !$0.rel.contains(.nofollow) }.map { ($0.url, LinkAdmission.Source.link) }
@@ -126,7 +128,9 @@ struct PageAnalyzer: Sendable {
             result.kind = .notIndexed(.canonical)
             return result
         }
-        result.kind = .indexed(builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now))
+        let template = templates?.observe(origin: url.origin, blocks: markup.mainText.contentHashes()) ?? []
+        result.kind = .indexed(builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now,
+                                            template: template))
         return result
     }
 

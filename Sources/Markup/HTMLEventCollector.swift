@@ -50,12 +50,15 @@ final class HTMLEventCollector {
 
     private struct OpenElement {
         var tag: HTMLTag
+        var block: BlockTag
         var role = CaptureRole.none
         var captureStart: Int32 = -1
         var microdataNode: Int32 = -1
     }
 
     let bodyTextLimit: Int
+    /// The page's text as blocks, for its main content.
+    let mainText = MainTextCollector()
     static let maximumMetaTags = 2_000
     static let maximumLinks = 2_000
     static let maximumAnchors = 20_000
@@ -120,7 +123,9 @@ final class HTMLEventCollector {
     func startElement(_ name: UnsafePointer<UInt8>, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         elementCount += 1
         let tag = HTMLTag(name: name)
-        var element = OpenElement(tag: tag)
+        let block = svgDepth > 0 ? BlockTag.hidden : BlockTag(name: name)
+        var element = OpenElement(tag: tag, block: block)
+        mainText.start(block, isLink: tag == .a, attributes: attributes)
         if tag.hidesText { hiddenDepth += 1 }
         if tag == .script || tag == .style { rawTextDepth += 1 }
         if tag.breaksWords { appendBreak() }
@@ -211,6 +216,7 @@ final class HTMLEventCollector {
     func endElement() {
         guard let element = stack.popLast() else { return }
         let tag = element.tag
+        mainText.end(isLink: tag == .a)
         if element.role == .jsonLD, let text = jsonLDText {
             scripts.append(Script(text: text, line: scriptStartLine, order: elementCount))
             jsonLDText = nil
@@ -248,6 +254,7 @@ final class HTMLEventCollector {
         if jsonLDText != nil { jsonLDText?.append(contentsOf: buffer) }
         if activeCaptures > 0, rawTextDepth == 0 { textLog.append(contentsOf: buffer) }
         if hiddenDepth == 0, !bodyTextFull { appendBodyText(buffer) }
+        if rawTextDepth == 0 { mainText.characters(buffer) }
     }
 
     func structuredError(_ error: UnsafePointer<xmlError>) {

@@ -13,8 +13,10 @@ import WebURL
 /// A value type with no shared state: extract pages on as many threads as there are cores.
 public struct MarkupExtractor: Sendable {
     public struct Options: Sendable {
-        /// Bytes of visible body text kept for the index.
+        /// Bytes of all the visible body text kept, for the page's fingerprint.
         public var bodyTextLimit = 4096
+        /// Bytes of main text kept (``MainText``): the body the index searches.
+        public var mainTextLimit = 32 * 1024
         /// Larger documents are cut here (the fetcher's default body limit is 10 MB).
         public var maximumDocumentBytes = 16 * 1024 * 1024
 
@@ -72,7 +74,7 @@ public struct MarkupExtractor: Sendable {
             }
         }
         var markup = PageMarkup(url: url, charset: charset)
-        PageMarkupBuilder(collector: collector, response: response).build(into: &markup)
+        PageMarkupBuilder(collector: collector, response: response, mainTextLimit: options.mainTextLimit).build(into: &markup)
         markup.warnings = warnings + markup.warnings
         return markup
     }

@@ -30,6 +30,7 @@ extension PageMarkup: JSONRepresentable {
             ("schemaObjects", schemaObjects.json),
             ("outlinks", outlinks.json),
             ("bodyText", .string(bodyText)),
+            ("visibleText", .string(visibleText)),
             ("warnings", warnings.json),
         ]))
     }

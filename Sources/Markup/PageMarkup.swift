@@ -42,9 +42,15 @@ public struct PageMarkup: Sendable, Hashable {
 
     // MARK: text and links
     public var outlinks: [Outlink] = []
-    /// Visible text of the body (no script, style or template), whitespace collapsed,
-    /// cut at ``MarkupExtractor/Options/bodyTextLimit`` bytes.
+    /// The page's main content (``MainText``): its text without menus, sidebars and footers,
+    /// a line per block, cut at ``MarkupExtractor/Options/mainTextLimit`` bytes.
     public var bodyText = ""
+    /// The first ``MarkupExtractor/Options/bodyTextLimit`` bytes of all the visible text of
+    /// the body (no script, style or template), whitespace collapsed: the page's fingerprint
+    /// for near-duplicates.
+    public var visibleText = ""
+    /// The page's text as blocks, and which of them are the main content.
+    public var mainText = MainText.empty
     public var warnings: [ExtractionWarning] = []
 
     public init(url: WebURL?, charset: CharsetDecision) {

@@ -7,6 +7,8 @@ import WebURL
 struct PageMarkupBuilder {
     let collector: HTMLEventCollector
     let response: MarkupExtractor.ResponseInfo
+    /// Bytes of main text kept.
+    let mainTextLimit: Int
 
     func build(into markup: inout PageMarkup) {
         // The document base: the first <base href>, resolved against the page URL.
@@ -22,7 +24,9 @@ struct PageMarkupBuilder {
 
         markup.title = collector.title.flatMap(Self.nonEmpty)
         markup.headline = collector.headline.flatMap(Self.nonEmpty)
-        markup.bodyText = collector.bodyText.trimmingASCIIWhitespace()
+        markup.visibleText = collector.bodyText.trimmingASCIIWhitespace()
+        markup.mainText = collector.mainText.finish()
+        markup.bodyText = markup.mainText.selected(maximumBytes: mainTextLimit)
         markup.language = collector.htmlLang.flatMap(Self.nonEmpty)
             ?? response.contentLanguage.flatMap { Self.nonEmpty($0.split(separator: ",").first.map(String.init) ?? "") }
 

@@ -36,7 +36,7 @@ public struct ItemBuilder: Sendable {
     /// of one month).
     public var timeToLive: TimeInterval = 30 * 24 * 3600
     /// Bytes of body text kept for recall.
-    public var bodyTextLimit = 2048
+    public var bodyTextLimit = 32 * 1024
     /// The site owner's templates (`crawl --mapping`): a page whose schema.org object is of
     /// a mapped type (`"entity": "Recipe"`) reads as the mapping says.
     public var mappings: MappingSet?
@@ -57,8 +57,10 @@ public struct ItemBuilder: Sendable {
     /// - Parameters:
     ///   - url: the final URL the page was fetched from.
     ///   - identifier: the item's id, from ``identifier(for:url:)``; the page URL when nil.
+    ///   - template: fingerprints of main-text blocks the site repeats on its pages, left out
+    ///     of the body (``MainText/contentHashes()``).
     public func item(for markup: PageMarkup, url: WebURL, identifier: WebURL? = nil, associations: Associations = Associations(),
-                     now: Date = Date()) -> SearchableItem
+                     now: Date = Date(), template: Set<UInt64> = []) -> SearchableItem
     {
         let id = identifier ?? Self.identifier(for: markup, url: url)
         let universalLinkAppIDs = associations.apple?.appIDs(claiming: id) ?? []
@@ -97,7 +99,8 @@ public struct ItemBuilder: Sendable {
             apps: Self.apps(for: markup, universalLinkAppIDs: universalLinkAppIDs,
                             androidPackages: id.isHTTPS ? associations.android?.packages ?? [] : []),
             allowsWebFallback: markup.appLinks?.shouldFallbackToWeb ?? true,
-            bodyText: Self.prefix(markup.bodyText, bytes: bodyTextLimit),
+            bodyText: template.isEmpty ? Self.prefix(markup.bodyText, bytes: bodyTextLimit)
+                : markup.mainText.selected(maximumBytes: bodyTextLimit, excluding: template),
             expirationDate: now.addingTimeInterval(timeToLive),
             source: .crawled,
             lastUpdated: now,

@@ -4,9 +4,12 @@ import Markup
 /// family that the page has, and nothing for those it lacks.
 struct PageMarkupSummary {
     let markup: PageMarkup
+    /// Show every block of text with its main-text verdict.
+    let explain: Bool
 
-    init(_ markup: PageMarkup) {
+    init(_ markup: PageMarkup, explain: Bool = false) {
         self.markup = markup
+        self.explain = explain
     }
 
     var text: String {
@@ -106,8 +109,16 @@ struct PageMarkupSummary {
         }
         if markup.outlinks.count > 10 { lines.append("    … \(markup.outlinks.count - 10) more (see --json)") }
         if !markup.bodyText.isEmpty {
-            section("Text")
-            lines.append("  " + String(markup.bodyText.prefix(240)) + (markup.bodyText.count > 240 ? "…" : ""))
+            section("Main text (\(markup.bodyText.utf8.count) bytes)")
+            lines.append("  " + String(markup.bodyText.prefix(240)).replacingOccurrences(of: "\n", with: " ¶ ")
+                + (markup.bodyText.count > 240 ? "…" : ""))
+        }
+        if explain {
+            section("Blocks")
+            for (text, verdict) in markup.mainText.explained() {
+                let mark = verdict == .content ? "+" : "-"
+                lines.append("  \(mark) \(verdict.rawValue.padding(16))\(text.prefix(100))\(text.count > 100 ? "…" : "")")
+            }
         }
         if !markup.warnings.isEmpty {
             section("Warnings")

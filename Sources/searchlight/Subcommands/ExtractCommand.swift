@@ -21,6 +21,7 @@ struct ExtractCommand: Command {
             Option.baseUrl,
             Option.contentType,
             Option.json,
+            Option.explain,
         ] + FetchOptions.specs,
         examples: [
             "searchlight extract Tests/MarkupTests/Fixtures/families/recipe.html --base-url https://recipes.example/lemon-tart",
@@ -31,6 +32,7 @@ struct ExtractCommand: Command {
     var baseURL: WebURL?
     var contentType: String?
     var json: Bool
+    var explain: Bool
     var fetch: FetchOptions
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -41,6 +43,7 @@ struct ExtractCommand: Command {
         }
         contentType = arguments.value(Option.contentType)
         json = arguments.flag(Option.json)
+        explain = arguments.flag(Option.explain)
         fetch = try FetchOptions(arguments)
     }
 
@@ -56,9 +59,11 @@ struct ExtractCommand: Command {
             markup = MarkupExtractor().extract(Array(data), url: baseURL, response: .init(contentType: contentType))
         }
         if json {
-            Console.writeLine(JSONWriter.string(markup.json, style: .pretty))
+            var object = markup.json.objectValue ?? JSONObject()
+            if explain { object["mainTextBlocks"] = markup.mainText.explanationJSON }
+            Console.writeLine(JSONWriter.string(.object(object), style: .pretty))
         } else {
-            Console.write(PageMarkupSummary(markup).text)
+            Console.write(PageMarkupSummary(markup, explain: explain).text)
         }
     }
 
@@ -87,5 +92,6 @@ extension ExtractCommand {
         static let baseUrl = OptionSpec.value("--base-url", "url", help: "The page's URL, for resolving relative links in a file.\nA fetched URL is its own base.")
         static let contentType = OptionSpec.value("--content-type", "type", help: "The Content-Type to assume for a file (its charset counts).")
         static let json = OptionSpec.flag("--json", help: "Print the full PageMarkup as JSON.")
+        static let explain = OptionSpec.flag("--explain", help: "Show each block of text and why it is, or is not, part of the main text.")
     }
 }

@@ -1,0 +1,570 @@
+import JSON
+
+/// A page's main content: the text it is about, without menus, sidebars, "related" blocks,
+/// share bars, cookie notices and footers, which come first (and last) in most HTML.
+///
+/// The page is a tree of block-level nodes holding blocks of text (``MainTextCollector``).
+/// The decision (``select(maximumBytes:)``) is a pure function of that tree, in the way of
+/// Readability and jusText (read, not copied):
+/// 1. Each paragraph-like block of 25 bytes or more scores 1 + its commas + one per 100
+///    bytes (at most 3), added to its node's parent in full, to the grandparent in half and to
+///    the next in a third, so the container that holds most of the prose scores most.
+/// 2. A node's score is then multiplied by 1 − its link density (link text over text) and
+///    given its hint: +25 for `article`, `main`, `itemprop=articleBody`, `role=main` and class
+///    or id words such as `content`, `article`, `post`, `entry`, `story`; −25 for `nav`,
+///    `header`, `footer`, `aside`, `form` and words such as `menu`, `sidebar`, `comment`,
+///    `share`, `related`, `cookie`, `footer`, `breadcrumb`, `promo`, `widget`.
+/// 3. The best node is the content; its siblings join when they score at least a fifth of
+///    it (and 10), or are prose paragraphs of their own (80 bytes, few links).
+///    `itemprop=articleBody` with 250 bytes or more of text is taken as the content outright.
+/// 4. Inside the content, a block is dropped when it sits in a node whose hint is negative,
+///    or when more than half of it is link text (a list of links); headings stay.
+/// 5. When that leaves less than 250 bytes, every block of the page that reads as prose (70
+///    bytes, less than a third links, outside negative hints) is the main text instead.
+/// Text repeated across a site's pages is left out later, by the crawler, which has seen them
+/// (``templateHashes``).
+public struct MainText: Sendable, Hashable {
+    struct Block: Sendable, Hashable {
+        var range: Range<Int32>
+        var linkBytes: Int32
+        var node: Int32
+        var commas: Int32
+        var bytes: Int { Int(range.count) }
+        var linkDensity: Double { range.isEmpty ? 0 : Double(linkBytes) / Double(range.count) }
+    }
+
+    struct Node: Sendable, Hashable {
+        var parent: Int32
+        var tag: BlockTag
+        var hint: Hint
+    }
+
+    /// What an element's attributes say about what it holds.
+    enum Hint: Int8, Sendable {
+        /// `negative`: a class or id word (`sidebar`, `share`…), a penalty and, for a small
+        /// part of the content, a reason to drop it; `landmark`: an ARIA role around the
+        /// content (`navigation`, `contentinfo`…), as the tags `nav` or `footer` are.
+        case none, positive, negative, landmark, comments, articleBody, hidden
+
+        var weight: Double {
+            switch self {
+            case .positive, .articleBody: 25
+            case .negative, .landmark, .comments: -25
+            case .none, .hidden: 0
+            }
+        }
+    }
+
+    /// Why a block is or is not part of the main text (`extract --explain`).
+    public enum Verdict: String, Sendable {
+        case content
+        case outsideContent = "outside-content"
+        case boilerplateHint = "boilerplate-hint"
+        case links
+        case short
+        /// A picture's caption or credit.
+        case caption
+        case template
+    }
+
+    let text: [UInt8]
+    let blocks: [Block]
+    let nodes: [Node]
+    /// Each block's verdict, decided once.
+    public let verdicts: [Verdict]
+
+    init(text: [UInt8], blocks: [Block], nodes: [Node]) {
+        self.text = text
+        self.blocks = blocks
+        self.nodes = nodes
+        verdicts = Self.decide(text: text, blocks: blocks, nodes: nodes)
+    }
+
+    static let empty = MainText(text: [], blocks: [], nodes: [Node(parent: -1, tag: .block, hint: .none)])
+
+    // MARK: selection
+
+    /// Each block's verdict, in document order.
+    private static func decide(text: [UInt8], blocks: [Block], nodes: [Node]) -> [Verdict] {
+        guard !blocks.isEmpty else { return [] }
+        var scores = [Double](repeating: 0, count: nodes.count)
+        var textBytes = [Int](repeating: 0, count: nodes.count)
+        var linkBytes = [Int](repeating: 0, count: nodes.count)
+        for block in blocks {
+            var node = block.node
+            var depth = 0
+            while node >= 0, depth < Self.maximumAncestors {
+                textBytes[Int(node)] += block.bytes
+                linkBytes[Int(node)] += Int(block.linkBytes)
+                node = nodes[Int(node)].parent
+                depth += 1
+            }
+        }
+        let negative = inheritedNegative(nodes, textBytes: textBytes)
+        for block in blocks {
+            // Boilerplate is not scored at all, as Readability drops unlikely candidates first.
+            guard block.bytes >= 25, block.linkDensity < 0.5, !negative[Int(block.node)] else { continue }
+            let score = 1 + Double(block.commas) + min(3, Double(block.bytes) / 100)
+            // The block's own node is the paragraph; its parent the container.
+            var ancestor = nodes[Int(block.node)].tag.isParagraphLike ? nodes[Int(block.node)].parent : block.node
+            for level in 0..<3 {
+                guard ancestor >= 0 else { break }
+                scores[Int(ancestor)] += score / Double(level == 0 ? 1 : level == 1 ? 2 : 3)
+                ancestor = nodes[Int(ancestor)].parent
+            }
+        }
+        var final = [Double](repeating: -.infinity, count: nodes.count)
+        for index in nodes.indices where scores[index] > 0 && !negative[index] {
+            let density = textBytes[index] > 0 ? Double(linkBytes[index]) / Double(textBytes[index]) : 0
+            final[index] = (scores[index] + nodes[index].hint.weight + nodes[index].tag.hintWeight) * (1 - density)
+        }
+        var content = Set<Int32>()
+        if let body = nodes.indices.first(where: { nodes[$0].hint == .articleBody && textBytes[$0] >= 250 }) {
+            content.insert(Int32(body))
+        } else if var best = final.indices.max(by: { final[$0] < final[$1] }), final[best] > -.infinity {
+            // A node that says it is the content, holding prose, beats a slightly better
+            // scoring one that does not.
+            let declared = final.indices.filter { index in
+                let isArticle = nodes[index].hint == .positive || nodes[index].tag == .article || nodes[index].tag == .main
+                let density = textBytes[index] > 0 ? Double(linkBytes[index]) / Double(textBytes[index]) : 1
+                return isArticle && final[index] > -.infinity && density < 0.3 && textBytes[index] >= 500
+            }
+            if let candidate = declared.max(by: { final[$0] < final[$1] }), final[candidate] >= 0.5 * final[best] { best = candidate }
+            // Up to the article that holds it (its headline, its lead, its other parts),
+            // when that says it is one and is mostly prose.
+            var ancestor = nodes[best].parent
+            var level = 0
+            while ancestor > 0, level < 6 {
+                let index = Int(ancestor)
+                guard !negative[index] else { break }
+                let density = textBytes[index] > 0 ? Double(linkBytes[index]) / Double(textBytes[index]) : 1
+                let isArticle = nodes[index].hint == .positive || nodes[index].tag == .article || nodes[index].tag == .main
+                if isArticle, density < 0.35 { best = index }
+                ancestor = nodes[index].parent
+                level += 1
+            }
+            content.insert(Int32(best))
+            let parent = nodes[best].parent
+            let threshold = max(10, final[best] * 0.2)
+            for sibling in nodes.indices where sibling != best && nodes[sibling].parent == parent {
+                let density = textBytes[sibling] > 0 ? Double(linkBytes[sibling]) / Double(textBytes[sibling]) : 1
+                let prose = nodes[sibling].tag.isParagraphLike && textBytes[sibling] >= 80 && density < 0.25
+                if final[sibling] >= threshold || prose, !negative[sibling] { content.insert(Int32(sibling)) }
+            }
+        }
+        var verdicts: [Verdict] = []
+        verdicts.reserveCapacity(blocks.count)
+        var kept = 0
+        let contentBytes = content.reduce(0) { $0 + textBytes[Int($1)] }
+        for block in blocks {
+            let inside = isInside(block.node, content, nodes)
+            let verdict: Verdict
+            if !inside {
+                verdict = .outsideContent
+            } else if negative[Int(block.node)] && !isInsideNegativeAbove(content, block.node, negative, nodes)
+                || isInSmallNegativePart(block.node, content, nodes, textBytes: textBytes, contentBytes: contentBytes)
+            {
+                verdict = .boilerplateHint
+            } else if block.linkDensity > 0.5 {
+                verdict = .links
+            } else if isInCaption(block.node, nodes) {
+                verdict = .caption
+            } else {
+                verdict = .content
+            }
+            if verdict == .content { kept += block.bytes }
+            verdicts.append(verdict)
+        }
+        dropOrphans(&verdicts, blocks: blocks, nodes: nodes, text: text)
+        trimEdges(&verdicts, blocks: blocks, nodes: nodes, text: text)
+        // The page's headline, when it stands just before the content.
+        if let first = verdicts.firstIndex(of: .content),
+            let headline = blocks[..<first].lastIndex(where: { nodes[Int($0.node)].tag == .headline }),
+            first - headline <= 6, !negative[Int(blocks[headline].node)], blocks[headline].linkDensity <= 0.5
+        {
+            verdicts[headline] = .content
+        }
+        guard kept < 250 else { return verdicts }
+        // Too little: whatever reads as prose anywhere on the page.
+        return blocks.map { block in
+            if negative[Int(block.node)] { return .boilerplateHint }
+            if block.linkDensity >= 0.33 { return .links }
+            return block.bytes >= 70 || (block.bytes > 0 && nodes[Int(block.node)].tag == .heading) ? .content : .short
+        }
+    }
+
+    /// The content's first and last blocks, while they read as a site's own notices rather
+    /// than the text: short lines ("Related stories", "Share this", a date), or blocks that
+    /// speak of subscribing, copyright or advertising. Articles end with such; a block
+    /// inside the text is judged by its neighbours, as jusText does, and stays.
+    private static func trimEdges(_ verdicts: inout [Verdict], blocks: [Block], nodes: [Node], text: [UInt8]) {
+        func isNotice(_ index: Int) -> Bool {
+            let block = blocks[index]
+            if block.bytes < 40 { return true }
+            guard block.bytes < 250 else { return false }
+            return Self.noticeWords.contains { Self.contains(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)], $0) }
+        }
+        let content = verdicts.indices.filter { verdicts[$0] == .content }
+        for index in content.reversed() {
+            guard isNotice(index) else { break }
+            verdicts[index] = .short
+        }
+        for index in content {
+            guard verdicts[index] == .content, isNotice(index), nodes[Int(blocks[index].node)].tag != .headline else { break }
+            verdicts[index] = .short
+        }
+    }
+
+    /// Inside the content: a heading whose next block is not content introduces something
+    /// else ("Related stories", "Schon gelesen?"); a short line of credit ("Foto: …", "© …")
+    /// belongs to a picture.
+    private static func dropOrphans(_ verdicts: inout [Verdict], blocks: [Block], nodes: [Node], text: [UInt8]) {
+        for index in blocks.indices where verdicts[index] == .content {
+            let block = blocks[index]
+            let tag = nodes[Int(block.node)].tag
+            if tag == .heading, index + 1 < blocks.count, verdicts[index + 1] != .content {
+                verdicts[index] = .short
+            } else if block.bytes < 100,
+                Self.creditWords.contains(where: { Self.contains(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)], $0) })
+            {
+                verdicts[index] = .caption
+            }
+        }
+    }
+
+    static let creditWords: [[UInt8]] = ["©", "foto:", "photo:", "bild:", "quelle:", "source:", "credit:", "image:", "fotos:"].map { Array($0.utf8) }
+
+    private static func isInCaption(_ node: Int32, _ nodes: [Node]) -> Bool {
+        var current = node
+        var depth = 0
+        while current >= 0, depth < 8 {
+            if nodes[Int(current)].tag == .caption { return true }
+            current = nodes[Int(current)].parent
+            depth += 1
+        }
+        return false
+    }
+
+    /// Words of a site's notices, in the languages seen most (matched in lower case).
+    static let noticeWords: [[UInt8]] = [
+        "subscri", "newsletter", "copyright", "©", "all rights reserved", "advertis", "sign up", "follow us", "share this",
+        "read more", "related", "abonn", "suscr", "werbung", "anzeige", "teilen", "compartir", "partager", "publicidad",
+        "derechos reservados", "tous droits", "alle rechte", "cookie",
+    ].map { Array($0.utf8) }
+
+    /// Whether `word` (lower case) occurs in `bytes`, ASCII letters compared without case.
+    static func contains(_ bytes: ArraySlice<UInt8>, _ word: [UInt8]) -> Bool {
+        guard word.count <= bytes.count, let first = word.first else { return false }
+        var start = bytes.startIndex
+        while start + word.count <= bytes.endIndex {
+            let byte = bytes[start]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == first {
+                var matches = true
+                for offset in 1..<word.count {
+                    let next = bytes[start + offset]
+                    if (next >= 0x41 && next <= 0x5A ? next | 0x20 : next) != word[offset] {
+                        matches = false
+                        break
+                    }
+                }
+                if matches { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+
+    /// Ancestors read at most when adding a block's text up the tree.
+    static let maximumAncestors = 64
+
+    /// Whether each node is, or sits inside, one whose hint or tag says boilerplate.
+    ///
+    /// A sign (the tags `nav`, `header`, `footer`, `aside`, `form`, class words such as `menu`,
+    /// `sidebar`, `share`, `widget`) counts only for a node holding less than half the page's
+    /// text: pages wrap everything in a `form`, Blogger in a `div class="widget Blog"`, themes
+    /// in a `content-sidebar-wrap`. Comments may hold more than the article: up to four fifths.
+    private static func inheritedNegative(_ nodes: [Node], textBytes: [Int]) -> [Bool] {
+        var negative = [Bool](repeating: false, count: nodes.count)
+        let total = textBytes.first ?? 0
+        for index in nodes.indices {
+            let parent = nodes[index].parent
+            let hint = nodes[index].hint
+            let own = (hint == .landmark || nodes[index].tag.isBoilerplate) && textBytes[index] * 2 < total
+                || hint == .comments && textBytes[index] * 5 < total * 4
+            negative[index] = own || (parent >= 0 && negative[Int(parent)])
+            // Positive hints inside boilerplate (an `article` in a sidebar) stay boilerplate;
+            // an `articleBody` wins outright.
+            if nodes[index].hint == .articleBody { negative[index] = false }
+        }
+        return negative
+    }
+
+    /// Whether, between `node` and the content root above it, a node's class or id says
+    /// boilerplate while it holds less than a third of the content (a share bar, a "related"
+    /// box inside the article — not a wrapper whose theme calls it `sticky-sidebar`).
+    private static func isInSmallNegativePart(_ node: Int32, _ roots: Set<Int32>, _ nodes: [Node], textBytes: [Int], contentBytes: Int) -> Bool {
+        var current = node
+        var depth = 0
+        while current >= 0, depth < Self.maximumAncestors, !roots.contains(current) {
+            if nodes[Int(current)].hint == .negative, textBytes[Int(current)] * 3 < contentBytes { return true }
+            current = nodes[Int(current)].parent
+            depth += 1
+        }
+        return false
+    }
+
+    /// Whether `node` is one of `roots` or below one.
+    private static func isInside(_ node: Int32, _ roots: Set<Int32>, _ nodes: [Node]) -> Bool {
+        var current = node
+        var depth = 0
+        while current >= 0, depth < Self.maximumAncestors {
+            if roots.contains(current) { return true }
+            current = nodes[Int(current)].parent
+            depth += 1
+        }
+        return false
+    }
+
+    /// Whether the content root above `node` is itself boilerplate (then what is inside it is
+    /// not dropped for that: the content was chosen knowing it).
+    private static func isInsideNegativeAbove(_ roots: Set<Int32>, _ node: Int32, _ negative: [Bool], _ nodes: [Node]) -> Bool {
+        var current = node
+        var depth = 0
+        while current >= 0, depth < Self.maximumAncestors {
+            if roots.contains(current) { return negative[Int(current)] }
+            current = nodes[Int(current)].parent
+            depth += 1
+        }
+        return false
+    }
+
+    /// The main text: the content blocks in order, one per line, without soft hyphens and
+    /// zero-width characters, cut at `maximumBytes` on a character boundary.
+    public func selected(maximumBytes: Int, excluding template: Set<UInt64> = []) -> String {
+        var out: [UInt8] = []
+        for (block, verdict) in zip(blocks, verdicts) where verdict == .content {
+            let range = Int(block.range.lowerBound)..<Int(block.range.upperBound)
+            if !template.isEmpty, template.contains(Self.hash(text[range])) { continue }
+            if !out.isEmpty { out.append(0x0A) }
+            Self.appendClean(text[range], to: &out)
+            if out.count >= maximumBytes { break }
+        }
+        return TextClean.string(out, limit: maximumBytes)
+    }
+
+    /// The blocks' texts with their verdicts, for `extract --explain`.
+    public func explained() -> [(text: String, verdict: Verdict)] {
+        zip(blocks, verdicts).map { block, verdict in
+            (String(decoding: text[Int(block.range.lowerBound)..<Int(block.range.upperBound)], as: UTF8.self), verdict)
+        }
+    }
+
+    /// ``explained()`` as JSON: `[{"text", "verdict"}]`, each text cut at 300 bytes.
+    public var explanationJSON: JSONValue {
+        .array(explained().map { entry in
+            .object(JSONObject([("text", .string(TextClean.string(Array(entry.text.utf8), limit: 300))), ("verdict", .string(entry.verdict.rawValue))]))
+        })
+    }
+
+    /// A fingerprint of each content block of 25 bytes or more (FNV-1a of its text), for
+    /// recognising text a site repeats on every page.
+    public func contentHashes() -> [UInt64] {
+        zip(blocks, verdicts).compactMap { block, verdict in
+            guard verdict == .content, block.bytes >= 25 else { return nil }
+            return Self.hash(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)])
+        }
+    }
+
+    static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return hash
+    }
+
+    /// Copies `bytes` leaving out U+00AD (soft hyphen), U+200B–U+200D (zero-width space and
+    /// joiners), U+2060 (word joiner) and U+FEFF (BOM): invisible, and they split words.
+    static func appendClean(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == 0xC2, index + 1 < bytes.endIndex, bytes[index + 1] == 0xAD {
+                index += 2
+                continue
+            }
+            if byte == 0xE2, index + 2 < bytes.endIndex, bytes[index + 1] == 0x80, (0x8B...0x8D).contains(bytes[index + 2]) {
+                index += 3
+                continue
+            }
+            if byte == 0xE2, index + 2 < bytes.endIndex, bytes[index + 1] == 0x81, bytes[index + 2] == 0xA0 {
+                index += 3
+                continue
+            }
+            if byte == 0xEF, index + 2 < bytes.endIndex, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+                index += 3
+                continue
+            }
+            out.append(byte)
+            index += 1
+        }
+    }
+}
+
+extension BlockTag {
+    /// Blocks that are a paragraph of a container rather than a container.
+    var isParagraphLike: Bool {
+        switch self {
+        case .paragraph, .headline, .heading, .listItem, .cell, .preformatted, .quote: true
+        default: false
+        }
+    }
+
+    /// Elements around the content by their nature.
+    var isBoilerplate: Bool {
+        switch self {
+        case .navigation, .header, .footer, .aside, .form: true
+        default: false
+        }
+    }
+
+    var hintWeight: Double {
+        switch self {
+        case .article, .main: 25
+        default: 0
+        }
+    }
+}
+
+extension MainText.Hint {
+    /// The hint of an element's `class`, `id`, `role`, `itemprop`, `hidden`, `aria-hidden` and
+    /// `style` attributes.
+    init(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        self = .none
+        guard let attributes else { return }
+        var words: [UInt8] = []
+        var i = 0
+        while let name = attributes[i] {
+            let value = attributes[i + 1]
+            if HTMLEventCollector.equals(name, "hidden") {
+                self = .hidden
+                return
+            }
+            if let value {
+                if HTMLEventCollector.equals(name, "class") || HTMLEventCollector.equals(name, "id") {
+                    words.append(0x20)
+                    var p = value
+                    while p.pointee != 0, words.count < 512 {
+                        let byte = p.pointee
+                        words.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                        p += 1
+                    }
+                } else if HTMLEventCollector.equals(name, "itemprop") {
+                    if Self.contains(value, "articlebody") { self = .articleBody }
+                } else if HTMLEventCollector.equals(name, "role") {
+                    if Self.contains(value, "main") || Self.contains(value, "article") { if self == .none { self = .positive } }
+                    else if ["navigation", "banner", "contentinfo", "complementary", "search", "menu", "dialog", "alert"]
+                        .contains(where: { Self.contains(value, $0) }) { self = .landmark }
+                } else if HTMLEventCollector.equals(name, "aria-hidden") {
+                    if Self.contains(value, "true") {
+                        self = .hidden
+                        return
+                    }
+                } else if HTMLEventCollector.equals(name, "style") {
+                    if Self.contains(value, "display:none") || Self.contains(value, "display: none") || Self.contains(value, "visibility:hidden") {
+                        self = .hidden
+                        return
+                    }
+                }
+            }
+            i += 2
+        }
+        guard self == .none || self == .positive || self == .landmark, words.count > 1 else { return }
+        words.append(0x20)
+        // Comments first; then a class that also says content (`content-sidebar-wrap`) is not
+        // boilerplate, as Readability keeps its "maybe a candidate" classes.
+        let positive = Self.positiveWords.contains(where: { Self.find($0, in: words) })
+        if Self.commentWords.contains(where: { Self.find($0, in: words) }) {
+            self = .comments
+        } else if self != .landmark, !positive,
+            Self.negativeWords.contains(where: { Self.find($0, in: words) }) || Self.negativeTokens.contains(where: { Self.findToken($0, in: words) })
+        {
+            self = .negative
+        } else if positive {
+            self = .positive
+        }
+    }
+
+    /// Class and id words of boilerplate, matched anywhere in the value (`site-footer`,
+    /// `sidebarLeft`), and short ones matched as whole words (`nav`, `ad`).
+    static let commentWords: [[UInt8]] = ["comment", "disqus", "respond", "replies"].map { Array($0.utf8) }
+    static let negativeWords: [[UInt8]] = [
+        "menu", "navbar", "navigation", "footer", "banner", "login", "pagination", "pager", "toolbar", "masthead", "print-only",
+        "breadcrumb", "sidebar", "side-bar", "share", "sharing", "social", "related", "recommend", "promo", "advert", "sponsor",
+        "cookie", "consent", "gdpr", "popup", "modal", "newsletter", "subscribe", "signup", "sign-up", "widget", "tagcloud",
+        "outbrain", "taboola", "you-may-also", "also-like", "more-stories", "most-popular", "trending", "screen-reader",
+        "visually-hidden", "sr-only", "skip-link", "skiplink",
+    ].map { Array($0.utf8) }
+    static let negativeTokens: [[UInt8]] = ["nav", "ad", "ads", "header", "topbar", "tags", "hidden", "hid", "meta", "aside"].map { Array($0.utf8) }
+    static let positiveWords: [[UInt8]] = [
+        "article", "content", "entry", "post-body", "postbody", "post-content", "story", "blog-post", "main-text", "maintext",
+        "prose", "markdown", "text-body", "articlebody",
+    ].map { Array($0.utf8) }
+
+    private static func find(_ word: [UInt8], in words: [UInt8]) -> Bool {
+        guard word.count <= words.count else { return false }
+        var start = 0
+        while start + word.count <= words.count {
+            if words[start] == word[0], words[start..<(start + word.count)].elementsEqual(word) { return true }
+            start += 1
+        }
+        return false
+    }
+
+    /// `word` as a whole word of `words`, between non-letters (`nav`, `main-nav`, not `canvas`).
+    private static func findToken(_ word: [UInt8], in words: [UInt8]) -> Bool {
+        var start = 0
+        while start + word.count <= words.count {
+            if words[start..<(start + word.count)].elementsEqual(word) {
+                let before = start == 0 ? 0x20 : words[start - 1]
+                let after = start + word.count < words.count ? words[start + word.count] : 0x20
+                if !before.isASCIILetter, !after.isASCIILetter { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+
+    private static func contains(_ value: UnsafePointer<UInt8>, _ word: StaticString) -> Bool {
+        let needle = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        let p = value
+        var length = 0
+        while p[length] != 0, length < 4096 { length += 1 }
+        guard needle.count <= length else { return false }
+        for start in 0...(length - needle.count) {
+            var matches = true
+            for k in 0..<needle.count {
+                let byte = p[start + k]
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != needle[k] {
+                    matches = false
+                    break
+                }
+            }
+            if matches { return true }
+        }
+        return false
+    }
+}
+
+private extension UInt8 {
+    var isASCIILetter: Bool { (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A }
+}
+
+/// Turning collected bytes into a String.
+enum TextClean {
+    /// `bytes` as a String, cut at `limit` bytes on a character boundary.
+    static func string(_ bytes: [UInt8], limit: Int) -> String {
+        guard bytes.count > limit else { return String(decoding: bytes, as: UTF8.self) }
+        var end = limit
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+}
