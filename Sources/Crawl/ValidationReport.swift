@@ -137,7 +137,9 @@ extension ValidationReport {
         let indexing = JSONValue.object(JSONObject([
             ("noindex", noindexSources.json), ("canonical", canonicalJSON), ("duplicateOf", duplicateOf.json),
         ]))
-        let markupJSON = JSONValue.object(JSONObject([("findings", .array(findings.map(\.json))), ("page", markup?.json ?? .null)]))
+        let markupJSON = JSONValue.object(JSONObject([
+            ("findings", .array(findings.map(\.json))), ("page", markup?.json ?? .null), ("mainTextBlocks", markup?.mainText.explanationJSON ?? .null),
+        ]))
         let association = JSONValue.object(JSONObject([
             ("apple", apple?.json ?? .null), ("android", android?.json ?? .null), ("notes", associationNotes.json),
         ]))

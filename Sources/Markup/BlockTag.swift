@@ -28,8 +28,10 @@ enum BlockTag: UInt8 {
     /// Text never shown as the page's text: `script`, `style`, `template`, `svg`, ruby
     /// annotations (`rt`, `rp`), form controls, `button`, `option`…
     case hidden
+    /// Ruby annotations (`rt`, `rp`, `rtc`): hidden, and the base text around them joins up.
+    case annotation
 
-    var startsBlock: Bool { self != .inline }
+    var startsBlock: Bool { self != .inline && self != .annotation }
 
     init(name p: UnsafePointer<UInt8>) {
         var length = 0
@@ -54,13 +56,14 @@ enum BlockTag: UInt8 {
             else if eq("td") || eq("th") { self = .cell }
             else if eq("br") { self = .lineBreak }
             else if eq("ul") || eq("ol") || eq("dl") || eq("tr") || eq("hr") { self = .block }
-            else if eq("rt") || eq("rp") { self = .hidden }
+            else if eq("rt") || eq("rp") { self = .annotation }
             else { self = .inline }
         case 3:
             if eq("div") || eq("dir") { self = .block }
             else if eq("nav") { self = .navigation }
             else if eq("pre") { self = .preformatted }
-            else if eq("svg") || eq("rtc") { self = .hidden }
+            else if eq("rtc") { self = .annotation }
+            else if eq("svg") { self = .hidden }
             else { self = .inline }
         case 4:
             if eq("main") { self = .main }

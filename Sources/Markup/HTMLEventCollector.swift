@@ -45,7 +45,7 @@ final class HTMLEventCollector {
 
     /// What an element's captured text is for (besides a microdata value).
     private enum CaptureRole: UInt8 {
-        case none, title, headline, jsonLD, anchor
+        case none, title, headline, jsonLD, anchor, template
     }
 
     private struct OpenElement {
@@ -72,6 +72,12 @@ final class HTMLEventCollector {
     /// The bytes of every anchor's href, back to back: one buffer instead of a String each.
     var hrefBytes: [UInt8] = []
     var scripts: [Script] = []
+    /// The markup of `<script type="text/template">` (and `text/x-template`, `text/html`)
+    /// blocks, back to back, at most ``maximumTemplateBytes``: some pages keep their article
+    /// there for script to render.
+    var templates: [UInt8] = []
+    static let maximumTemplateBytes = 512 * 1024
+    private var templateDepth = 0
     var microdata = MicrodataSkeleton()
     var title: String?
     var headline: String?
@@ -190,10 +196,15 @@ final class HTMLEventCollector {
         case .svg:
             svgDepth += 1
         case .script:
-            if scripts.count < Self.maximumScripts, jsonLDText == nil, let type = Self.attribute(attributes, "type"), Self.isJSONLD(type) {
-                element.role = .jsonLD
-                jsonLDText = []
-                scriptStartLine = currentLine
+            if let type = Self.attribute(attributes, "type") {
+                if scripts.count < Self.maximumScripts, jsonLDText == nil, Self.isJSONLD(type) {
+                    element.role = .jsonLD
+                    jsonLDText = []
+                    scriptStartLine = currentLine
+                } else if Self.isTemplate(type) {
+                    element.role = .template
+                    templateDepth += 1
+                }
             }
         default:
             break
@@ -217,6 +228,10 @@ final class HTMLEventCollector {
         guard let element = stack.popLast() else { return }
         let tag = element.tag
         mainText.end(isLink: tag == .a)
+        if element.role == .template {
+            templateDepth -= 1
+            if templates.count < Self.maximumTemplateBytes { templates.append(0x0A) }
+        }
         if element.role == .jsonLD, let text = jsonLDText {
             scripts.append(Script(text: text, line: scriptStartLine, order: elementCount))
             jsonLDText = nil
@@ -234,7 +249,7 @@ final class HTMLEventCollector {
                     anchor.text = Self.collapsedString(captured, limit: 256)
                     anchors.append(anchor)
                 }
-            case .none, .jsonLD:
+            case .none, .jsonLD, .template:
                 break
             }
             if element.microdataNode >= 0 {
@@ -252,6 +267,7 @@ final class HTMLEventCollector {
     func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         let buffer = UnsafeBufferPointer(start: bytes, count: count)
         if jsonLDText != nil { jsonLDText?.append(contentsOf: buffer) }
+        if templateDepth > 0, templates.count + buffer.count <= Self.maximumTemplateBytes { templates.append(contentsOf: buffer) }
         if activeCaptures > 0, rawTextDepth == 0 { textLog.append(contentsOf: buffer) }
         if hiddenDepth == 0, !bodyTextFull { appendBodyText(buffer) }
         if rawTextDepth == 0 { mainText.characters(buffer) }
@@ -385,6 +401,12 @@ final class HTMLEventCollector {
             i += 2
         }
         if let rel, let href { links.append(Link(rel: rel, href: href, hreflang: hreflang, sizes: sizes, type: type)) }
+    }
+
+    /// Script types that hold markup for script to render.
+    private static func isTemplate(_ type: String) -> Bool {
+        let essence = type.split(separator: ";").first.map { $0.trimmingASCIIWhitespace().lowercased() } ?? ""
+        return essence == "text/template" || essence == "text/x-template" || essence == "text/html" || essence == "text/x-handlebars-template"
     }
 
     private static func isJSONLD(_ type: String) -> Bool {

@@ -185,12 +185,16 @@ public struct MainText: Sendable, Hashable {
             verdicts[headline] = .content
         }
         guard kept < 250 else { return verdicts }
-        // Too little: whatever reads as prose anywhere on the page.
-        return blocks.map { block in
+        // Too little: whatever reads as prose anywhere on the page; on a page with little
+        // prose, every line outside its menus and footers.
+        let prose: [Verdict] = blocks.map { block in
             if negative[Int(block.node)] { return .boilerplateHint }
             if block.linkDensity >= 0.33 { return .links }
-            return block.bytes >= 70 || (block.bytes > 0 && nodes[Int(block.node)].tag == .heading) ? .content : .short
+            return block.bytes >= 70 || (block.bytes > 0 && nodes[Int(block.node)].tag.isHeading) ? .content : .short
         }
+        let proseBytes = zip(blocks, prose).reduce(0) { $0 + ($1.1 == .content ? $1.0.bytes : 0) }
+        guard proseBytes < 250 else { return prose }
+        return zip(blocks, prose).map { block, verdict in verdict == .short ? .content : verdict }
     }
 
     /// The content's first and last blocks, while they read as a site's own notices rather
@@ -285,12 +289,22 @@ public struct MainText: Sendable, Hashable {
     /// in a `content-sidebar-wrap`. Comments may hold more than the article: up to four fifths.
     private static func inheritedNegative(_ nodes: [Node], textBytes: [Int]) -> [Bool] {
         var negative = [Bool](repeating: false, count: nodes.count)
+        // Whether a node sits in an article or main element: its header and footer are the
+        // article's own (HTML's sectioning rules), not the site's.
+        var inArticle = [Bool](repeating: false, count: nodes.count)
         let total = textBytes.first ?? 0
         for index in nodes.indices {
             let parent = nodes[index].parent
             let hint = nodes[index].hint
-            let own = (hint == .landmark || nodes[index].tag.isBoilerplate) && textBytes[index] * 2 < total
-                || hint == .comments && textBytes[index] * 5 < total * 4
+            let tag = nodes[index].tag
+            inArticle[index] = parent >= 0 && (inArticle[Int(parent)] || nodes[Int(parent)].tag == .article || nodes[Int(parent)].tag == .main)
+            let small = textBytes[index] * 2 < total
+            let structural: Bool = switch tag {
+            case .navigation, .aside, .form, .noscript: small
+            case .header, .footer: small && !inArticle[index]
+            default: false
+            }
+            let own = structural || hint == .landmark && small || hint == .comments && textBytes[index] * 5 < total * 4
             negative[index] = own || (parent >= 0 && negative[Int(parent)])
             // Positive hints inside boilerplate (an `article` in a sidebar) stay boilerplate;
             // an `articleBody` wins outright.
@@ -342,7 +356,9 @@ public struct MainText: Sendable, Hashable {
     /// zero-width characters, cut at `maximumBytes` on a character boundary.
     public func selected(maximumBytes: Int, excluding template: Set<UInt64> = []) -> String {
         var out: [UInt8] = []
-        for (block, verdict) in zip(blocks, verdicts) where verdict == .content {
+        out.reserveCapacity(min(maximumBytes + 64, text.count))
+        for index in blocks.indices where verdicts[index] == .content {
+            let block = blocks[index]
             let range = Int(block.range.lowerBound)..<Int(block.range.upperBound)
             if !template.isEmpty, template.contains(Self.hash(text[range])) { continue }
             if !out.isEmpty { out.append(0x0A) }
@@ -384,6 +400,12 @@ public struct MainText: Sendable, Hashable {
     /// Copies `bytes` leaving out U+00AD (soft hyphen), U+200B–U+200D (zero-width space and
     /// joiners), U+2060 (word joiner) and U+FEFF (BOM): invisible, and they split words.
     static func appendClean(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        // Most text has none of them: copied whole.
+        let plain = bytes.withUnsafeBufferPointer { buffer in !buffer.contains { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF } }
+        guard !plain else {
+            out.append(contentsOf: bytes)
+            return
+        }
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
@@ -418,10 +440,12 @@ extension BlockTag {
         }
     }
 
+    var isHeading: Bool { self == .headline || self == .heading }
+
     /// Elements around the content by their nature.
     var isBoilerplate: Bool {
         switch self {
-        case .navigation, .header, .footer, .aside, .form: true
+        case .navigation, .header, .footer, .aside, .form, .noscript: true
         default: false
         }
     }

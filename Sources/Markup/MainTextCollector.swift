@@ -15,7 +15,11 @@ final class MainTextCollector {
     static let maximumNodes = 50_000
     static let maximumDepth = 256
 
-    private(set) var text: [UInt8] = []
+    /// The text of every block, in one buffer allocated by hand: written a byte at a time
+    /// from the parser's callbacks, where an Array's checks would cost more than the parse.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
     private(set) var blocks: [MainText.Block] = []
     private(set) var nodes: [MainText.Node] = [MainText.Node(parent: -1, tag: .block, hint: .none)]
 
@@ -30,16 +34,37 @@ final class MainTextCollector {
     private var full = false
 
     init() {
-        text.reserveCapacity(16 * 1024)
+        capacity = 16 * 1024
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Room for `more` bytes (and a separator), within ``maximumTextBytes``.
+    private func reserve(_ more: Int) {
+        let needed = min(count + more + 8, Self.maximumTextBytes + 8)
+        guard needed > capacity else { return }
+        var grown = capacity
+        while grown < needed { grown *= 2 }
+        grown = min(grown, Self.maximumTextBytes + 8)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+        capacity = grown
     }
 
     func start(_ tag: BlockTag, isLink: Bool, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         if isLink { linkDepth += 1 }
         let hint = tag == .inline && !isLink ? MainText.Hint.none : MainText.Hint(attributes)
-        let hides = tag == .hidden || hint == .hidden
-        if hides { hiddenDepth += 1 }
+        let hides = tag == .hidden || tag == .annotation || hint == .hidden
+        if hides {
+            // Hidden text (a script) separates words, not blocks; a ruby annotation not even that.
+            if tag != .annotation { softBreak() }
+            hiddenDepth += 1
+        }
         var node: Int32 = -1
-        if tag.startsBlock {
+        if tag.startsBlock, !hides {
             flush()
             if tag != .lineBreak, !hides, nodes.count < Self.maximumNodes, stack.count < Self.maximumDepth {
                 nodes.append(MainText.Node(parent: current, tag: tag, hint: hint))
@@ -53,59 +78,73 @@ final class MainTextCollector {
     func end(isLink: Bool) {
         if isLink, linkDepth > 0 { linkDepth -= 1 }
         guard let (node, hides) = stack.popLast() else { return }
-        if node >= 0 || hides { flush() }
+        if node >= 0 { flush() }
         if hides { hiddenDepth -= 1 }
         if node >= 0 { current = nodes[Int(node)].parent }
     }
 
-    /// A void element (`br`, `hr`, `img`…) that libxml2 opens and closes at once.
-    func lineBreak() { flush() }
+    private func softBreak() {
+        guard hiddenDepth == 0, !lastWasSpace, count > blockStart, !full else { return }
+        reserve(1)
+        storage[count] = 0x20
+        count += 1
+        lastWasSpace = true
+    }
 
+    /// Appends text with whitespace runs collapsed. The loop works on locals and writes the
+    /// state back once: a class's stored properties touched per byte would each pay a
+    /// dynamic exclusivity check.
     func characters(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard hiddenDepth == 0, !full else { return }
-        var count = text.count
+        reserve(buffer.count)
+        let out = storage
+        var count = self.count
+        var lastWasSpace = self.lastWasSpace
+        let start = blockStart
+        let limit = Self.maximumTextBytes
+        let before = count
         for byte in buffer {
             if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C {
-                if !lastWasSpace, count > blockStart {
-                    text.append(0x20)
+                if !lastWasSpace, count > start {
+                    out[count] = 0x20
                     count += 1
-                    if linkDepth > 0 { blockLinkBytes += 1 }
                     lastWasSpace = true
                 }
                 continue
             }
-            if count >= Self.maximumTextBytes, byte & 0xC0 != 0x80 {
+            if count >= limit, byte & 0xC0 != 0x80 {
                 full = true
                 break
             }
-            text.append(byte)
+            out[count] = byte
             count += 1
-            if linkDepth > 0 { blockLinkBytes += 1 }
             lastWasSpace = false
         }
+        if linkDepth > 0 { blockLinkBytes += count - before }
+        self.lastWasSpace = lastWasSpace
+        self.count = count
     }
 
     /// Ends the block being collected, if it has any text.
     func flush() {
-        var end = text.count
-        if end > blockStart, text[end - 1] == 0x20 {
-            text.removeLast()
-            end -= 1
-        }
+        var end = count
+        if end > blockStart, storage[end - 1] == 0x20 { end -= 1 }
         if end > blockStart, blocks.count < Self.maximumBlocks {
             var commas = 0
-            for byte in text[blockStart..<end] where byte == UInt8(ascii: ",") { commas += 1 }
+            for index in blockStart..<end where storage[index] == UInt8(ascii: ",") { commas += 1 }
             blocks.append(MainText.Block(range: Int32(blockStart)..<Int32(end), linkBytes: Int32(min(blockLinkBytes, end - blockStart)),
                                          node: current, commas: Int32(commas)))
-        } else if end > blockStart {
-            text.removeSubrange(blockStart..<end)
+        } else {
             end = blockStart
         }
-        // One space between blocks in the log, so a block's range never runs into the next.
-        if end > 0, text.last != 0x20, !full {
-            text.append(0x20)
+        count = end
+        // One space between blocks in the buffer, so a block's range never runs into the next.
+        if end > 0, storage[end - 1] != 0x20, !full {
+            reserve(1)
+            storage[count] = 0x20
+            count += 1
         }
-        blockStart = text.count
+        blockStart = count
         blockLinkBytes = 0
         lastWasSpace = true
     }
@@ -113,6 +152,6 @@ final class MainTextCollector {
     /// Everything collected, once the parse is over.
     func finish() -> MainText {
         flush()
-        return MainText(text: text, blocks: blocks, nodes: nodes)
+        return MainText(text: Array(UnsafeBufferPointer(start: storage, count: count)), blocks: blocks, nodes: nodes)
     }
 }

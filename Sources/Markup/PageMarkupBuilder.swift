@@ -35,6 +35,7 @@ struct PageMarkupBuilder {
         readLinks(into: &markup, resolve: resolve)
         readAnchors(into: &markup, resolver: resolver)
         readSchema(into: &markup, resolve: resolve)
+        readHiddenArticle(into: &markup)
 
         if collector.errorCount > 0 {
             let first = collector.errors.map { "line \($0.line): \($0.message)" }.joined(separator: "; ")
@@ -45,6 +46,27 @@ struct PageMarkupBuilder {
             markup.warnings.append(ExtractionWarning(.limitReached, "only the first \(HTMLEventCollector.maximumAnchors) links were read"))
         }
     }
+
+    /// A page that shows little text of its own but keeps its article elsewhere — in
+    /// JSON-LD's `articleBody`, or as markup in a `<script type="text/template">` that script
+    /// renders — gets that as its main text.
+    private func readHiddenArticle(into markup: inout PageMarkup) {
+        guard markup.bodyText.utf8.count < Self.littleText else { return }
+        if let article = markup.schema.articleBody, article.utf8.count > markup.bodyText.utf8.count {
+            var cleaned: [UInt8] = []
+            MainText.appendClean(Array(article.utf8)[...], to: &cleaned)
+            markup.bodyText = TextClean.string(cleaned, limit: mainTextLimit)
+            return
+        }
+        guard !collector.templates.isEmpty else { return }
+        let nested = HTMLEventCollector(bodyTextLimit: 0)
+        _ = collector.templates.withUnsafeBufferPointer { HTMLSAXParser.parse($0, encoding: "UTF-8", into: nested) }
+        let text = nested.mainText.finish().selected(maximumBytes: mainTextLimit)
+        if text.utf8.count > markup.bodyText.utf8.count { markup.bodyText = text }
+    }
+
+    /// Less main text than this and the page is read for an article kept out of sight.
+    static let littleText = 500
 
     private static func nonEmpty(_ s: String) -> String? {
         let t = s.trimmingASCIIWhitespace()

@@ -15,6 +15,9 @@ public struct SchemaSummary: Sendable, Hashable {
     /// `name`, else `headline`.
     public var name: String?
     public var description: String?
+    /// The main entity's `articleBody` (or `text`), the article's whole text when a page
+    /// keeps it in JSON-LD (at most 64 KB).
+    public var articleBody: String?
     /// Absolute image URLs: `image` (text, ImageObject or a list), then `thumbnailUrl`.
     public var images: [String] = []
     public var rating: Rating?
@@ -122,6 +125,8 @@ public struct SchemaSummary: Sendable, Hashable {
         types = SchemaVocabulary.types(of: main)
         name = SchemaVocabulary.text(SchemaVocabulary.value(main, "name")) ?? SchemaVocabulary.text(SchemaVocabulary.value(main, "headline"))
         description = SchemaVocabulary.text(SchemaVocabulary.value(main, "description"))
+        articleBody = (SchemaVocabulary.text(SchemaVocabulary.value(main, "articleBody")) ?? SchemaVocabulary.text(SchemaVocabulary.value(main, "text")))
+            .map { TextClean.string(Array($0.utf8), limit: 64 * 1024) }
         for image in graph.resolve(SchemaVocabulary.value(main, "image")) + graph.resolve(SchemaVocabulary.value(main, "thumbnailUrl")) {
             let raw = image.stringValue ?? image.objectValue.flatMap {
                 SchemaVocabulary.text($0["url"]) ?? SchemaVocabulary.text($0["contentUrl"])

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import Foundation
 import Ingest
 import Markup
 import SearchIndex
@@ -73,7 +73,7 @@ public struct ItemBuilder: Sendable {
         let title = [schema.name, og?.title, card?.title, markup.title, markup.headline].lazy.compactMap { $0 }
             .first { !$0.isEmpty } ?? id.string
         let description = [schema.description, og?.description, card?.description, markup.metaDescription].lazy
-            .compactMap { $0 }.first { !$0.isEmpty } ?? Self.prefix(markup.bodyText, bytes: 300)
+            .compactMap { $0 }.first { !$0.isEmpty } ?? Self.prefix(Self.withoutHeadline(markup.bodyText, markup.headline), bytes: 300)
         let rating = Self.rating(schema.rating)
         let icon = markup.icons.filter(\.isAppleTouchIcon).max { $0.largestSide < $1.largestSide } ?? markup.icons.first
         let thumbnail = schema.images.first
@@ -84,8 +84,8 @@ public struct ItemBuilder: Sendable {
             uniqueIdentifier: id.string,
             domainIdentifier: ReverseDNS.name(forHost: id.host),
             contentType: schema.types.first ?? og?.type,
-            title: title,
-            contentDescription: description.isEmpty ? nil : description,
+            title: Self.normalized(title),
+            contentDescription: description.isEmpty ? nil : Self.normalized(description),
             keywords: Array(markup.keywords.prefix(32)),
             thumbnailURL: thumbnail,
             webURL: id.string,
@@ -99,8 +99,8 @@ public struct ItemBuilder: Sendable {
             apps: Self.apps(for: markup, universalLinkAppIDs: universalLinkAppIDs,
                             androidPackages: id.isHTTPS ? associations.android?.packages ?? [] : []),
             allowsWebFallback: markup.appLinks?.shouldFallbackToWeb ?? true,
-            bodyText: template.isEmpty ? Self.prefix(markup.bodyText, bytes: bodyTextLimit)
-                : markup.mainText.selected(maximumBytes: bodyTextLimit, excluding: template),
+            bodyText: Self.normalized(template.isEmpty ? Self.prefix(markup.bodyText, bytes: bodyTextLimit)
+                : markup.mainText.selected(maximumBytes: bodyTextLimit, excluding: template)),
             expirationDate: now.addingTimeInterval(timeToLive),
             source: .crawled,
             lastUpdated: now,
@@ -141,6 +141,20 @@ public struct ItemBuilder: Sendable {
     static func sameSite(_ a: String, _ b: String) -> Bool {
         func bare(_ host: String) -> Substring { host.hasPrefix("www.") ? host.dropFirst(4) : host[...] }
         return bare(a) == bare(b)
+    }
+
+    /// The main text without its first line when that is the page's headline: a result
+    /// shows its title already.
+    static func withoutHeadline(_ text: String, _ headline: String?) -> String {
+        guard let headline, !headline.isEmpty, let newline = text.firstIndex(of: "\n"), text[..<newline] == headline[...] else { return text }
+        return String(text[text.index(after: newline)...])
+    }
+
+    /// Text in Unicode normalisation form C (`e` + U+0301 becomes `é`), as the index and
+    /// snippets expect one spelling of each character; ASCII is already.
+    static func normalized(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
+        return text.precomposedStringWithCanonicalMapping
     }
 
     static func prefix(_ text: String, bytes: Int) -> String {

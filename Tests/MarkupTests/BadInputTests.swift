@@ -61,7 +61,7 @@ import WebURL
         let html = "<html><head><title>big</title></head><body>" + String(repeating: paragraph, count: 10 * 1024 * 1024 / paragraph.utf8.count) + "</body>"
         let (page, seconds) = timed { extract(html) }
         #expect(page.title == "big")
-        #expect(page.bodyText.utf8.count <= MarkupExtractor.Options().bodyTextLimit + 4)
+        #expect(page.bodyText.utf8.count <= MarkupExtractor.Options().mainTextLimit + 4)
         #expect(seconds < 30)
     }
 

@@ -59,6 +59,29 @@ import Testing
         #expect(result.stdout.contains("Main entity     Recipe"))
     }
 
+    /// `--explain` shows each block of the page with the verdict that kept it in or out of the main text,
+    /// in the summary and in `--json`, so an operator can see why a page matches (or does not).
+    @Test func explainsWhichBlocksAreMainText() throws {
+        let page = Self.fixtures.appendingPathComponent("pages/shop-boilerplate.html").path
+        let text = try CommandRunner.run(["extract", page, "--explain"])
+        #expect(text.status == 0)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("  + content") && $0.contains("Trail runner 3") })
+        #expect(lines.contains { $0.hasPrefix("  - outside-content") && $0.contains("We use cookies") })
+        #expect(lines.contains { $0.hasPrefix("  - ") && $0.contains("You may also like") })
+        #expect(text.stdout.contains("\nBlocks\n"))
+
+        let plain = try CommandRunner.run(["extract", page])
+        #expect(!plain.stdout.contains("outside-content"))
+
+        let json = try JSONParser.parse(try CommandRunner.run(["extract", page, "--json", "--explain"]).stdout)
+        let blocks = json["mainTextBlocks"]?.arrayValue ?? []
+        #expect(blocks.contains { $0["verdict"] == "content" && ($0["text"]?.stringValue ?? "").contains("lug sole") })
+        #expect(blocks.contains { $0["verdict"] == "outside-content" && ($0["text"]?.stringValue ?? "").contains("Imprint") })
+        let body = json["bodyText"]?.stringValue ?? ""
+        #expect(body.contains("lug sole") && !body.contains("cookies") && !body.contains("Imprint"))
+    }
+
     @Test func printsTheFullMarkupAsJSON() throws {
         let result = try CommandRunner.run([
             "extract", Self.fixtures.appendingPathComponent("charset/shift_jis.html").path, "--json",

@@ -1,7 +1,9 @@
 /// The best fragment of a result's text for the words searched, with the matches marked,
-/// made the way FTS5's `snippet()` makes them: the column with the most distinct query
-/// terms, a window of at most ``windowTokens`` tokens holding as many of them as can be,
-/// `…` where the window cuts the text.
+/// made the way FTS5's `snippet()` makes them: of the description and the body, the one
+/// with the most distinct query terms, a window of at most ``windowTokens`` tokens holding
+/// as many of them as can be, `…` where the window cuts the text. Never the title (a result
+/// shows it already) nor the keyword list: when neither the description nor the body holds
+/// a query term, the start of the description (else of the body).
 enum Snippet {
     static let windowTokens = 16
     static let ellipsis = "…"
@@ -20,7 +22,8 @@ enum Snippet {
             var terms: [[UInt8]] = []
         }
         var best: (column: Int, positions: [Position], score: Int)?
-        for (column, text) in columns.enumerated() where !text.isEmpty {
+        var fallback: (column: Int, positions: [Position])?
+        for (column, text) in columns.enumerated() where column >= 2 && !text.isEmpty {
             var positions: [Position] = []
             tokenizer.analyze(text, language: stemmer) { token, colocated, from, to in
                 if !(colocated && !positions.isEmpty) { positions.append(Position(range: from..<to)) }
@@ -31,10 +34,11 @@ enum Snippet {
                 }
             }
             guard !positions.isEmpty else { continue }
+            if fallback == nil { fallback = (column, positions) }
             let distinct = Set(positions.flatMap(\.terms)).count
-            if best == nil || distinct > best!.score { best = (column, positions, distinct) }
+            if distinct > 0, best == nil || distinct > best!.score { best = (column, positions, distinct) }
         }
-        guard let best else { return nil }
+        guard let best = best ?? fallback.map({ ($0.column, $0.positions, 0) }) else { return nil }
         let positions = best.positions
         // The window with the most distinct terms, then the most matches, earliest first.
         var window = 0..<min(positions.count, windowTokens)

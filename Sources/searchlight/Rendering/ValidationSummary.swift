@@ -52,6 +52,23 @@ struct ValidationSummary {
             field("Duplicate of", report.duplicateOf)
         }
 
+        if let markup = report.markup, !markup.mainText.verdicts.isEmpty {
+            // The site owner's view of what the index reads as the page's text.
+            section("Main text")
+            let verdicts = markup.mainText.verdicts
+            let kept = verdicts.filter { $0 == .content }.count
+            field("Searchable", "\(markup.bodyText.utf8.count) bytes from \(kept) of \(verdicts.count) blocks of text")
+            var dropped: [MainText.Verdict: Int] = [:]
+            for verdict in verdicts where verdict != .content { dropped[verdict, default: 0] += 1 }
+            if !dropped.isEmpty {
+                field("Left out", dropped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))
+            }
+            if !markup.bodyText.isEmpty {
+                field("Begins", String(markup.bodyText.prefix(160)).replacingOccurrences(of: "\n", with: " ¶ ") + (markup.bodyText.count > 160 ? "…" : ""))
+            }
+            lines.append("  (searchlight extract URL --explain shows every block and why)")
+        }
+
         if !report.findings.isEmpty {
             section("Markup")
             for finding in report.findings {

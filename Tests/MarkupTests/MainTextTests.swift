@@ -1,0 +1,66 @@
+import Markup
+import Testing
+import WebURL
+
+/// The page's main content (issue 26): the article, without the menus, sidebars, "you may
+/// also like" blocks, share bars, cookie notices and footers around it.
+@Suite struct MainTextTests {
+    static func extract(_ html: String) -> PageMarkup {
+        MarkupExtractor().extract(Array(html.utf8), url: WebURL("https://shop.example/p/trail-runner"), response: .init(contentType: "text/html; charset=utf-8"))
+    }
+
+    @Test func aShopPageIsItsProductNotItsMenusSidebarsAndFooter() {
+        let page = Fixture.extract("pages/shop-boilerplate.html", url: "https://shop.example/p/trail-runner-3")
+        let text = page.bodyText
+        #expect(text.hasPrefix("Trail runner 3\nA light trail shoe"), "the headline, then the article: \(text.prefix(80))")
+        #expect(text.contains("rock plate under the forefoot"))
+        #expect(text.contains("Barolo red"), "soft hyphens are gone: \(text)")
+        for boilerplate in ["cookies", "Skip to content", "Jackets", "Best sellers", "Storm rain jacket", "Free shipping", "You may also like",
+                            "Trail socks", "Share this", "Innsbruck", "Foto:", "Enable JavaScript"] {
+            #expect(!text.contains(boilerplate), "\(boilerplate) is boilerplate")
+        }
+        #expect(page.visibleText.contains("Best sellers"), "the visible text (for near-duplicates) still has everything")
+        let verdicts = Dictionary(page.mainText.explained().map { ($0.text, $0.verdict) }, uniquingKeysWith: { a, _ in a })
+        #expect(verdicts["Best sellers"] == .outsideContent || verdicts["Best sellers"] == .boilerplateHint)
+        #expect(verdicts["Share this on Facebook, Twitter or Pinterest"] == .boilerplateHint)
+        #expect(verdicts["Foto: Peak Outfitters"] == .caption)
+    }
+
+    @Test func anUnclosedNoscriptDoesNotHideThePage() {
+        let article = String(repeating: "The harbour festival returns with lanterns on the water, music on the quay and stalls along the promenade. ", count: 6)
+        let page = Self.extract("<html><body><noscript><div></noscript><div class=\"post\"><h1>Festival</h1><p>\(article)</p></div></body></html>")
+        #expect(page.bodyText.contains("lanterns on the water"), "\(page.bodyText.prefix(100))")
+    }
+
+    @Test func rubyAnnotationsAreDroppedAndTheBaseKept() {
+        let page = Self.extract("<html><body><p><ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字<rp>(</rp><rt>じ</rt><rp>)</rp></ruby>を勉強します。</p></body></html>")
+        #expect(page.bodyText == "漢字を勉強します。")
+    }
+
+    @Test func zeroWidthCharactersAreRemoved() {
+        let page = Self.extract("<html><body><p>co\u{00AD}operate, zero\u{200B}width, joi\u{2060}ner, b\u{FEFF}om</p></body></html>")
+        #expect(page.bodyText == "cooperate, zerowidth, joiner, bom")
+    }
+
+    @Test func anArticleKeptInATemplateOrInJSONLDIsTheMainText() {
+        let post = String(repeating: "A long post about sourdough starters, hydration, and the patience a good loaf needs. ", count: 8)
+        let templated = Self.extract("""
+            <html><body><div id="app">Loading…</div>
+            <script type="text/template" id="post"><article><h1>Sourdough</h1><p>\(post)</p></article></script></body></html>
+            """)
+        #expect(templated.bodyText.contains("sourdough starters"), "\(templated.bodyText.prefix(80))")
+        let jsonLD = Self.extract("""
+            <html><head><script type="application/ld+json">{"@type": "NewsArticle", "headline": "Sourdough", "articleBody": "\(post)"}</script>
+            </head><body><div id="app"></div></body></html>
+            """)
+        #expect(jsonLD.bodyText.contains("the patience a good loaf needs"))
+    }
+
+    @Test func aLongPageKeepsItsTextPastTheOldFourKilobytes() {
+        let menu = (0..<200).map { "<li><a href=\"/c/\($0)\">Category \($0)</a></li>" }.joined()
+        let paragraphs = (0..<40).map { "<p>Paragraph \($0) of the buying guide, about tents, poles, pegs, guy lines and the weight of it all.</p>" }.joined()
+        let page = Self.extract("<html><body><nav><ul>\(menu)</ul></nav><article><h1>Buying guide</h1>\(paragraphs)<p>The last word: pitch it once at home before the first night out.</p></article></body></html>")
+        #expect(page.bodyText.contains("The last word: pitch it once at home before the first night out."))
+        #expect(!page.bodyText.contains("Category 17"))
+    }
+}
