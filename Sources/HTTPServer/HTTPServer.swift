@@ -97,7 +97,9 @@ public final class HTTPServer: Sendable {
         self.context = context
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
         switch configuration.threading {
-        case .threadPerConnection: flags |= MHD_USE_THREAD_PER_CONNECTION.rawValue
+        // poll(), not select(): a process holding a thousand descriptors (a busy crawler, a
+        // test of many connections) would otherwise get sockets select() cannot watch.
+        case .threadPerConnection: flags |= MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
         case .pool: flags |= MHD_USE_EPOLL.rawValue
         }
         if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }

@@ -80,33 +80,35 @@ enum CharsetConversion {
 
     /// Cuts start tags longer than `limit` bytes down to their first `limit` bytes, so that
     /// libxml2's attribute-by-attribute duplicate check stays cheap. Works on any
-    /// ASCII-compatible encoding.
+    /// ASCII-compatible encoding. `memchr` finds each `<` and `>`; nothing is copied unless
+    /// some tag is cut (then `bytes` is the whole shortened document, else empty).
     static func shortenHugeTags(_ input: UnsafeBufferPointer<UInt8>, limit: Int = maximumTagBytes) -> (bytes: [UInt8], shortened: Int) {
+        guard let base = input.baseAddress else { return ([], 0) }
         var output: [UInt8] = []
-        output.reserveCapacity(input.count)
         var shortened = 0
+        var copied = 0
         var i = 0
-        while i < input.count {
-            guard input[i] == UInt8(ascii: "<"), i + 1 < input.count, (input[i + 1] | 0x20) >= UInt8(ascii: "a"),
-                (input[i + 1] | 0x20) <= UInt8(ascii: "z")
-            else {
-                output.append(input[i])
-                i += 1
+        while i < input.count, let found = memchr(base + i, Int32(UInt8(ascii: "<")), input.count - i) {
+            let start = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            guard start + 1 < input.count, (input[start + 1] | 0x20) >= UInt8(ascii: "a"), (input[start + 1] | 0x20) <= UInt8(ascii: "z") else {
+                i = start + 1
                 continue
             }
-            var end = i + 1
-            while end < input.count, input[end] != UInt8(ascii: ">") { end += 1 }
-            if end - i > limit {
-                var cut = i + limit
-                while cut > i + 1, input[cut] != 0x20 { cut -= 1 }
-                output.append(contentsOf: input[i..<cut])
+            let close = memchr(base + start + 1, Int32(UInt8(ascii: ">")), input.count - start - 1)
+            let end = close.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? input.count
+            if end - start > limit {
+                if output.isEmpty { output.reserveCapacity(input.count) }
+                var cut = start + limit
+                while cut > start + 1, input[cut] != 0x20 { cut -= 1 }
+                output.append(contentsOf: input[copied..<cut])
                 output.append(UInt8(ascii: ">"))
                 shortened += 1
-            } else {
-                output.append(contentsOf: input[i..<min(end + 1, input.count)])
+                copied = min(end + 1, input.count)
             }
             i = end + 1
         }
+        guard shortened > 0 else { return ([], 0) }
+        output.append(contentsOf: input[copied...])
         return (output, shortened)
     }
 }

@@ -56,9 +56,8 @@ final class HTMLEventCollector {
         var microdataNode: Int32 = -1
     }
 
-    let bodyTextLimit: Int
     /// The page's text as blocks, for its main content.
-    let mainText = MainTextCollector()
+    let mainText: MainTextCollector
     static let maximumMetaTags = 2_000
     static let maximumLinks = 2_000
     static let maximumAnchors = 20_000
@@ -95,28 +94,19 @@ final class HTMLEventCollector {
     private var stack: [OpenElement] = []
     private var textLog: [UInt8] = []
     private var activeCaptures = 0
-    private var hiddenDepth = 0
     /// Open `script` and `style` elements: their text is code, never part of a title, an
     /// anchor's text or a microdata value.
     private var rawTextDepth = 0
     /// The text of the JSON-LD script being read, kept apart from the shared text log.
     private var jsonLDText: [UInt8]?
     private var svgDepth = 0
-    private var bodyTextFull = false
-    private var lastBodyByteWasSpace = true
-    /// Room for the limit plus the rest of a UTF-8 sequence and a space.
-    private let bodyBuffer: UnsafeMutableBufferPointer<UInt8>
-    private var bodyCount = 0
     private var scriptStartLine = 0
 
-    init(bodyTextLimit: Int) {
-        self.bodyTextLimit = bodyTextLimit
-        self.bodyBuffer = .allocate(capacity: bodyTextLimit + 8)
+    /// `pageBytes`: the size of the page, which its text seldom outgrows (a first guess for
+    /// the main-text buffer, so that it rarely has to grow).
+    init(pageBytes: Int = 0) {
+        mainText = MainTextCollector(expectedBytes: pageBytes)
         stack.reserveCapacity(64)
-    }
-
-    deinit {
-        bodyBuffer.deallocate()
     }
 
     var currentLine: Int {
@@ -132,7 +122,6 @@ final class HTMLEventCollector {
         let block = svgDepth > 0 ? BlockTag.hidden : BlockTag(name: name)
         var element = OpenElement(tag: tag, block: block)
         mainText.start(block, isLink: tag == .a, attributes: attributes)
-        if tag.hidesText { hiddenDepth += 1 }
         if tag == .script || tag == .style { rawTextDepth += 1 }
         if tag.breaksWords { appendBreak() }
 
@@ -259,7 +248,6 @@ final class HTMLEventCollector {
         }
         if element.microdataNode >= 0 { microdata.close(element.microdataNode) }
         if tag == .svg { svgDepth -= 1 }
-        if tag.hidesText { hiddenDepth -= 1 }
         if tag == .script || tag == .style { rawTextDepth -= 1 }
         if tag.breaksWords { appendBreak() }
     }
@@ -269,7 +257,6 @@ final class HTMLEventCollector {
         if jsonLDText != nil { jsonLDText?.append(contentsOf: buffer) }
         if templateDepth > 0, templates.count + buffer.count <= Self.maximumTemplateBytes { templates.append(contentsOf: buffer) }
         if activeCaptures > 0, rawTextDepth == 0 { textLog.append(contentsOf: buffer) }
-        if hiddenDepth == 0, !bodyTextFull { appendBodyText(buffer) }
         if rawTextDepth == 0 { mainText.characters(buffer) }
     }
 
@@ -301,46 +288,6 @@ final class HTMLEventCollector {
 
     private func appendBreak() {
         if activeCaptures > 0, textLog.last != 0x20 { textLog.append(0x20) }
-        if hiddenDepth == 0, !bodyTextFull, !lastBodyByteWasSpace {
-            bodyBuffer[bodyCount] = 0x20
-            bodyCount += 1
-            lastBodyByteWasSpace = true
-        }
-    }
-
-    /// Appends text with whitespace runs collapsed, up to the limit, into the preallocated
-    /// body buffer; the loop works on locals and writes the state back once.
-    private func appendBodyText(_ buffer: UnsafeBufferPointer<UInt8>) {
-        let out = bodyBuffer
-        var count = bodyCount
-        var lastWasSpace = lastBodyByteWasSpace
-        let limit = bodyTextLimit
-        for byte in buffer {
-            if isASCIIWhitespace(byte) {
-                if !lastWasSpace, count > 0 {
-                    out[count] = 0x20
-                    count += 1
-                    lastWasSpace = true
-                }
-                continue
-            }
-            // Stop at the limit, but never inside a UTF-8 sequence (the buffer has room
-            // for the continuation bytes).
-            if count >= limit, byte & 0xC0 != 0x80 {
-                bodyTextFull = true
-                break
-            }
-            out[count] = byte
-            count += 1
-            lastWasSpace = false
-        }
-        bodyCount = count
-        lastBodyByteWasSpace = lastWasSpace
-    }
-
-    /// The visible body text collected so far.
-    var bodyText: String {
-        String(decoding: UnsafeBufferPointer(rebasing: bodyBuffer[0..<bodyCount]), as: UTF8.self)
     }
 
     /// The captured bytes as a String with whitespace runs collapsed, cut at `limit` bytes

@@ -9,14 +9,6 @@ enum HTMLTag: UInt8 {
     /// Elements whose content is not visible text.
     case select, textarea
 
-    /// True for elements whose text is not part of the visible body text.
-    var hidesText: Bool {
-        switch self {
-        case .script, .style, .noscript, .template, .head, .title, .svg, .math, .select, .textarea: return true
-        default: return false
-        }
-    }
-
     /// True when the element starts and ends a run of words.
     var breaksWords: Bool {
         switch self {

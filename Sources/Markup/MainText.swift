@@ -356,16 +356,30 @@ public struct MainText: Sendable, Hashable {
     /// zero-width characters, cut at `maximumBytes` on a character boundary.
     public func selected(maximumBytes: Int, excluding template: Set<UInt64> = []) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(min(maximumBytes + 64, text.count))
-        for index in blocks.indices where verdicts[index] == .content {
-            let block = blocks[index]
-            let range = Int(block.range.lowerBound)..<Int(block.range.upperBound)
-            if !template.isEmpty, template.contains(Self.hash(text[range])) { continue }
-            if !out.isEmpty { out.append(0x0A) }
-            Self.appendClean(text[range], to: &out)
-            if out.count >= maximumBytes { break }
+        out.reserveCapacity(min(maximumBytes + 1, text.count))
+        text.withUnsafeBufferPointer { text in
+            for index in blocks.indices where verdicts[index] == .content {
+                let range = Int(blocks[index].range.lowerBound)..<Int(blocks[index].range.upperBound)
+                let bytes = UnsafeBufferPointer(rebasing: text[range])
+                if !template.isEmpty, template.contains(Self.hash(bytes)) { continue }
+                if !out.isEmpty { out.append(0x0A) }
+                out.append(contentsOf: bytes)
+                if out.count >= maximumBytes { break }
+            }
         }
         return TextClean.string(out, limit: maximumBytes)
+    }
+
+    /// All of the page's visible text, every block in order separated by a space, cut at
+    /// `maximumBytes` on a character boundary: the page's fingerprint for near-duplicates.
+    public func leadingText(maximumBytes: Int) -> String {
+        guard var end = blocks.last.map({ Int($0.range.upperBound) }) else { return "" }
+        if end > maximumBytes {
+            end = maximumBytes
+            while end > 0, text[end] & 0xC0 == 0x80 { end -= 1 }
+            while end > 0, text[end - 1] == 0x20 { end -= 1 }
+        }
+        return text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[..<end]), as: UTF8.self) }
     }
 
     /// The blocks' texts with their verdicts, for `extract --explain`.
@@ -387,11 +401,11 @@ public struct MainText: Sendable, Hashable {
     public func contentHashes() -> [UInt64] {
         zip(blocks, verdicts).compactMap { block, verdict in
             guard verdict == .content, block.bytes >= 25 else { return nil }
-            return Self.hash(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)])
+            return text.withUnsafeBufferPointer { Self.hash(UnsafeBufferPointer(rebasing: $0[Int(block.range.lowerBound)..<Int(block.range.upperBound)])) }
         }
     }
 
-    static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return hash
@@ -399,6 +413,8 @@ public struct MainText: Sendable, Hashable {
 
     /// Copies `bytes` leaving out U+00AD (soft hyphen), U+200B–U+200D (zero-width space and
     /// joiners), U+2060 (word joiner) and U+FEFF (BOM): invisible, and they split words.
+    /// For text that did not come through ``MainTextCollector`` (which leaves them out as it
+    /// collects): schema.org `articleBody`.
     static func appendClean(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
         // Most text has none of them: copied whole.
         let plain = bytes.withUnsafeBufferPointer { buffer in !buffer.contains { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF } }
@@ -464,7 +480,8 @@ extension MainText.Hint {
     init(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         self = .none
         guard let attributes else { return }
-        var words: [UInt8] = []
+        var found: HintWords.Found = []
+        var budget = 512
         var i = 0
         while let name = attributes[i] {
             let value = attributes[i + 1]
@@ -474,13 +491,7 @@ extension MainText.Hint {
             }
             if let value {
                 if HTMLEventCollector.equals(name, "class") || HTMLEventCollector.equals(name, "id") {
-                    words.append(0x20)
-                    var p = value
-                    while p.pointee != 0, words.count < 512 {
-                        let byte = p.pointee
-                        words.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-                        p += 1
-                    }
+                    HintWords.shared.scan(value, budget: &budget, into: &found)
                 } else if HTMLEventCollector.equals(name, "itemprop") {
                     if Self.contains(value, "articlebody") { self = .articleBody }
                 } else if HTMLEventCollector.equals(name, "role") {
@@ -501,60 +512,16 @@ extension MainText.Hint {
             }
             i += 2
         }
-        guard self == .none || self == .positive || self == .landmark, words.count > 1 else { return }
-        words.append(0x20)
+        guard self == .none || self == .positive || self == .landmark, !found.isEmpty else { return }
         // Comments first; then a class that also says content (`content-sidebar-wrap`) is not
         // boilerplate, as Readability keeps its "maybe a candidate" classes.
-        let positive = Self.positiveWords.contains(where: { Self.find($0, in: words) })
-        if Self.commentWords.contains(where: { Self.find($0, in: words) }) {
+        if found.contains(.comments) {
             self = .comments
-        } else if self != .landmark, !positive,
-            Self.negativeWords.contains(where: { Self.find($0, in: words) }) || Self.negativeTokens.contains(where: { Self.findToken($0, in: words) })
-        {
+        } else if self != .landmark, !found.contains(.positive), found.contains(.negative) {
             self = .negative
-        } else if positive {
+        } else if found.contains(.positive) {
             self = .positive
         }
-    }
-
-    /// Class and id words of boilerplate, matched anywhere in the value (`site-footer`,
-    /// `sidebarLeft`), and short ones matched as whole words (`nav`, `ad`).
-    static let commentWords: [[UInt8]] = ["comment", "disqus", "respond", "replies"].map { Array($0.utf8) }
-    static let negativeWords: [[UInt8]] = [
-        "menu", "navbar", "navigation", "footer", "banner", "login", "pagination", "pager", "toolbar", "masthead", "print-only",
-        "breadcrumb", "sidebar", "side-bar", "share", "sharing", "social", "related", "recommend", "promo", "advert", "sponsor",
-        "cookie", "consent", "gdpr", "popup", "modal", "newsletter", "subscribe", "signup", "sign-up", "widget", "tagcloud",
-        "outbrain", "taboola", "you-may-also", "also-like", "more-stories", "most-popular", "trending", "screen-reader",
-        "visually-hidden", "sr-only", "skip-link", "skiplink",
-    ].map { Array($0.utf8) }
-    static let negativeTokens: [[UInt8]] = ["nav", "ad", "ads", "header", "topbar", "tags", "hidden", "hid", "meta", "aside"].map { Array($0.utf8) }
-    static let positiveWords: [[UInt8]] = [
-        "article", "content", "entry", "post-body", "postbody", "post-content", "story", "blog-post", "main-text", "maintext",
-        "prose", "markdown", "text-body", "articlebody",
-    ].map { Array($0.utf8) }
-
-    private static func find(_ word: [UInt8], in words: [UInt8]) -> Bool {
-        guard word.count <= words.count else { return false }
-        var start = 0
-        while start + word.count <= words.count {
-            if words[start] == word[0], words[start..<(start + word.count)].elementsEqual(word) { return true }
-            start += 1
-        }
-        return false
-    }
-
-    /// `word` as a whole word of `words`, between non-letters (`nav`, `main-nav`, not `canvas`).
-    private static func findToken(_ word: [UInt8], in words: [UInt8]) -> Bool {
-        var start = 0
-        while start + word.count <= words.count {
-            if words[start..<(start + word.count)].elementsEqual(word) {
-                let before = start == 0 ? 0x20 : words[start - 1]
-                let after = start + word.count < words.count ? words[start + word.count] : 0x20
-                if !before.isASCIILetter, !after.isASCIILetter { return true }
-            }
-            start += 1
-        }
-        return false
     }
 
     private static func contains(_ value: UnsafePointer<UInt8>, _ word: StaticString) -> Bool {
@@ -576,10 +543,6 @@ extension MainText.Hint {
         }
         return false
     }
-}
-
-private extension UInt8 {
-    var isASCIILetter: Bool { (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A }
 }
 
 /// Turning collected bytes into a String.

@@ -30,11 +30,12 @@ final class MainTextCollector {
     private var linkDepth = 0
     private var blockStart = 0
     private var blockLinkBytes = 0
+    private var blockCommas = 0
     private var lastWasSpace = true
     private var full = false
 
-    init() {
-        capacity = 16 * 1024
+    init(expectedBytes: Int = 0) {
+        capacity = min(max(expectedBytes, 16 * 1024), Self.maximumTextBytes + 8)
         storage = .allocate(capacity: capacity)
     }
 
@@ -91,38 +92,112 @@ final class MainTextCollector {
         lastWasSpace = true
     }
 
-    /// Appends text with whitespace runs collapsed. The loop works on locals and writes the
-    /// state back once: a class's stored properties touched per byte would each pay a
-    /// dynamic exclusivity check.
-    func characters(_ buffer: UnsafeBufferPointer<UInt8>) {
-        guard hiddenDepth == 0, !full else { return }
-        reserve(buffer.count)
+    /// Appends text with whitespace runs collapsed, U+00AD (soft hyphen), U+200B–U+200D
+    /// (zero-width space and joiners), U+2060 (word joiner) and U+FEFF left out (invisible,
+    /// and they split words), and commas counted for the block's score. Text that needs only
+    /// copying goes eight bytes at a time, the rest a byte at a time. The loop works on locals and writes the state back
+    /// once: a class's stored properties touched per byte would each pay a dynamic
+    /// exclusivity check.
+    func characters(_ input: UnsafeBufferPointer<UInt8>) {
+        guard hiddenDepth == 0, !full, let base = input.baseAddress else { return }
+        var length = input.count
+        if count + length > Self.maximumTextBytes {
+            // Output never outgrows input, so cutting the input (at a character boundary)
+            // is the only check the limit needs.
+            length = max(0, Self.maximumTextBytes - count)
+            while length > 0, base[length] & 0xC0 == 0x80 { length -= 1 }
+            full = true
+        }
+        reserve(length)
         let out = storage
         var count = self.count
         var lastWasSpace = self.lastWasSpace
+        var commas = blockCommas
         let start = blockStart
-        let limit = Self.maximumTextBytes
         let before = count
-        for byte in buffer {
-            if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C {
-                if !lastWasSpace, count > start {
-                    out[count] = 0x20
-                    count += 1
-                    lastWasSpace = true
+        var index = 0
+        while index < length {
+            // Eight bytes at once while they need nothing but copying.
+            if index &+ 8 <= length {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                if let spaces = Self.copyableSpaces(word), !(lastWasSpace && spaces & 0x80 != 0) {
+                    UnsafeMutableRawPointer(out + count).storeBytes(of: word.littleEndian, as: UInt64.self)
+                    count &+= 8
+                    index &+= 8
+                    // Commas are rare, and a popcount without the instruction is not cheap.
+                    let commaBytes = Self.bytesEqual(word, 0x2C)
+                    if commaBytes != 0 { commas &+= commaBytes.nonzeroBitCount }
+                    lastWasSpace = spaces >> 63 != 0
+                    continue
                 }
-                continue
             }
-            if count >= limit, byte & 0xC0 != 0x80 {
-                full = true
-                break
+            let chunkEnd = min(index &+ 8, length)
+            while index < chunkEnd {
+                let byte = base[index]
+                index &+= 1
+                // 0x2D...0xC1: neither whitespace, a comma, nor the lead byte of an invisible.
+                if byte &- 0x2D < 0xC2 - 0x2D {
+                    out[count] = byte
+                    count &+= 1
+                    lastWasSpace = false
+                    continue
+                }
+                switch byte {
+                case 0x20, 0x0A, 0x09, 0x0D, 0x0C:
+                    if !lastWasSpace, count > start {
+                        out[count] = 0x20
+                        count &+= 1
+                        lastWasSpace = true
+                    }
+                    continue
+                case 0x2C:
+                    commas &+= 1
+                case 0xC2 where index < length && base[index] == 0xAD:
+                    index &+= 1
+                    continue
+                case 0xE2 where index + 1 < length
+                    && ((base[index] == 0x80 && (0x8B...0x8D).contains(base[index + 1])) || (base[index] == 0x81 && base[index + 1] == 0xA0)):
+                    index &+= 2
+                    continue
+                case 0xEF where index + 1 < length && base[index] == 0xBB && base[index + 1] == 0xBF:
+                    index &+= 2
+                    continue
+                default:
+                    break
+                }
+                out[count] = byte
+                count &+= 1
+                lastWasSpace = false
             }
-            out[count] = byte
-            count += 1
-            lastWasSpace = false
         }
         if linkDepth > 0 { blockLinkBytes += count - before }
         self.lastWasSpace = lastWasSpace
         self.count = count
+        blockCommas = commas
+    }
+
+    /// For eight bytes read as a little-endian word: the mask of its spaces (0x80 in each
+    /// byte that is 0x20) when the word can be copied as it is — no control characters
+    /// (tabs, newlines), no lead byte of an invisible (0xC2, 0xE2, 0xEF), no two spaces in
+    /// a row — else nil.
+    @inline(__always)
+    static func copyableSpaces(_ word: UInt64) -> UInt64? {
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // Some byte below 0x20 (exact as a whole, whatever the bytes).
+        guard (word &- 0x2020_2020_2020_2020) & ~word & high == 0 else { return nil }
+        if word & high != 0, bytesEqual(word, 0xC2) | bytesEqual(word, 0xE2) | bytesEqual(word, 0xEF) != 0 { return nil }
+        let spaces = bytesEqual(word, 0x20)
+        guard spaces & (spaces << 8) == 0 else { return nil }
+        return spaces
+    }
+
+    /// 0x80 in each byte of `word` that equals `byte`, 0 elsewhere (exact: the high bits are
+    /// set aside before adding, so no carry crosses a byte).
+    @inline(__always)
+    static func bytesEqual(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let x = word ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
+        return ~(((x & low) &+ low) | x | low)
     }
 
     /// Ends the block being collected, if it has any text.
@@ -130,10 +205,8 @@ final class MainTextCollector {
         var end = count
         if end > blockStart, storage[end - 1] == 0x20 { end -= 1 }
         if end > blockStart, blocks.count < Self.maximumBlocks {
-            var commas = 0
-            for index in blockStart..<end where storage[index] == UInt8(ascii: ",") { commas += 1 }
             blocks.append(MainText.Block(range: Int32(blockStart)..<Int32(end), linkBytes: Int32(min(blockLinkBytes, end - blockStart)),
-                                         node: current, commas: Int32(commas)))
+                                         node: current, commas: Int32(min(blockCommas, end - blockStart))))
         } else {
             end = blockStart
         }
@@ -146,6 +219,7 @@ final class MainTextCollector {
         }
         blockStart = count
         blockLinkBytes = 0
+        blockCommas = 0
         lastWasSpace = true
     }
 

@@ -74,7 +74,7 @@ public struct MarkupExtractor: Sendable {
             }
         }
         var markup = PageMarkup(url: url, charset: charset)
-        PageMarkupBuilder(collector: collector, response: response, mainTextLimit: options.mainTextLimit).build(into: &markup)
+        PageMarkupBuilder(collector: collector, response: response, mainTextLimit: options.mainTextLimit, visibleTextLimit: options.bodyTextLimit).build(into: &markup)
         markup.warnings = warnings + markup.warnings
         return markup
     }
@@ -102,7 +102,7 @@ public struct MarkupExtractor: Sendable {
     }
 
     private func parseShortened(_ bytes: UnsafeBufferPointer<UInt8>, encoding: String, warnings: inout [ExtractionWarning]) -> HTMLEventCollector {
-        let collector = HTMLEventCollector(bodyTextLimit: options.bodyTextLimit)
+        let collector = HTMLEventCollector(pageBytes: bytes.count)
         switch HTMLSAXParser.parse(bytes, encoding: encoding, into: collector) {
         case .finished where !collector.encodingFailed || encoding == "UTF-8":
             return collector

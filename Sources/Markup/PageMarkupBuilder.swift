@@ -9,6 +9,8 @@ struct PageMarkupBuilder {
     let response: MarkupExtractor.ResponseInfo
     /// Bytes of main text kept.
     let mainTextLimit: Int
+    /// Bytes of visible text kept, for the fingerprint.
+    let visibleTextLimit: Int
 
     func build(into markup: inout PageMarkup) {
         // The document base: the first <base href>, resolved against the page URL.
@@ -24,8 +26,8 @@ struct PageMarkupBuilder {
 
         markup.title = collector.title.flatMap(Self.nonEmpty)
         markup.headline = collector.headline.flatMap(Self.nonEmpty)
-        markup.visibleText = collector.bodyText.trimmingASCIIWhitespace()
         markup.mainText = collector.mainText.finish()
+        markup.visibleText = markup.mainText.leadingText(maximumBytes: visibleTextLimit)
         markup.bodyText = markup.mainText.selected(maximumBytes: mainTextLimit)
         markup.language = collector.htmlLang.flatMap(Self.nonEmpty)
             ?? response.contentLanguage.flatMap { Self.nonEmpty($0.split(separator: ",").first.map(String.init) ?? "") }
@@ -59,7 +61,7 @@ struct PageMarkupBuilder {
             return
         }
         guard !collector.templates.isEmpty else { return }
-        let nested = HTMLEventCollector(bodyTextLimit: 0)
+        let nested = HTMLEventCollector()
         _ = collector.templates.withUnsafeBufferPointer { HTMLSAXParser.parse($0, encoding: "UTF-8", into: nested) }
         let text = nested.mainText.finish().selected(maximumBytes: mainTextLimit)
         if text.utf8.count > markup.bodyText.utf8.count { markup.bodyText = text }

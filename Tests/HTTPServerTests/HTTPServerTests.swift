@@ -61,6 +61,19 @@ import Testing
         #expect(head.hasPrefix("HTTP/1.1 308") && head.hasSuffix("\r\n\r\n"), "HEAD has no body")
     }
 
+    /// Descriptors numbered past select()'s 1,024 (a process holding many connections)
+    /// are served: both threading modes poll.
+    @Test func socketsPastSelectsLimitAreServed() throws {
+        guard RawConnection.raiseFileLimit() > 1_300 else { return }
+        let held = (0..<1_100).map { _ in open("/dev/null", O_RDONLY) }
+        defer { for descriptor in held where descriptor >= 0 { close(descriptor) } }
+        #expect(held.allSatisfy { $0 >= 0 })
+        let server = try HTTPServer { _ in .text("ok\n") }
+        defer { server.stop() }
+        let response = exchange(server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(response.hasPrefix("HTTP/1.1 200"), "\(response)")
+    }
+
     /// A declared length over the limit gets the refusal response without reading; a
     /// chunked body that grows past it reaches the handler flagged and empty.
     @Test func aBodyOverTheLimitIsRefused() throws {

@@ -19,6 +19,7 @@ import WebURL
         #expect(page.title == "t")
         #expect(page.outlinks.map(\.url.string) == ["https://site.example/after"])
         #expect(page.warnings.contains { $0.code == .limitReached })
+        #expect(page.visibleText == "inside after", "what comes before and after the cut tag is all there: \(page.visibleText.prefix(80))")
     }
 
     @Test func nestingAHundredThousandDeep() {

@@ -42,6 +42,30 @@ import WebURL
         #expect(page.bodyText == "cooperate, zerowidth, joiner, bom")
     }
 
+    /// The collector copies plain ASCII eight bytes at a time and everything else a byte at
+    /// a time; on random text mixing both, what it keeps is what the rule says: whitespace
+    /// runs as one space, the ends trimmed, the invisibles gone, everything else as it was.
+    @Test func textIsCollectedByTheRuleWhateverItsMix() {
+        let pieces = ["word", "a", "longerword", " ", "  ", "\t", "\n", "\r\n", ",", ", ", "é", "漢字", "\u{00AD}", "\u{200B}", "\u{2060}",
+                      "\u{FEFF}", "\u{00A0}", "!?", "(x)", "12345678", "        "]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<300 {
+            var text = "Start"
+            for _ in 0..<(1 + next(400)) { text += pieces[next(pieces.count)] }
+            text += "end"
+            let expected = text.unicodeScalars.filter { !["\u{00AD}", "\u{200B}", "\u{2060}", "\u{FEFF}"].contains($0) }
+                .split(whereSeparator: { [" ", "\t", "\n", "\r"].contains($0) }).map { String(String.UnicodeScalarView($0)) }
+                .joined(separator: " ")
+            let page = Self.extract("<html><body><p>\(text)</p></body></html>")
+            #expect(page.bodyText == expected)
+            if page.bodyText != expected { break }
+        }
+    }
+
     @Test func anArticleKeptInATemplateOrInJSONLDIsTheMainText() {
         let post = String(repeating: "A long post about sourdough starters, hydration, and the patience a good loaf needs. ", count: 8)
         let templated = Self.extract("""
