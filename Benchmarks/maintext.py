@@ -87,7 +87,9 @@ def peer(name, folder, pages):
                 texts[url] = ""
     elif name == "justext":
         import justext
-        stop = justext.get_stoplist("English")
+        # The set is mostly German with English, Spanish and others: every language's stop
+        # words at once, so no page is read with the wrong language's list.
+        stop = frozenset().union(*(justext.get_stoplist(language) for language in justext.get_stoplists()))
         for url, page in pages:
             try:
                 paragraphs = justext.justext(html_of(folder, page), stop)

@@ -32,6 +32,9 @@ public struct CrawlConfiguration: Sendable {
     /// Fetch robots.txt and obey it. Off only for the benchmark's own web and tests.
     public var obeysRobots = true
     public var readsSitemaps = true
+    /// Skip new URLs of templates judged endless URL spaces (``URLPatternBudget``);
+    /// `--no-trap-detection` for an operator who knows the site.
+    public var trapDetection = true
     public var fetch: FetchConfiguration
     public var writesWARC = true
     public var warcFileBytes = 1 << 30

@@ -399,7 +399,8 @@ public final class CrawlEngine {
             }
         }
         if let print = result.fingerprint,
-            let (template, evidence) = hosts[entry.origin]?.patterns.record(entry.url, duplicate: duplicate != nil, pageShingles: print.shingles, pageWords: print.words)
+            let (template, evidence) = hosts[entry.origin]?.patterns.record(entry.url, duplicate: duplicate != nil, pageShingles: print.shingles,
+                                                                pageWords: print.words, identity: print.identity)
         {
             report.note(RunReport.Pattern(template: template.text, verdict: evidence.verdict.rawValue, fetched: evidence.fetched,
                                           stale: evidence.stale, duplicates: evidence.duplicates))

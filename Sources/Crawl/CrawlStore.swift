@@ -106,7 +106,7 @@ public final class LocalCrawlStore: CrawlStore {
         }
         let discovered = try frontier.transaction {
             let discovered = try frontier.add(batch.newURLs, now: now)
-            for note in batch.sitemapNotes where note.lastModified != nil || note.changeFrequency != nil {
+            for note in batch.sitemapNotes {
                 try frontier.noteSitemapEntry(note.url, lastModified: note.lastModified, changeFrequency: note.changeFrequency, now: now)
             }
             try frontier.record(batch.outcomes, now: now)

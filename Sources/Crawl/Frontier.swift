@@ -107,10 +107,11 @@ final class Frontier {
         return added
     }
 
-    /// A sitemap's `lastmod` newer than the last fetch makes a known URL due at once.
+    /// A known URL a sitemap lists is the owner's (never a trap's); a `lastmod` newer than
+    /// the last fetch makes it due at once.
     func noteSitemapEntry(_ url: WebURL, lastModified: Date?, changeFrequency: String?, now: Date) throws {
         try connection.statement("""
-            UPDATE urls SET changefreq = coalesce(?2, changefreq), sitemap_lastmod = coalesce(?3, sitemap_lastmod),
+            UPDATE urls SET from_sitemap = 1, changefreq = coalesce(?2, changefreq), sitemap_lastmod = coalesce(?3, sitemap_lastmod),
                 due = CASE WHEN ?3 IS NOT NULL AND fetched_at IS NOT NULL AND ?3 > fetched_at AND due > ?4 THEN ?4 ELSE due END
             WHERE url = ?1
             """).run([.text(url.string), SQLiteValue(changeFrequency), SQLiteValue(lastModified?.timeIntervalSince1970),

@@ -103,7 +103,9 @@ enum HostFiles {
             if !missingFallback { reading.skipped[.sitemap(response.error.map(SkipReason.fetch) ?? .http(response.status)), default: 0] += 1 }
             return reading
         }
-        let sitemap = Sitemap(parsing: response.body, url: url, crossSubmitOrigins: crossSubmit)
+        // Every sitemap a crawl reads came from its host: named in the host's robots.txt, at
+        // its root (/sitemap.xml), or listed by an index that came so.
+        let sitemap = Sitemap(parsing: response.body, url: url, crossSubmitOrigins: crossSubmit, listedByHost: true)
         if sitemap.error != nil {
             reading.skipped[.sitemapInvalid, default: 0] += 1
             return reading

@@ -71,6 +71,8 @@ struct HostMachine {
     private(set) var record: HostRecord?
     private var delay: TimeInterval
     private let robotsLifetime: TimeInterval
+    /// `--no-trap-detection` turns the URL-pattern budget off.
+    private let trapDetection: Bool
     private(set) var nextAllowed = Date.distantPast
     private var lastRequest: Date?
     private(set) var backoffUntil: Date?
@@ -98,6 +100,7 @@ struct HostMachine {
         self.record = record
         delay = configuration.delay
         robotsLifetime = configuration.robotsLifetime
+        trapDetection = configuration.trapDetection
         if let until = record?.backoffUntil, until > now { backoffUntil = until }
         if let next = record?.nextAllowed, next > now { nextAllowed = next }
         if !configuration.obeysRobots {
@@ -177,7 +180,8 @@ struct HostMachine {
             let due = now.addingTimeInterval(robots.access == .disallowAll ? 3600 : robotsLifetime)
             return .exclude(entry, .robots, due: due, deleteItem: true)
         }
-        if !entry.fetched, patterns.isTrapped(entry.url) {
+        // A URL the host's sitemap lists was declared by its owner: never a trap's.
+        if !entry.fetched, !entry.fromSitemap, trapDetection, patterns.isTrapped(entry.url) {
             return .exclude(entry, .trapPattern, due: now.addingTimeInterval(Self.trapRecheck), deleteItem: false)
         }
         var headers: [HTTPField] = []

@@ -102,6 +102,7 @@ struct PageAnalyzer: Sendable {
         if keepMarkup { result.markup = markup }
         if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
         result.fingerprint = TextFingerprint(title: markup.title, text: markup.visibleText)
+        result.fingerprint?.identity = Self.identity(of: markup)
         if !markup.robots.nofollow {
             var seen = Set<String>()
             var candidates = markup.outlinks.filter { !$0.rel.contains(.nofollow) }.map { ($0.url, LinkAdmission.Source.link) }
@@ -142,6 +143,16 @@ struct PageAnalyzer: Sendable {
     }
 
     /// HTML by its Content-Type, or, when the type is missing or generic, by its first bytes.
+    /// What the page calls itself, for ``TextFingerprint/identity``: its title and main
+    /// heading; its schema.org name and deep links (a deep link names the thing in the app).
+    static func identity(of markup: PageMarkup) -> [UInt64] {
+        var names = [markup.schema.name, markup.smartAppBanner?.appArgument].compactMap { $0 }
+        names += markup.appLinks?.targets.compactMap(\.url) ?? []
+        names += markup.appAlternates.map(\.href)
+        names += markup.schema.deepLinks.map(\.url)
+        return TextFingerprint.identity(titles: [markup.title, markup.headline].compactMap { $0 }, names: names)
+    }
+
     static func isHTML(contentType: String?, body: [UInt8]) -> Bool {
         let essence = (contentType?.split(separator: ";").first?.trimmingASCIIWhitespace() ?? "").lowercased()
         if essence == "text/html" || essence == "application/xhtml+xml" { return true }

@@ -19,6 +19,10 @@ struct TextFingerprint: Sendable, Equatable {
     var shingles: [UInt64]
     /// Distinct hashes of the digit-free words (CJK characters), at most ``maximumShingles``.
     var words: [UInt64] = []
+    /// What names the page as a thing of its own: each digit-free word of its title and main
+    /// heading, and its schema.org name and each deep link hashed whole without digits
+    /// (``identity(titles:names:)``).
+    var identity: [UInt64] = []
 
     static let maximumShingles = 2048
     /// "≤ 3 of 64 bits" (Manku et al.).
@@ -50,6 +54,26 @@ struct TextFingerprint: Sendable, Equatable {
         var vocabulary = Set<UInt64>()
         for token in tokens where !token.hasDigit && vocabulary.count < Self.maximumShingles { vocabulary.insert(token.hash) }
         words = Array(vocabulary)
+    }
+
+    /// The page's identity hashes: the digit-free words of `titles` (title, main heading), and
+    /// each of `names` (a schema.org name, a deep link) whole, digits left out — "Trail Runner
+    /// 3" and "Storm jacket" differ, "Events on 17 December" and "… 18 December" do not.
+    static func identity(titles: [String], names: [String]) -> [UInt64] {
+        var hashes = Set<UInt64>()
+        for title in titles.prefix(4) {
+            var tokens: [Token] = []
+            tokenize(String(title.prefix(512)), into: &tokens)
+            for token in tokens where !token.hasDigit && hashes.count < 256 { hashes.insert(FNV.mix(token.hash ^ 0x7469_746C_65)) }
+        }
+        for name in names.prefix(16) {
+            var tokens: [Token] = []
+            tokenize(String(name.prefix(512)), into: &tokens)
+            let words = tokens.filter { !$0.hasDigit }
+            guard !words.isEmpty else { continue }
+            hashes.insert(words.reduce(FNV.offset) { FNV.mix($0 ^ $1.hash) })
+        }
+        return Array(hashes)
     }
 
     /// Bits in which two fingerprints differ.

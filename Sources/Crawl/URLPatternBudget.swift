@@ -9,7 +9,10 @@ import WebURL
 /// has indexed, or when it brings nothing new: fewer than ``newShingles`` of its digit-free
 /// shingles, or fewer than ``newWords`` digit-free words, were absent from the template's
 /// earlier pages (a calendar day differs from the last only in its dates and weekday, and
-/// the first day of a new month in the month's name: new phrases, but one new word). A template is judged from its ``sample``-th fetched
+/// the first day of a new month in the month's name: new phrases, but one new word). A page
+/// that names a thing of its own — a title, main heading or schema.org name, or a deep link,
+/// not seen on the template's pages before, digits aside — is never stale: a catalogue's
+/// products share a trade vocabulary but not their names. A template is judged from its ``sample``-th fetched
 /// page to its ``judgedUntil``-th: when ``trapStale`` of its last ``sample`` pages were stale,
 /// it keeps producing URLs without content — a trap — and its URLs not yet fetched are not
 /// fetched (`trap-pattern`). The window is recent pages rather than all of them because a
@@ -52,6 +55,7 @@ struct URLPatternBudget {
     private(set) var templates: [URLTemplate: Evidence] = [:]
     private var shingles: [URLTemplate: Set<UInt64>] = [:]
     private var words: [URLTemplate: Set<UInt64>] = [:]
+    private var names: [URLTemplate: Set<UInt64>] = [:]
     private var learning = 0
     /// True once any template is a trap: until then no URL needs its template worked out.
     private(set) var hasTraps = false
@@ -63,7 +67,8 @@ struct URLPatternBudget {
 
     /// Counts a fetched page of the template of `url`; returns the template and its evidence
     /// when this page settled its verdict. `pageWords`, when given, are counted too.
-    mutating func record(_ url: WebURL, duplicate: Bool, pageShingles: [UInt64], pageWords: [UInt64]? = nil) -> (URLTemplate, Evidence)? {
+    mutating func record(_ url: WebURL, duplicate: Bool, pageShingles: [UInt64], pageWords: [UInt64]? = nil,
+                         identity: [UInt64] = []) -> (URLTemplate, Evidence)? {
         let template = URLTemplate(url)
         guard template.isVariable else { return nil }
         var evidence: Evidence
@@ -87,7 +92,14 @@ struct URLPatternBudget {
             for word in pageWords where known.count < Self.maximumShingles { known.insert(word) }
             words[template] = known
         }
-        let stale = duplicate || new < Self.newShingles || fewWords
+        var named = false
+        if !identity.isEmpty {
+            var known = names.removeValue(forKey: template) ?? []
+            named = identity.contains { !known.contains($0) }
+            for name in identity where known.count < Self.maximumShingles { known.insert(name) }
+            names[template] = known
+        }
+        let stale = duplicate || (!named && (new < Self.newShingles || fewWords))
         if stale {
             evidence.stale += 1
             if duplicate { evidence.duplicates += 1 }
@@ -106,6 +118,7 @@ struct URLPatternBudget {
         }
         learning -= 1
         words[template] = nil
+        names[template] = nil
         return (template, evidence)
     }
 }

@@ -31,7 +31,31 @@ public enum Gzip {
         return output
     }
 
+    /// As much of gzip data as inflates before it ends or breaks off — a truncated download,
+    /// a corrupt tail — and whether it was whole. Only more than `limit` bytes is an error.
+    public static func decompressPrefix(_ input: [UInt8], limit: Int) throws(Gzip.Error) -> (bytes: [UInt8], complete: Bool) {
+        var output: [UInt8] = []
+        var consumed = 0
+        while consumed < input.count {
+            let member = try inflateMember(input, from: consumed, limit: limit - output.count, partial: true)
+            output += member.output
+            guard member.complete else { return (output, false) }
+            guard member.used > 0 else { break }
+            consumed += member.used
+            if input[consumed...].allSatisfy({ $0 == 0 }) { break }
+        }
+        return (output, true)
+    }
+
     private static func inflateMember(_ input: [UInt8], from start: Int, limit: Int) throws(Gzip.Error) -> ([UInt8], Int) {
+        let member = try inflateMember(input, from: start, limit: limit, partial: false)
+        return (member.output, member.used)
+    }
+
+    /// One member; with `partial`, a member that breaks off returns what it gave so far.
+    private static func inflateMember(_ input: [UInt8], from start: Int, limit: Int, partial: Bool)
+        throws(Gzip.Error) -> (output: [UInt8], used: Int, complete: Bool)
+    {
         var stream = z_stream()
         guard sl_inflate_init_gzip(&stream) == Z_OK else { throw Error(message: "zlib: cannot start inflating") }
         defer { inflateEnd(&stream) }
@@ -53,9 +77,10 @@ public enum Gzip {
         }
         guard output.count <= limit else { throw Error(message: "decompressed data is larger than \(limit) bytes") }
         guard status == Z_STREAM_END else {
+            if partial { return (output, used, false) }
             throw Error(message: "corrupt or truncated gzip data (zlib \(status): \(stream.msg.map { String(cString: $0) } ?? "no message"))")
         }
-        return (output, used)
+        return (output, used, true)
     }
 
     /// One gzip member holding `input`, written by libdeflate, which compresses a whole

@@ -9,8 +9,30 @@ enum CharsetConversion {
         var replacedSequences: Int
     }
 
-    /// nil when iconv does not know `encoding`.
+    /// nil when iconv does not know `encoding`. The Encoding Standard's two encodings that
+    /// are no iconv encodings are decoded here: `REPLACEMENT` (the whole input is one
+    /// U+FFFD: the labels of encodings that cannot be decoded safely) and `X-USER-DEFINED`
+    /// (ASCII as itself, 0x80–0xFF as U+F780–U+F7FF).
     static func toUTF8(_ input: UnsafeBufferPointer<UInt8>, from encoding: String) -> Result? {
+        switch encoding {
+        case "REPLACEMENT":
+            return Result(bytes: input.isEmpty ? [] : [0xEF, 0xBF, 0xBD], replacedSequences: input.isEmpty ? 0 : 1)
+        case "X-USER-DEFINED":
+            var output: [UInt8] = []
+            output.reserveCapacity(input.count)
+            for byte in input {
+                if byte < 0x80 {
+                    output.append(byte)
+                } else {
+                    // U+F780 + (byte − 0x80) is U+F780…U+F7FF: EF 9E|9F 80…BF.
+                    let scalar = 0xF780 + UInt32(byte - 0x80)
+                    output += [0xEF, UInt8(0x80 | (scalar >> 6) & 0x3F), UInt8(0x80 | scalar & 0x3F)]
+                }
+            }
+            return Result(bytes: output, replacedSequences: 0)
+        default:
+            break
+        }
         let descriptor = iconv_open("UTF-8", encoding)
         guard descriptor != iconv_t(bitPattern: -1) else { return nil }
         defer { iconv_close(descriptor) }

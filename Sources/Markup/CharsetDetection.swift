@@ -5,6 +5,8 @@ import Glibc
 public struct CharsetDecision: Sendable, Hashable {
     /// The encoding's name as iconv knows it (`UTF-8`, `CP932`, `GB18030`, `WINDOWS-1252`…).
     public var encoding: String
+    /// Its name in the Encoding Standard (`utf-8`, `shift_jis`, `gbk`, `windows-1252`…).
+    public var standardName: String
     public var source: Source
     /// The label as the page or header wrote it, when there was one.
     public var declaredLabel: String?
@@ -23,6 +25,13 @@ public struct CharsetDecision: Sendable, Hashable {
     }
 
     public var isUTF8: Bool { encoding == "UTF-8" }
+
+    public init(_ encoding: WebEncoding, source: Source, declaredLabel: String?) {
+        self.encoding = encoding.iconvName
+        standardName = encoding.name
+        self.source = source
+        self.declaredLabel = declaredLabel
+    }
 }
 
 /// The HTML encoding-sniffing rules (WHATWG Encoding and HTML §13.2.3.2), in this
@@ -33,35 +42,35 @@ public struct CharsetDecision: Sendable, Hashable {
 /// meets a byte that is not UTF-8, so valid pages are not scanned twice.
 public enum CharsetDetection {
     /// How far into the document the `<meta>` prescan looks. WHATWG says 1024 bytes;
-    /// real pages put long scripts before their meta tag, so look further.
+    /// real pages put long scripts before their meta tag, so look further (html5lib reads
+    /// metas 8 KB in).
     static let prescanLimit = 16 * 1024
 
     public static func decide(bytes: UnsafeBufferPointer<UInt8>, contentType: String?) -> (CharsetDecision, bomLength: Int, warnings: [ExtractionWarning]) {
         var warnings: [ExtractionWarning] = []
         if let (encoding, length) = byteOrderMark(bytes) {
-            return (CharsetDecision(encoding: encoding, source: .bom, declaredLabel: nil), length, [])
+            return (CharsetDecision(encoding, source: .bom, declaredLabel: nil), length, [])
         }
         if let label = contentType.flatMap(charsetParameter) {
-            if let encoding = encodingName(forLabel: label) {
-                return (CharsetDecision(encoding: encoding, source: .header, declaredLabel: label), 0, [])
+            if let encoding = WebEncoding(label: label) {
+                return (CharsetDecision(encoding, source: .header, declaredLabel: label), 0, [])
             }
-            warnings.append(ExtractionWarning(.unknownCharset, "unknown charset '\(label)' in Content-Type"))
+            warnings.append(ExtractionWarning(.unknownCharset, "unknown charset '\(label.prefix(100))' in Content-Type"))
         }
-        if let label = prescanMeta(bytes) {
-            if var encoding = encodingName(forLabel: label) {
-                // A meta tag readable as ASCII cannot really be UTF-16 (WHATWG: treat as UTF-8).
-                if encoding.hasPrefix("UTF-16") { encoding = "UTF-8" }
-                return (CharsetDecision(encoding: encoding, source: .meta, declaredLabel: label), 0, warnings)
-            }
-            warnings.append(ExtractionWarning(.unknownCharset, "unknown charset '\(label)' in <meta>"))
+        let scan = prescan(bytes)
+        if let (encoding, label) = scan.found {
+            return (CharsetDecision(encoding, source: .meta, declaredLabel: label), 0, warnings)
         }
-        return (CharsetDecision(encoding: "UTF-8", source: .sniffed, declaredLabel: nil), 0, warnings)
+        for label in scan.unknownLabels {
+            warnings.append(ExtractionWarning(.unknownCharset, "unknown charset '\(label.prefix(100))' in <meta>"))
+        }
+        return (CharsetDecision(.utf8, source: .sniffed, declaredLabel: nil), 0, warnings)
     }
 
-    static func byteOrderMark(_ b: UnsafeBufferPointer<UInt8>) -> (String, Int)? {
-        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { return ("UTF-8", 3) }
-        if b.count >= 2, b[0] == 0xFE, b[1] == 0xFF { return ("UTF-16BE", 2) }
-        if b.count >= 2, b[0] == 0xFF, b[1] == 0xFE { return ("UTF-16LE", 2) }
+    static func byteOrderMark(_ b: UnsafeBufferPointer<UInt8>) -> (WebEncoding, Int)? {
+        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { return (.utf8, 3) }
+        if b.count >= 2, b[0] == 0xFE, b[1] == 0xFF { return (WebEncoding(name: "utf-16be", iconvName: "UTF-16BE"), 2) }
+        if b.count >= 2, b[0] == 0xFF, b[1] == 0xFE { return (WebEncoding(name: "utf-16le", iconvName: "UTF-16LE"), 2) }
         return nil
     }
 
@@ -79,151 +88,242 @@ public enum CharsetDetection {
         return nil
     }
 
-    /// WHATWG Encoding labels mapped to iconv names (the encodings a web crawler meets;
-    /// the legacy single-byte families are passed through under their own names).
+    /// The iconv name of the encoding `label` names (WHATWG "get an encoding"), or nil.
     public static func encodingName(forLabel label: String) -> String? {
-        let key = label.trimmingASCIIWhitespace().lowercased()
-        if let name = labels[key] { return name }
-        if key.hasPrefix("iso-8859-") || key.hasPrefix("iso8859-") || key.hasPrefix("windows-125") || key.hasPrefix("koi8") {
-            return key.uppercased()
-        }
-        return nil
+        WebEncoding(label: label)?.iconvName
     }
-
-    private static let labels: [String: String] = {
-        var map: [String: String] = [:]
-        func add(_ name: String, _ labels: [String]) { for label in labels { map[label] = name } }
-        add("UTF-8", ["unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"])
-        add("WINDOWS-1252", [
-            "ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
-            "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252",
-        ])
-        // WHATWG decodes every GBK label with the gb18030 decoder.
-        add("GB18030", ["chinese", "csgb2312", "csiso58gb231280", "gb2312", "gb_2312", "gb_2312-80", "gbk", "iso-ir-58", "x-gbk", "gb18030"])
-        add("BIG5-HKSCS", ["big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"])
-        add("CP932", ["csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis", "windows-31j", "x-sjis"])
-        add("EUC-JP", ["cseucpkdfmtjapanese", "euc-jp", "x-euc-jp"])
-        add("ISO-2022-JP", ["csiso2022jp", "iso-2022-jp"])
-        add("CP949", ["cseuckr", "csksc56011987", "euc-kr", "iso-ir-149", "korean", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "ksc_5601", "windows-949"])
-        add("UTF-16LE", ["csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"])
-        add("UTF-16BE", ["unicodefffe", "utf-16be"])
-        add("KOI8-R", ["cskoi8r", "koi", "koi8", "koi8-r", "koi8_r"])
-        add("KOI8-U", ["koi8-ru", "koi8-u"])
-        add("CP866", ["866", "cp866", "csibm866", "ibm866"])
-        add("MACINTOSH", ["csmacintosh", "mac", "macintosh", "x-mac-roman"])
-        add("CP874", ["dos-874", "iso-8859-11", "iso8859-11", "iso885911", "tis-620", "windows-874"])
-        add("ISO-8859-2", ["csisolatin2", "iso-ir-101", "iso8859-2", "iso88592", "iso_8859-2", "l2", "latin2"])
-        add("ISO-8859-5", ["csisolatincyrillic", "cyrillic", "iso-ir-144", "iso8859-5", "iso88595", "iso_8859-5"])
-        add("ISO-8859-7", ["csisolatingreek", "ecma-118", "elot_928", "greek", "greek8", "iso-ir-126", "iso8859-7", "iso88597", "iso_8859-7", "sun_eu_greek"])
-        add("WINDOWS-1251", ["cp1251", "windows-1251", "x-cp1251"])
-        add("WINDOWS-1250", ["cp1250", "windows-1250", "x-cp1250"])
-        add("ISO-8859-15", ["csisolatin9", "iso8859-15", "iso885915", "iso_8859-15", "l9", "latin9"])
-        return map
-    }()
 
     // MARK: the <meta> prescan
 
-    /// Finds the charset declared by the first `<meta charset>` or
-    /// `<meta http-equiv="content-type" content="…charset=…">` near the start of the
-    /// document, skipping comments, as the HTML prescan does.
-    static func prescanMeta(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        let end = min(bytes.count, prescanLimit)
-        var i = 0
-        guard let base = bytes.baseAddress else { return nil }
-        while i < end {
-            guard let found = memchr(base + i, Int32(UInt8(ascii: "<")), end - i) else { return nil }
-            i = UnsafeRawPointer(found) - UnsafeRawPointer(base)
-            if matches(bytes, i, "<!--") {
-                i += 4
-                while i + 2 < end, !(bytes[i] == UInt8(ascii: "-") && bytes[i + 1] == UInt8(ascii: "-") && bytes[i + 2] == UInt8(ascii: ">")) { i += 1 }
-                i += 3
+    /// What the prescan found: the encoding and the label that named it, and the labels
+    /// of `<meta>`s it went past because they named no encoding.
+    struct Prescan {
+        var found: (WebEncoding, String)?
+        var unknownLabels: [String] = []
+    }
+
+    /// HTML's "prescan a byte stream to determine its encoding" (§13.2.3.2), step by step:
+    /// comments skipped; each `<meta>` read attribute by attribute (duplicates ignored),
+    /// `charset` or `http-equiv=content-type` with `content`; a meta naming no known
+    /// encoding passed over for the next; other tags' attributes skipped whole (so a
+    /// `<meta charset>` inside an attribute value counts for nothing); `<!`, `</`, `<?`
+    /// skipped to their `>`. Running off the end of the bytes looked at, inside a tag,
+    /// aborts: an unterminated declaration declares nothing. UTF-16 becomes UTF-8 and
+    /// x-user-defined windows-1252, as the algorithm says.
+    static func prescan(_ bytes: UnsafeBufferPointer<UInt8>) -> Prescan {
+        var scan = Prescan()
+        guard let base = bytes.baseAddress else { return scan }
+        var reader = PrescanReader(bytes: UnsafeBufferPointer(start: base, count: min(bytes.count, prescanLimit)))
+        while reader.position < reader.end {
+            guard let found = memchr(base + reader.position, Int32(UInt8(ascii: "<")), reader.end - reader.position) else { return scan }
+            reader.position = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+            if reader.matches("<!--") {
+                // The first '>' preceded by "--", after the '<' (so "<!-->" ends itself).
+                var j = reader.position + 4
+                while j < reader.end, !(reader[j] == UInt8(ascii: ">") && reader[j - 1] == UInt8(ascii: "-") && reader[j - 2] == UInt8(ascii: "-")) {
+                    j += 1
+                }
+                guard j < reader.end else { return scan }
+                reader.position = j + 1
+            } else if reader.matchesIgnoringCase("<meta"), reader.position + 5 < reader.end, PrescanReader.isSpaceOrSlash(reader[reader.position + 5]) {
+                reader.position += 5
+                guard let meta = reader.readMeta() else { return scan }
+                switch meta {
+                case .encoding(let encoding, let label):
+                    var encoding = encoding
+                    if encoding.isUTF16 { encoding = .utf8 }
+                    if encoding.name == "x-user-defined" { encoding = .windows1252 }
+                    scan.found = (encoding, label)
+                    return scan
+                case .unknown(let label):
+                    if scan.unknownLabels.count < 8 { scan.unknownLabels.append(label) }
+                case .nothing:
+                    break
+                }
+            } else if reader.startsTag {
+                // Another tag: to the first whitespace or '>', then past its attributes.
+                while reader.position < reader.end, !PrescanReader.isSpace(reader[reader.position]), reader[reader.position] != UInt8(ascii: ">") {
+                    reader.position += 1
+                }
+                while true {
+                    guard let attribute = reader.nextAttribute() else { return scan }
+                    if attribute == nil { break }
+                }
+                reader.position += 1
+            } else if reader.matches("<!") || reader.matches("</") || reader.matches("<?") {
+                guard let close = memchr(base + reader.position + 2, Int32(UInt8(ascii: ">")), max(0, reader.end - reader.position - 2)) else { return scan }
+                reader.position = UnsafeRawPointer(close) - UnsafeRawPointer(base) + 1
+            } else {
+                reader.position += 1
+            }
+        }
+        return scan
+    }
+
+    /// The WHATWG "extract a character encoding from a meta element" algorithm, on a
+    /// `content` value: the label after the first `charset` that is followed by `=`.
+    static func charsetFromMetaContent(_ content: String) -> String? {
+        let bytes = Array(content.utf8)
+        var position = 0
+        while position < bytes.count {
+            // Find "charset", ASCII case-insensitively.
+            var start: Int?
+            var i = position
+            while i + 7 <= bytes.count {
+                if zip(bytes[i..<(i + 7)], "charset".utf8).allSatisfy({ $0 | 0x20 == $1 }) {
+                    start = i
+                    break
+                }
+                i += 1
+            }
+            guard let found = start else { return nil }
+            var j = found + 7
+            while j < bytes.count, PrescanReader.isSpace(bytes[j]) { j += 1 }
+            guard j < bytes.count, bytes[j] == UInt8(ascii: "=") else {
+                position = j
                 continue
             }
-            if matchesIgnoringCase(bytes, i, "<meta"), i + 5 < end, isSpaceOrSlash(bytes[i + 5]) {
-                var j = i + 5
-                var attributes: [(String, String)] = []
-                while let (name, value, next) = nextAttribute(bytes, from: j, end: end) {
-                    attributes.append((name, value))
-                    j = next
-                }
-                if let charset = attributes.first(where: { $0.0 == "charset" })?.1, !charset.isEmpty {
-                    return charset
-                }
-                let httpEquiv = attributes.first { $0.0 == "http-equiv" }?.1.lowercased()
-                if httpEquiv == "content-type", let content = attributes.first(where: { $0.0 == "content" })?.1,
-                    let charset = charsetFromMetaContent(content)
-                {
-                    return charset
-                }
-                i = j
-                continue
+            j += 1
+            while j < bytes.count, PrescanReader.isSpace(bytes[j]) { j += 1 }
+            guard j < bytes.count else { return nil }
+            if bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") {
+                let quote = bytes[j]
+                guard let close = bytes[(j + 1)...].firstIndex(of: quote) else { return nil }
+                return String(decoding: bytes[(j + 1)..<close], as: UTF8.self)
             }
-            i += 1
+            var end = j
+            while end < bytes.count, !PrescanReader.isSpace(bytes[end]), bytes[end] != UInt8(ascii: ";") { end += 1 }
+            return end > j ? String(decoding: bytes[j..<end], as: UTF8.self) : nil
         }
         return nil
     }
+}
 
-    /// The WHATWG "extract a character encoding from a meta element" algorithm.
-    static func charsetFromMetaContent(_ content: String) -> String? {
-        let lower = content.lowercased()
-        guard let range = lower.firstRange(of: "charset") else { return nil }
-        var rest = lower[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard rest.first == "=" else { return charsetFromMetaContent(String(lower[range.upperBound...])) }
-        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        if let quote = rest.first, quote == "\"" || quote == "'" {
-            let body = rest.dropFirst()
-            guard let close = body.firstIndex(of: quote) else { return nil }
-            return String(body[..<close])
-        }
-        let value = rest.prefix { $0 != ";" && $0 != " " && $0 != "\t" && $0 != "\n" && $0 != "\r" }
-        return value.isEmpty ? nil : String(value)
-    }
+/// The prescan's cursor over the bytes it looks at, and its "get an attribute" step.
+struct PrescanReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+    var end: Int { bytes.count }
 
-    private static func isSpaceOrSlash(_ c: UInt8) -> Bool {
-        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == UInt8(ascii: "/")
-    }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    private static func matches(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ literal: StaticString) -> Bool {
+    subscript(index: Int) -> UInt8 { bytes[index] }
+
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D }
+    static func isSpaceOrSlash(_ c: UInt8) -> Bool { isSpace(c) || c == UInt8(ascii: "/") }
+
+    func matches(_ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
-        guard at + n <= b.count else { return false }
-        for k in 0..<n where b[at + k] != literal.utf8Start[k] { return false }
+        guard position + n <= end else { return false }
+        for k in 0..<n where bytes[position + k] != literal.utf8Start[k] { return false }
         return true
     }
 
-    private static func matchesIgnoringCase(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ literal: StaticString) -> Bool {
+    func matchesIgnoringCase(_ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
-        guard at + n <= b.count else { return false }
-        for k in 0..<n where b[at + k] | 0x20 != literal.utf8Start[k] | 0x20 { return false }
+        guard position + n <= end else { return false }
+        for k in 0..<n where bytes[position + k] | 0x20 != literal.utf8Start[k] | 0x20 { return false }
         return true
     }
 
-    /// One attribute of a tag being prescanned; nil at `>` or the end.
-    private static func nextAttribute(_ b: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> (String, String, Int)? {
-        var i = start
-        while i < end, isSpaceOrSlash(b[i]) { i += 1 }
-        guard i < end, b[i] != UInt8(ascii: ">") else { return nil }
-        let nameStart = i
-        while i < end, b[i] != UInt8(ascii: "="), b[i] != UInt8(ascii: ">"), !isSpaceOrSlash(b[i]) { i += 1 }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<i]), as: UTF8.self).lowercased()
-        while i < end, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
-        guard i < end, b[i] == UInt8(ascii: "=") else { return (name, "", i) }
-        i += 1
-        while i < end, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
-        guard i < end else { return (name, "", i) }
-        var valueStart = i
-        var valueEnd: Int
-        if b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") {
-            let quote = b[i]
-            valueStart = i + 1
-            i = valueStart
-            while i < end, b[i] != quote { i += 1 }
-            valueEnd = i
-            i = min(i + 1, end)
-        } else {
-            while i < end, b[i] != UInt8(ascii: ">"), b[i] != 0x20, b[i] != 0x09, b[i] != 0x0A, b[i] != 0x0D { i += 1 }
-            valueEnd = i
+    /// `<` then a letter, or `</` then a letter: a tag other than `<meta`.
+    var startsTag: Bool {
+        func isLetter(_ index: Int) -> Bool { index < end && bytes[index] | 0x20 >= UInt8(ascii: "a") && bytes[index] | 0x20 <= UInt8(ascii: "z") }
+        return isLetter(position + 1) || (position + 1 < end && bytes[position + 1] == UInt8(ascii: "/") && isLetter(position + 2))
+    }
+
+    enum Meta {
+        case encoding(WebEncoding, label: String)
+        case unknown(String)
+        case nothing
+    }
+
+    /// The attributes of one `<meta>` and what they declare; nil when the bytes ran out.
+    mutating func readMeta() -> Meta? {
+        var names = Set<String>()
+        var gotPragma = false
+        var needPragma: Bool?
+        var charset: (WebEncoding, String)?
+        var unknown: String?
+        while true {
+            guard let next = nextAttribute() else { return nil }
+            guard let (name, value) = next else { break }
+            guard names.insert(name).inserted else { continue }
+            switch name {
+            case "http-equiv":
+                if value == "content-type" { gotPragma = true }
+            case "content":
+                if charset == nil, let label = CharsetDetection.charsetFromMetaContent(value) {
+                    if let encoding = WebEncoding(label: label) {
+                        charset = (encoding, label)
+                        needPragma = true
+                    } else {
+                        unknown = label
+                    }
+                }
+            case "charset":
+                if charset == nil {
+                    if let encoding = WebEncoding(label: value) { charset = (encoding, value) } else { unknown = value }
+                    needPragma = false
+                }
+            default:
+                break
+            }
         }
-        let value = String(decoding: UnsafeBufferPointer(rebasing: b[valueStart..<valueEnd]), as: UTF8.self)
-        return (name, value, i)
+        guard let needPragma, !(needPragma && !gotPragma) else { return .nothing }
+        guard let (encoding, label) = charset else { return unknown.map(Meta.unknown) ?? .nothing }
+        return .encoding(encoding, label: label)
+    }
+
+    /// HTML's "get an attribute": `.some(nil)` at the tag's `>` (the position left on
+    /// it), nil when the bytes ran out first. Names and values come lower-cased.
+    mutating func nextAttribute() -> (String, String)?? {
+        while position < end, Self.isSpaceOrSlash(bytes[position]) { position += 1 }
+        guard position < end else { return nil }
+        if bytes[position] == UInt8(ascii: ">") { return .some(nil) }
+        var name: [UInt8] = []
+        var value: [UInt8] = []
+        func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+        // The name.
+        while true {
+            guard position < end else { return nil }
+            let c = bytes[position]
+            if c == UInt8(ascii: "="), !name.isEmpty {
+                position += 1
+                break
+            }
+            if Self.isSpace(c) {
+                while position < end, Self.isSpace(bytes[position]) { position += 1 }
+                guard position < end else { return nil }
+                guard bytes[position] == UInt8(ascii: "=") else { return .some((String(decoding: name, as: UTF8.self), "")) }
+                position += 1
+                break
+            }
+            if c == UInt8(ascii: "/") || c == UInt8(ascii: ">") { return .some((String(decoding: name, as: UTF8.self), "")) }
+            name.append(lower(c))
+            position += 1
+        }
+        // The value.
+        while position < end, Self.isSpace(bytes[position]) { position += 1 }
+        guard position < end else { return nil }
+        let first = bytes[position]
+        if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
+            position += 1
+            while true {
+                guard position < end else { return nil }
+                let c = bytes[position]
+                position += 1
+                if c == first { return .some((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))) }
+                value.append(lower(c))
+            }
+        }
+        if first == UInt8(ascii: ">") { return .some((String(decoding: name, as: UTF8.self), "")) }
+        while true {
+            guard position < end else { return nil }
+            let c = bytes[position]
+            if Self.isSpace(c) || c == UInt8(ascii: ">") { return .some((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))) }
+            value.append(lower(c))
+            position += 1
+        }
     }
 }

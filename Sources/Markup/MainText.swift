@@ -122,6 +122,7 @@ public struct MainText: Sendable, Hashable {
         if let body = nodes.indices.first(where: { nodes[$0].hint == .articleBody && textBytes[$0] >= 250 }) {
             content.insert(Int32(body))
         } else if var best = final.indices.max(by: { final[$0] < final[$1] }), final[best] > -.infinity {
+            best = widened(best, final: final, nodes: nodes, negative: negative)
             // A node that says it is the content, holding prose, beats a slightly better
             // scoring one that does not.
             let declared = final.indices.filter { index in
@@ -197,24 +198,59 @@ public struct MainText: Sendable, Hashable {
         return zip(blocks, prose).map { block, verdict in verdict == .short ? .content : verdict }
     }
 
+    /// The best node, or an ancestor when the content is spread over several containers
+    /// (a page builder's sections, a post split into parts), as Readability unifies them:
+    /// the nearest ancestor holding three of the other top five candidates that score at
+    /// least three quarters of the best; else the first ancestor, within a few steps, whose
+    /// score rises above the one below it (while none falls under a third of the best).
+    private static func widened(_ best: Int, final: [Double], nodes: [Node], negative: [Bool]) -> Int {
+        let top = final.indices.filter { $0 != best && final[$0] >= 0.75 * final[best] }
+            .sorted { final[$0] > final[$1] }.prefix(5)
+        func ancestors(_ node: Int) -> [Int] {
+            var list: [Int] = []
+            var current = nodes[node].parent
+            while current > 0, list.count < maximumAncestors {
+                list.append(Int(current))
+                current = nodes[Int(current)].parent
+            }
+            return list
+        }
+        if top.count >= 3 {
+            let lists = top.map { Set(ancestors($0)) }
+            for ancestor in ancestors(best) {
+                guard !negative[ancestor] else { break }
+                if lists.filter({ $0.contains(ancestor) }).count >= 3 { return ancestor }
+            }
+        }
+        var last = final[best]
+        for ancestor in ancestors(best).prefix(4) {
+            guard !negative[ancestor], final[ancestor] >= final[best] / 3 else { break }
+            if final[ancestor] > last { return ancestor }
+            last = final[ancestor]
+        }
+        return best
+    }
+
     /// The content's first and last blocks, while they read as a site's own notices rather
     /// than the text: short lines ("Related stories", "Share this", a date), or blocks that
     /// speak of subscribing, copyright or advertising. Articles end with such; a block
     /// inside the text is judged by its neighbours, as jusText does, and stays.
     private static func trimEdges(_ verdicts: inout [Verdict], blocks: [Block], nodes: [Node], text: [UInt8]) {
-        func isNotice(_ index: Int) -> Bool {
+        /// A notice by its words is short: 250 bytes at the end (a subscription plea, a
+        /// copyright line), 100 at the start, where the lead paragraph may well say "Werbung".
+        func isNotice(_ index: Int, wordsUpTo limit: Int) -> Bool {
             let block = blocks[index]
             if block.bytes < 40 { return true }
-            guard block.bytes < 250 else { return false }
-            return Self.noticeWords.contains { Self.contains(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)], $0) }
+            guard block.bytes < limit else { return false }
+            return Self.noticeWords.contains { Self.contains(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)], $0, atWordStart: true) }
         }
         let content = verdicts.indices.filter { verdicts[$0] == .content }
         for index in content.reversed() {
-            guard isNotice(index) else { break }
+            guard isNotice(index, wordsUpTo: 250) else { break }
             verdicts[index] = .short
         }
         for index in content {
-            guard verdicts[index] == .content, isNotice(index), nodes[Int(blocks[index].node)].tag != .headline else { break }
+            guard verdicts[index] == .content, isNotice(index, wordsUpTo: 100), nodes[Int(blocks[index].node)].tag != .headline else { break }
             verdicts[index] = .short
         }
     }
@@ -226,7 +262,7 @@ public struct MainText: Sendable, Hashable {
         for index in blocks.indices where verdicts[index] == .content {
             let block = blocks[index]
             let tag = nodes[Int(block.node)].tag
-            if tag == .heading, index + 1 < blocks.count, verdicts[index + 1] != .content {
+            if tag == .heading, block.bytes < 100, index + 1 < blocks.count, verdicts[index + 1] != .content {
                 verdicts[index] = .short
             } else if block.bytes < 100,
                 Self.creditWords.contains(where: { Self.contains(text[Int(block.range.lowerBound)..<Int(block.range.upperBound)], $0) })
@@ -253,16 +289,22 @@ public struct MainText: Sendable, Hashable {
     static let noticeWords: [[UInt8]] = [
         "subscri", "newsletter", "copyright", "©", "all rights reserved", "advertis", "sign up", "follow us", "share this",
         "read more", "related", "abonn", "suscr", "werbung", "anzeige", "teilen", "compartir", "partager", "publicidad",
-        "derechos reservados", "tous droits", "alle rechte", "cookie",
+        "derechos reservados", "tous droits", "alle rechte", "cookie", "follow", "download", "telegram", "whatsapp", "youtube",
+        "donat", "spende", "member", "miembro", "únete", "apoya", "sociable", "comment", "kommentar",
     ].map { Array($0.utf8) }
 
-    /// Whether `word` (lower case) occurs in `bytes`, ASCII letters compared without case.
-    static func contains(_ bytes: ArraySlice<UInt8>, _ word: [UInt8]) -> Bool {
+    /// Whether `word` (lower case) occurs in `bytes`, ASCII letters compared without case;
+    /// `atWordStart`: only where no letter or hyphen comes just before (`Werbung`, not
+    /// `Bewerbung`; `related`, not `drug-related`).
+    static func contains(_ bytes: ArraySlice<UInt8>, _ word: [UInt8], atWordStart: Bool = false) -> Bool {
         guard word.count <= bytes.count, let first = word.first else { return false }
         var start = bytes.startIndex
         while start + word.count <= bytes.endIndex {
             let byte = bytes[start]
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == first {
+            // Before: a letter (any non-ASCII byte counts as one) or a hyphen ends the chance.
+            let previous = start > bytes.startIndex ? bytes[start - 1] | 0x20 : 0x20
+            let boundary = !atWordStart || !((previous >= 0x61 && previous <= 0x7A) || previous == 0x2D || previous >= 0x80)
+            if boundary, (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == first {
                 var matches = true
                 for offset in 1..<word.count {
                     let next = bytes[start + offset]
@@ -411,8 +453,9 @@ public struct MainText: Sendable, Hashable {
         return hash
     }
 
-    /// Copies `bytes` leaving out U+00AD (soft hyphen), U+200B–U+200D (zero-width space and
-    /// joiners), U+2060 (word joiner) and U+FEFF (BOM): invisible, and they split words.
+    /// Copies `bytes` leaving out U+00AD (soft hyphen), U+200B (zero-width space), U+2060
+    /// (word joiner) and U+FEFF (BOM): invisible, and they split words. The zero-width
+    /// joiner and non-joiner stay: Persian, the Indic scripts and emoji spell with them.
     /// For text that did not come through ``MainTextCollector`` (which leaves them out as it
     /// collects): schema.org `articleBody`.
     static func appendClean(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
@@ -429,7 +472,7 @@ public struct MainText: Sendable, Hashable {
                 index += 2
                 continue
             }
-            if byte == 0xE2, index + 2 < bytes.endIndex, bytes[index + 1] == 0x80, (0x8B...0x8D).contains(bytes[index + 2]) {
+            if byte == 0xE2, index + 2 < bytes.endIndex, bytes[index + 1] == 0x80, bytes[index + 2] == 0x8B {
                 index += 3
                 continue
             }

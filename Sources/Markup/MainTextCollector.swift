@@ -92,12 +92,12 @@ final class MainTextCollector {
         lastWasSpace = true
     }
 
-    /// Appends text with whitespace runs collapsed, U+00AD (soft hyphen), U+200B–U+200D
-    /// (zero-width space and joiners), U+2060 (word joiner) and U+FEFF left out (invisible,
-    /// and they split words), and commas counted for the block's score. Text that needs only
-    /// copying goes eight bytes at a time, the rest a byte at a time. The loop works on locals and writes the state back
-    /// once: a class's stored properties touched per byte would each pay a dynamic
-    /// exclusivity check.
+    /// Appends text with whitespace runs collapsed, U+00AD (soft hyphen), U+200B (zero-width
+    /// space), U+2060 (word joiner) and U+FEFF left out (invisible, and they split words; the
+    /// zero-width joiner and non-joiner stay, as scripts spell with them), and commas counted
+    /// for the block's score. Text that needs only copying goes eight bytes at a time, the
+    /// rest a byte at a time. The loop works on locals and writes the state back once: a
+    /// class's stored properties touched per byte would each pay a dynamic exclusivity check.
     func characters(_ input: UnsafeBufferPointer<UInt8>) {
         guard hiddenDepth == 0, !full, let base = input.baseAddress else { return }
         var length = input.count
@@ -156,7 +156,7 @@ final class MainTextCollector {
                     index &+= 1
                     continue
                 case 0xE2 where index + 1 < length
-                    && ((base[index] == 0x80 && (0x8B...0x8D).contains(base[index + 1])) || (base[index] == 0x81 && base[index + 1] == 0xA0)):
+                    && ((base[index] == 0x80 && base[index + 1] == 0x8B) || (base[index] == 0x81 && base[index + 1] == 0xA0)):
                     index &+= 2
                     continue
                 case 0xEF where index + 1 < length && base[index] == 0xBB && base[index + 1] == 0xBF:

@@ -65,7 +65,7 @@ public struct MarkupExtractor: Sendable {
         if charset.isUTF8, collector.encodingFailed {
             if charset.source == .sniffed {
                 // Undeclared and not UTF-8: the web's default.
-                charset = CharsetDecision(encoding: "WINDOWS-1252", source: .default, declaredLabel: nil)
+                charset = CharsetDecision(.windows1252, source: .default, declaredLabel: nil)
                 collector = parse(bytes, encoding: charset.encoding, warnings: &warnings)
             } else {
                 let repaired = CharsetConversion.repairUTF8(bytes)
@@ -123,7 +123,7 @@ public struct MarkupExtractor: Sendable {
         let sample = bytes.prefix(1024)
         guard !sample.isEmpty else { return false }
         // UTF-16 text has NULs in it; its BOM says so.
-        if CharsetDetection.byteOrderMark(bytes)?.0.hasPrefix("UTF-16") == true { return false }
+        if CharsetDetection.byteOrderMark(bytes)?.0.isUTF16 == true { return false }
         var controls = 0
         for byte in sample {
             if byte == 0 { return true }

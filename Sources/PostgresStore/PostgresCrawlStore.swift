@@ -209,9 +209,9 @@ public final class PostgresCrawlStore: CrawlStore {
             write.confirmations = batch.confirmations
             let deleted = try ItemTable.apply(write, now: now, on: connection).deleted
             let discovered = try add(batch.newURLs, now: now, on: connection)
-            for note in batch.sitemapNotes where note.lastModified != nil || note.changeFrequency != nil {
+            for note in batch.sitemapNotes {
                 try connection.execute("""
-                    UPDATE urls SET changefreq = coalesce($2, changefreq), sitemap_lastmod = coalesce($3, sitemap_lastmod),
+                    UPDATE urls SET from_sitemap = true, changefreq = coalesce($2, changefreq), sitemap_lastmod = coalesce($3, sitemap_lastmod),
                         due = CASE WHEN $3 IS NOT NULL AND fetched_at IS NOT NULL AND $3 > fetched_at AND due > $4 THEN $4 ELSE due END
                     WHERE url = $1
                     """, [.text(note.url.string), PostgresValue(note.changeFrequency), PostgresValue(note.lastModified?.timeIntervalSince1970),

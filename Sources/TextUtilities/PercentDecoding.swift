@@ -3,12 +3,17 @@
 /// form-encoded query strings (`application/x-www-form-urlencoded`, where `+` is a space).
 public enum PercentDecoding {
     public static func bytes(_ text: some StringProtocol, plusIsSpace: Bool = false) -> [UInt8] {
+        decode(bytes: Array(text.utf8), plusIsSpace: plusIsSpace)
+    }
+
+    /// `%XX` escapes decoded to their bytes; a `%` that starts no escape stays.
+    public static func decode(bytes input: some Collection<UInt8>, plusIsSpace: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        var rest = Array(text.utf8)[...]
+        out.reserveCapacity(input.count)
+        var rest = input[...]
         while let byte = rest.popFirst() {
             if byte == UInt8(ascii: "%"), rest.count >= 2, let hi = hexValue(rest[rest.startIndex]),
-                let lo = hexValue(rest[rest.startIndex + 1])
+                let lo = hexValue(rest[rest.index(after: rest.startIndex)])
             {
                 out.append(hi << 4 | lo)
                 rest = rest.dropFirst(2)

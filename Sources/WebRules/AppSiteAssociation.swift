@@ -140,10 +140,15 @@ public struct AppSiteAssociation: Sendable {
         return nil
     }
 
-    /// Reads the file; nil when it is not valid JSON (Apple's reader is strict, so a file
-    /// with a trailing comma claims nothing on a device either) or has no `applinks.details`.
+    /// Reads the file; nil when it is not a valid JSON object (Apple's reader is strict, so
+    /// a file with a trailing comma claims nothing on a device either). A valid file without
+    /// `applinks` (say, only `webcredentials`) is read and claims nothing, as `swcutil` has it.
     public init?(parsing bytes: [UInt8]) {
-        guard let root = (try? JSONParser.parse(bytes: bytes))?.objectValue, let applinks = root["applinks"]?.objectValue else { return nil }
+        guard let root = (try? JSONParser.parse(bytes: bytes))?.objectValue else { return nil }
+        guard let applinks = root["applinks"]?.objectValue else {
+            details = []
+            return
+        }
         let rootOptions = Options().overridden(by: applinks["defaults"]?.objectValue)
         var variables: [String: [String]] = [:]
         for member in applinks["substitutionVariables"]?.objectValue?.members ?? [] {
@@ -158,7 +163,7 @@ public struct AppSiteAssociation: Sendable {
             // The oldest form: {"TEAM.bundle": {"paths": [...]}}, read in sorted key order.
             detailValues = dictionary.members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         } else {
-            return nil
+            detailValues = []
         }
         for (key, value) in detailValues {
             guard let object = value.objectValue else { continue }

@@ -1,27 +1,22 @@
 import TextUtilities
 
-/// The byte-level rules behind ``WebURL``'s normal form.
+/// The byte-level rules behind ``WebURL``'s normal form: the URL Standard's serialization
+/// (``URLParser``), with two rewrites of our own so that equal resources compare equal —
+/// percent-escapes in upper case (`%c3%a9` → `%C3%A9`), and escapes of unreserved
+/// characters decoded (`%41` → `A`, `%7E` → `~`). Nothing else differs from what a browser
+/// makes of the same link.
 enum URLNormalization {
     enum ComponentKind {
         case path, query, fragment
-    }
 
-    /// WHATWG URL parsing first strips leading and trailing C0 controls and spaces and
-    /// removes every tab and newline; browsers also read `\` as `/` before the query.
-    static func cleanReference(_ reference: String) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(reference.utf8.count)
-        var seenQueryOrFragment = false
-        for byte in reference.utf8 {
-            if byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
-            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { seenQueryOrFragment = true }
-            bytes.append(byte == UInt8(ascii: "\\") && !seenQueryOrFragment ? UInt8(ascii: "/") : byte)
+        /// The percent-encode set the Standard uses for the component of a special URL.
+        var encodeSet: PercentEncodeSet {
+            switch self {
+            case .path: .path
+            case .query: .specialQuery
+            case .fragment: .fragment
+            }
         }
-        var start = 0
-        var end = bytes.count
-        while start < end, bytes[start] <= 0x20 { start += 1 }
-        while end > start, bytes[end - 1] <= 0x20 { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     @inline(__always)
@@ -31,36 +26,32 @@ enum URLNormalization {
             || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
     }
 
-    /// Characters kept as they are in a path, query or fragment (RFC 3986 pchar plus `/`
-    /// and `?`, without `%`, which is checked separately).
+    /// Bytes a component in normal form holds as they are: everything outside the
+    /// component's percent-encode set but `%` (checked separately), and, in a path, not `\`
+    /// (which the parser reads as `/`).
     @inline(__always)
     static func isAllowed(_ c: UInt8, in kind: ComponentKind) -> Bool {
-        if isUnreserved(c) { return true }
-        switch c {
-        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
-            return true
-        case UInt8(ascii: "?"):
-            return kind != .path
-        default:
-            return false
-        }
+        if c == UInt8(ascii: "%") || kind.encodeSet.contains(c) { return false }
+        return kind != .path || c != UInt8(ascii: "\\")
     }
 
     private static let upperHex = Array("0123456789ABCDEF".utf8)
 
-    /// Rewrites one component: escapes in upper case, escapes of unreserved characters
-    /// decoded, disallowed bytes (and a `%` that starts no escape) percent-encoded.
+    /// Rewrites one component as the parser would leave it and then as our normal form
+    /// has it: bytes of the component's percent-encode set encoded, escapes folded.
     static func normalizeComponent(_ component: some StringProtocol, kind: ComponentKind) -> String {
-        let bytes = Array(component.utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(component.utf8.count)
+        for c in component.utf8 { kind.encodeSet.append(c, to: &encoded) }
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        appendNormalized(bytes[...], kind: kind, to: &out)
+        out.reserveCapacity(encoded.count)
+        foldEscapes(encoded[...], to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func appendNormalized(_ bytes: ArraySlice<UInt8>, kind: ComponentKind, to out: inout [UInt8]) {
+    /// Copies `bytes` with each `%XX` escape in upper case, or decoded when it stands for an
+    /// unreserved character. A `%` that starts no escape stays as it is.
+    static func foldEscapes(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
         var i = bytes.startIndex
         while i < bytes.endIndex {
             let c = bytes[i]
@@ -76,43 +67,22 @@ enum URLNormalization {
                 i += 3
                 continue
             }
-            if isAllowed(c, in: kind) {
-                out.append(c)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(upperHex[Int(c >> 4)])
-                out.append(upperHex[Int(c & 0xF)])
-            }
+            out.append(c)
             i += 1
         }
     }
 
-    /// Normalises the path, query and fragment of a URL libcurl produced (its scheme and
-    /// host are already in lower case).
-    static func normalizeCurlOutput(_ url: String) -> String {
-        let bytes = Array(url.utf8)
-        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) else { return url }
-        var pathStart = schemeEnd + 3
-        while pathStart < bytes.count, bytes[pathStart] != UInt8(ascii: "/"), bytes[pathStart] != UInt8(ascii: "?"),
-            bytes[pathStart] != UInt8(ascii: "#")
-        {
-            pathStart += 1
-        }
-        var out = Array(bytes[0..<pathStart])
-        out.reserveCapacity(bytes.count + 8)
-        let fragmentStart = bytes[pathStart...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
-        let queryStart = bytes[pathStart..<fragmentStart].firstIndex(of: UInt8(ascii: "?")) ?? fragmentStart
-        if pathStart == queryStart { out.append(UInt8(ascii: "/")) }
-        appendNormalized(bytes[pathStart..<queryStart], kind: .path, to: &out)
-        if queryStart < fragmentStart {
-            out.append(UInt8(ascii: "?"))
-            appendNormalized(bytes[(queryStart + 1)..<fragmentStart], kind: .query, to: &out)
-        }
-        if fragmentStart < bytes.count {
-            out.append(UInt8(ascii: "#"))
-            appendNormalized(bytes[(fragmentStart + 1)...], kind: .fragment, to: &out)
-        }
-        return String(decoding: out, as: UTF8.self)
+    /// A serialized URL (``URLParser/Record/serialized()``) in our normal form: escapes
+    /// folded after the authority.
+    static func normalForm(_ serialized: [UInt8]) -> [UInt8] {
+        let authority = serialized.starts(with: "https://".utf8) ? 8 : 7
+        guard let pathStart = serialized[authority...].firstIndex(of: UInt8(ascii: "/")),
+            serialized[pathStart...].contains(UInt8(ascii: "%"))
+        else { return serialized }
+        var out = Array(serialized[..<pathStart])
+        out.reserveCapacity(serialized.count)
+        foldEscapes(serialized[pathStart...], to: &out)
+        return out
     }
 
     /// Where the query and fragment of a canonical absolute path start (offsets of `?` and `#`).
@@ -123,7 +93,7 @@ enum URLNormalization {
 
     /// The layout of `reference` when it is an absolute path (`/…`, not `//…`) already in
     /// normal form with no dot segments, so that resolving it is plain concatenation with
-    /// the base's origin; nil otherwise. This keeps libcurl out of the per-link hot path
+    /// the base's origin; nil otherwise. This keeps the parser out of the per-link hot path
     /// for the common case; the test suite checks that both routes agree.
     static func canonicalAbsolutePathLayout(_ reference: UnsafeBufferPointer<UInt8>) -> PathLayout? {
         let count = reference.count
@@ -175,9 +145,9 @@ enum URLNormalization {
 
     /// The layout of an absolute URL that is already in normal form: `http://` or `https://`,
     /// a lower-case ASCII host name (letters, digits, `-`, `.`, its last label starting with
-    /// a letter, so no IP address in any of the forms libcurl rewrites), an optional
+    /// a letter, so no IP address in any of its forms, and no `xn--` label), an optional
     /// non-default port, then nothing or a canonical absolute path. Nil for anything else,
-    /// which then goes through libcurl.
+    /// which then goes through the parser.
     static func canonicalAbsoluteURLLayout(_ url: UnsafeBufferPointer<UInt8>) -> AbsoluteLayout? {
         let https: Bool
         var i: Int
@@ -195,6 +165,12 @@ enum URLNormalization {
         while i < url.count {
             let c = url[i]
             if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z") || c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") || c == UInt8(ascii: "-") {
+                // An `xn--` label is punycode the parser must check.
+                if c == UInt8(ascii: "-"), i - labelStart == 3, url[labelStart] == UInt8(ascii: "x"), url[labelStart + 1] == UInt8(ascii: "n"),
+                    url[labelStart + 2] == UInt8(ascii: "-")
+                {
+                    return nil
+                }
                 i += 1
             } else if c == UInt8(ascii: ".") {
                 i += 1
@@ -236,12 +212,14 @@ enum URLNormalization {
 }
 
 /// The percent-encoding normal form ``WebURL`` uses, for text compared with URL paths
-/// (robots.txt patterns, association-file patterns): escapes in upper case, escapes of
-/// unreserved characters decoded, characters a URL may not hold encoded. `/` and `?`
-/// stay as they are.
+/// (robots.txt patterns, association-file patterns): what the parser encodes in a path
+/// (and, after a `?`, in a query) encoded, escapes in upper case, escapes of unreserved
+/// characters decoded.
 public enum PercentEncoding {
     public static func normalized(_ text: String) -> String {
-        URLNormalization.normalizeComponent(text, kind: .query)
+        guard let question = text.firstIndex(of: "?") else { return URLNormalization.normalizeComponent(text, kind: .path) }
+        return URLNormalization.normalizeComponent(text[..<question], kind: .path) + "?"
+            + URLNormalization.normalizeComponent(text[text.index(after: question)...], kind: .query)
     }
 
     /// Text to put in a query value: every byte but RFC 3986's unreserved characters

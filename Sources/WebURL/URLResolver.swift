@@ -1,21 +1,18 @@
-import CCurl
-
 /// Resolves many references against one base URL, as an HTML page's links are.
 ///
-/// Holds the parsed base in a libcurl URL handle and duplicates it per reference, so the
-/// base is parsed once per page. References already in normal form, absolute paths and
-/// absolute URLs (the bulk of a site's links), skip libcurl: a path is joined to the base's
-/// origin, a URL is taken as it is.
+/// Holds the base parsed once per page. References already in normal form, absolute paths
+/// and absolute URLs (the bulk of a site's links), skip the parser: a path is joined to the
+/// base's origin, a URL is taken as it is.
 ///
 /// Not thread-safe; make one per page.
 public final class URLResolver {
     public let base: WebURL
-    private let baseHandle: CurlURLHandle
+    private let baseRecord: URLParser.Record?
     private let baseOrigin: String
 
     public init(base: WebURL) {
         self.base = base
-        self.baseHandle = CurlURLHandle(url: base.string)
+        self.baseRecord = URLParser.parse(base.string.utf8, base: nil)
         self.baseOrigin = base.string.utf8.firstIndex(of: UInt8(ascii: "/"), after: base.scheme.utf8.count + 3)
             .map { String(base.string[..<$0]) } ?? base.string
     }
@@ -47,22 +44,9 @@ public final class URLResolver {
             }
             return WebURL(canonical: reference, layout: layout)
         }
-        let resolved = resolveSlowly(String(decoding: reference, as: UTF8.self))
-        return keepingFragment ? resolved : resolved?.withoutFragment
-    }
-
-    private func resolveSlowly(_ reference: String) -> WebURL? {
-        let cleaned = URLNormalization.cleanReference(reference)
-        if cleaned.isEmpty {
-            return base.withoutFragment
-        }
-        if cleaned.hasPrefix("#") {
-            // Resolved here because libcurl 7.88 drops the last path segment for a
-            // fragment-only reference.
-            return WebURL(normalized: base.withoutFragment.string + "#"
-                + URLNormalization.normalizeComponent(cleaned.dropFirst(), kind: .fragment))
-        }
-        return WebURL.resolve(cleaned, in: baseHandle.duplicate())
+        guard let record = URLParser.parse(reference, base: baseRecord) else { return nil }
+        let resolved = WebURL(record: record)
+        return keepingFragment ? resolved : resolved.withoutFragment
     }
 }
 

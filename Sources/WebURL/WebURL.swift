@@ -1,14 +1,11 @@
-import CCurl
-
 /// An absolute `http` or `https` URL in normal form.
 ///
-/// Parsing and relative resolution are libcurl's URL API (`curl_url_set` with a base,
-/// RFC 3986 resolution and dot-segment removal, IDN to punycode). On top of that the
-/// stored form is canonical, so equal resources compare equal:
-/// - scheme and host in lower case, the host in punycode, the default port dropped;
-/// - an empty path written as `/`;
-/// - percent-escapes in upper case, escapes of unreserved characters decoded, and
-///   characters that may not appear in a URL percent-encoded.
+/// Parsing and relative resolution follow the URL Standard (``URLParser``: the browsers'
+/// rules, tested against web-platform-tests' own cases), so a link goes where a browser
+/// would send it: hosts through IDNA and the IPv4/IPv6 parsers, the Standard's
+/// percent-encode sets per component, dot segments including `%2e`, the default port
+/// dropped. On top of the Standard's serialization the stored form folds escapes — upper
+/// case, unreserved characters decoded — so that equal resources compare equal.
 ///
 /// The fragment is kept (see ``withoutFragment``); crawl policy such as dropping
 /// tracking parameters is not this type's business.
@@ -22,9 +19,15 @@ public struct WebURL: Hashable, Sendable, CustomStringConvertible, Comparable {
 
     /// Parses an absolute http(s) URL; nil for anything else.
     public init?(_ string: String) {
-        let handle = CurlURLHandle()
-        guard let url = WebURL.resolve(string, in: handle) else { return nil }
-        self = url
+        guard let record = URLParser.parse(string.utf8, base: nil) else { return nil }
+        self.init(record: record)
+    }
+
+    /// The URL a parsed record serializes to, in normal form.
+    init(record: URLParser.Record) {
+        let text = String(decoding: URLNormalization.normalForm(record.serialized()), as: UTF8.self)
+        var bytes = text
+        self = bytes.withUTF8 { WebURL(normalized: text, bytes: $0) }!
     }
 
     /// Resolves `reference` (an `href` value, say) against `base`.
@@ -161,24 +164,6 @@ public struct WebURL: Hashable, Sendable, CustomStringConvertible, Comparable {
         let base = slice(0..<(queryStart ?? fragmentStart ?? string.utf8.count))
         guard let newQuery, !newQuery.isEmpty else { return WebURL(normalized: base)! }
         return WebURL(normalized: base + "?" + URLNormalization.normalizeComponent(newQuery, kind: .query))!
-    }
-
-    /// Resolves `reference` in `handle` (which may already hold a base URL) and returns
-    /// the result in normal form.
-    static func resolve(_ reference: String, in handle: CurlURLHandle) -> WebURL? {
-        let cleaned = URLNormalization.cleanReference(reference)
-        guard handle.set(CURLUPART_URL, cleaned, flags: UInt32(CURLU_URLENCODE) | UInt32(CURLU_ALLOW_SPACE)) == CURLUE_OK
-        else { return nil }
-        guard let scheme = handle.get(CURLUPART_SCHEME), scheme == "http" || scheme == "https" else { return nil }
-        guard let host = handle.get(CURLUPART_HOST), !host.isEmpty else { return nil }
-        let lowered = host.lowercased()
-        if lowered != host {
-            // libidn2 refuses upper-case letters (IDNA2008), so fold case before punycode.
-            guard handle.set(CURLUPART_HOST, lowered) == CURLUE_OK else { return nil }
-        }
-        let flags = UInt32(CURLU_NO_DEFAULT_PORT) | (lowered.utf8.contains { $0 >= 0x80 } ? UInt32(CURLU_PUNYCODE) : 0)
-        guard let full = handle.get(CURLUPART_URL, flags: flags) else { return nil }
-        return WebURL(normalized: URLNormalization.normalizeCurlOutput(full))
     }
 }
 

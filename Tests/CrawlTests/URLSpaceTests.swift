@@ -82,6 +82,51 @@ import Testing
         #expect(summary.stdout.contains("near-duplicate"), "\(summary.stdout)")
     }
 
+    /// A catalogue whose product pages share one trade vocabulary — each brings only its
+    /// product's name, its schema.org Product and its deep link — is crawled whole; and a
+    /// site's near-identical pages that its sitemap lists are all fetched (the owner declared
+    /// them), the duplicates still indexed once, while its calendar is still capped.
+    @Test func aCatalogueIsNeverATrapNorAreTheURLsASitemapLists() throws {
+        let trade = "fittings.web.test", listed = "listed.web.test"
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let count = 24
+        web.page(trade, "/", html: page("Fittings and valves", links: (1...count).map { "/p/\($0)" }))
+        web.fallback(trade) { request in
+            guard request.path.hasPrefix("/p/"), let number = Int(request.path.dropFirst(3)), (1...count).contains(number) else { return .notFound }
+            let name = Self.productName(number + 500)
+            let schema = #"<script type="application/ld+json">{"@type": "Product", "name": "\#(name) fitting", "sku": "FV-\#(number)"}</script>"#
+                + #"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=fittings://product/\#(name.replacingOccurrences(of: " ", with: "-"))">"#
+            return .html(page("\(name) fitting — Fittings and valves", links: ["/", "/p/\(number % count + 1)"], head: schema,
+                              body: "Stainless steel press fitting for water and gas lines, DN \(15 + number % 4 * 5), PN 16, pressure tested, "
+                                + "certified for drinking water, with an EPDM sealing ring. Ships in two days; trade prices on request."))
+        }
+        let sitemap = "<urlset>" + (1...30).map { "<url><loc>\(web.origin(listed))/item?id=\($0)</loc></url>" }.joined() + "</urlset>"
+        web.file(listed, "/robots.txt", contentType: "text/plain", bytes: Array("User-agent: *\nAllow: /\nSitemap: \(web.origin(listed))/maps/all.xml\n".utf8))
+        web.file(listed, "/maps/all.xml", contentType: "application/xml", bytes: Array(sitemap.utf8))
+        web.page(listed, "/", html: page("Lakeside Ledger", links: ["/item?id=1"]))
+        web.route(listed, "/item") { request in
+            let id = Int(request.queryValue("id") ?? "") ?? 0
+            return .html(page("Lakeside Ledger archive", links: ["/item?id=\(id + 1)"], body: Self.article + " Reference number \(id)."))
+        }
+        web.page(Self.calendar, "/", html: page("Riverside Community Centre", links: ["/events/2026-12-01"]))
+        web.fallback(Self.calendar) { request in Self.calendarPage(request.path).map { .html($0) } ?? .notFound }
+        let crawl = try CrawlRunner(web: web, hosts: [trade, listed, Self.calendar])
+        defer { crawl.remove() }
+        let (result, report) = try crawl.crawl([trade, listed, Self.calendar].map { web.origin($0) + "/" }, ["--max-pages", "1000"], timeout: 300)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(report)
+        func host(_ name: String, _ field: String) -> Int { json["hosts"]?[web.origin(name)]?[field]?.intValue ?? 0 }
+        #expect(host(trade, "indexed") == count + 1, "every product: \(json["patterns"] ?? .null)")
+        #expect(try crawl.search(Self.productName(520)).first?["url"]?.stringValue == web.origin(trade) + "/p/20")
+        let listedItems = web.requests.filter { $0.hasPrefix(listed + "/item") }
+        let missing = (1...30).filter { !listedItems.contains(listed + "/item?id=\($0)") }
+        #expect(missing.isEmpty, "every listed URL fetched; not: \(missing) \(json["patterns"] ?? .null) \(json["skipped"] ?? .null)")
+        #expect(json.skipped("near-duplicate") >= 3, "their copies still indexed once")
+        #expect(host(Self.calendar, "fetched") <= 100, "the calendar is still capped: \(host(Self.calendar, "fetched"))")
+        #expect(json.skipped("trap-pattern") > 0)
+    }
+
     // MARK: the sites
 
     /// Days link to the next day and to their week, month and year; weeks, months and

@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test(arguments: [("latin1", "WINDOWS-1252"), ("GB2312", "GB18030"), ("x-sjis", "CP932"), ("ks_c_5601-1987", "CP949"),
-                      (" UTF8 ", "UTF-8"), ("iso-8859-9", "ISO-8859-9"), ("klingon", nil)])
+                      (" UTF8 ", "UTF-8"), ("iso-8859-9", "WINDOWS-1254"), ("latin3", "ISO-8859-3"), ("cp1256", "WINDOWS-1256"), ("klingon", nil)])
     func whatwgLabels(_ label: String, _ expected: String?) {
         #expect(CharsetDetection.encodingName(forLabel: label) == expected)
     }

@@ -38,8 +38,10 @@ import WebURL
     }
 
     @Test func zeroWidthCharactersAreRemoved() {
-        let page = Self.extract("<html><body><p>co\u{00AD}operate, zero\u{200B}width, joi\u{2060}ner, b\u{FEFF}om</p></body></html>")
-        #expect(page.bodyText == "cooperate, zerowidth, joiner, bom")
+        let page = Self.extract("<html><body><p>co\u{00AD}operate, zero\u{200B}width, joi\u{2060}ner, b\u{FEFF}om, "
+            + "\u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645} \u{1F469}\u{200D}\u{1F4BB}</p></body></html>")
+        #expect(page.bodyText == "cooperate, zerowidth, joiner, bom, \u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645} \u{1F469}\u{200D}\u{1F4BB}",
+                "the joiners Persian and emoji spell with stay")
     }
 
     /// The collector copies plain ASCII eight bytes at a time and everything else a byte at
@@ -47,7 +49,7 @@ import WebURL
     /// runs as one space, the ends trimmed, the invisibles gone, everything else as it was.
     @Test func textIsCollectedByTheRuleWhateverItsMix() {
         let pieces = ["word", "a", "longerword", " ", "  ", "\t", "\n", "\r\n", ",", ", ", "é", "漢字", "\u{00AD}", "\u{200B}", "\u{2060}",
-                      "\u{FEFF}", "\u{00A0}", "!?", "(x)", "12345678", "        "]
+                      "\u{FEFF}", "\u{00A0}", "\u{200C}", "\u{200D}", "!?", "(x)", "12345678", "        "]
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

@@ -98,9 +98,12 @@ import WebURL
         #expect(a.appIDs == ["T.a"])
     }
 
-    @Test func brokenFilesAreNil() {
+    @Test func brokenFilesAreNilAndFilesWithoutApplinksClaimNothing() throws {
         #expect(AppSiteAssociation(parsing: Array("not json".utf8)) == nil)
-        #expect(AppSiteAssociation(parsing: Array(#"{"webcredentials": {}}"#.utf8)) == nil)
+        #expect(AppSiteAssociation(parsing: Array("[1, 2]".utf8)) == nil)
+        let credentials = try #require(AppSiteAssociation(parsing: Array(#"{"webcredentials": {}}"#.utf8)), "valid, as swcutil reads it")
+        #expect(credentials.appIDs.isEmpty)
+        #expect(credentials.match(for: WebURL("https://s.example/")!) == nil)
     }
 
     @Test func assetLinksListHandlingPackages() {

@@ -48,6 +48,7 @@ struct CrawlCommand: Command {
             Option.exclude,
             Option.keepTrackingParameters,
             Option.noSitemaps,
+            Option.noTrapDetection,
             Option.noWarc,
             Option.mapping,
             Option.json,
@@ -105,6 +106,7 @@ struct CrawlCommand: Command {
         configuration.exclude = arguments.values(Option.exclude)
         configuration.keepsTrackingParameters = arguments.flag(Option.keepTrackingParameters)
         configuration.readsSitemaps = !arguments.flag(Option.noSitemaps)
+        configuration.trapDetection = !arguments.flag(Option.noTrapDetection)
         configuration.writesWARC = !arguments.flag(Option.noWarc)
         if let file = arguments.value(Option.mapping) {
             do {
@@ -182,6 +184,8 @@ extension CrawlCommand {
         static let exclude = OptionSpec.value("--exclude", "regex", help: "Never crawl URLs matching this regular expression.", repeatable: true)
         static let keepTrackingParameters = OptionSpec.flag("--keep-tracking-parameters", help: "Keep utm_*, fbclid, gclid… in URLs.")
         static let noSitemaps = OptionSpec.flag("--no-sitemaps", help: "Do not read sitemaps.")
+        static let noTrapDetection = OptionSpec.flag(
+            "--no-trap-detection", help: "Fetch every URL pattern, even those judged endless (calendars); --max-pages-per-host still bounds each host.")
         static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
         static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
         static let mapping = OptionSpec.value(

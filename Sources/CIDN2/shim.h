@@ -1,0 +1,6 @@
+#ifndef SEARCHLIGHT_CIDN2_SHIM_H
+#define SEARCHLIGHT_CIDN2_SHIM_H
+
+#include <idn2.h>
+
+#endif
