@@ -89,7 +89,10 @@ public struct PageValidator {
         guard let (response, pageRobots) = final else { return report }
         report.finalURL = current.string
 
-        let associations = associationFiles(for: current, into: &report)
+        // A tap sees the URL as written, fragment and all (`#nondeeplinking` may be excluded),
+        // when no redirect moved it.
+        let tapped = current == admission.keys.key(for: url) ? url : current
+        let associations = associationFiles(for: current, matching: tapped, into: &report)
         let entry = FrontierEntry(id: 0, url: current, origin: current.origin, depth: 0)
         let analyzer = PageAnalyzer(builder: ItemBuilder(), admission: admission)
         let result = analyzer.analyze(response, entry: entry, associations: associations, robots: pageRobots, now: now, keepMarkup: true)
@@ -200,7 +203,7 @@ public struct PageValidator {
 
     /// Apple's file from `/.well-known/` then the root, Android's from `/.well-known/`,
     /// each checked as the platforms check them: https, no redirects, JSON, 128 KB.
-    private func associationFiles(for url: WebURL, into report: inout ValidationReport) -> ItemBuilder.Associations {
+    private func associationFiles(for url: WebURL, matching tapped: WebURL, into report: inout ValidationReport) -> ItemBuilder.Associations {
         guard url.isHTTPS else {
             report.associationNotes.append("\(url.string) is not https: universal links and verified App Links need https")
             return ItemBuilder.Associations()
@@ -216,7 +219,7 @@ public struct PageValidator {
             }
         }
         let apple = associations.apple
-        let match = apple?.match(for: url)
+        let match = apple?.match(for: tapped)
         report.apple = .init(files: files, valid: apple != nil, appIDs: apple?.appIDs ?? [], match: match,
                              claimed: match.map { !$0.excludes } ?? false)
         let (response, file) = associationFile(HostFiles.AssociationFile.android.url(url.origin))

@@ -48,6 +48,24 @@ import Testing
         #expect(human.stdout.contains("Tap"))
     }
 
+    /// Apple matches the URL as tapped: `{"#": "nondeeplinking", "exclude": true}` keeps
+    /// `/search/#nondeeplinking` in the browser while `/search/` opens the app (swcutil's verdicts).
+    @Test func theAssociationFileIsMatchedAgainstTheFragmentToo() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let host = "frag.web.test"
+        web.file(host, "/.well-known/apple-app-site-association", contentType: "application/json", bytes: Array("""
+            {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"],
+              "components": [{"#": "nondeeplinking", "exclude": true}, {"/": "/search/"}]}]}}
+            """.utf8))
+        web.page(host, "/search/", html: appPage("Search", head: Self.banner))
+        let (_, excluded) = try validate(web.origin(host) + "/search/#nondeeplinking", on: web, hosts: [host])
+        #expect(excluded["association"]?["apple"]?["claimed"] == false, "\(excluded["association"] ?? .null)")
+        #expect(excluded["association"]?["apple"]?["match"]?["excludes"] == true)
+        let (_, claimed) = try validate(web.origin(host) + "/search/", on: web, hosts: [host])
+        #expect(claimed["association"]?["apple"]?["claimed"] == true, "\(claimed["association"] ?? .null)")
+    }
+
     @Test func robotsVerdictsNameTheGroupRuleAndLine() throws {
         let web = try FixtureWeb(tls: true)
         defer { web.stop() }
