@@ -97,17 +97,21 @@ enum HostFiles {
     static func sitemap(_ response: FetchResponse, url: WebURL, crossSubmit: Set<String>, admission: LinkAdmission) -> SitemapReading {
         var reading = SitemapReading()
         guard response.isSuccess else {
-            // A site without /sitemap.xml (tried when robots.txt names none) is no error;
-            // any other failure of it, a cut body say, is counted like a listed sitemap's.
-            let missingFallback = url.path == "/sitemap.xml" && response.error == nil && [404, 410].contains(response.status)
+            // A site without a sitemap at a well-known path (tried when robots.txt names none)
+            // is no error; any other failure of it, a cut body say, is counted like a listed
+            // sitemap's.
+            let missingFallback = Sitemap.wellKnownPaths.contains(url.path) && response.error == nil && [404, 410].contains(response.status)
             if !missingFallback { reading.skipped[.sitemap(response.error.map(SkipReason.fetch) ?? .http(response.status)), default: 0] += 1 }
             return reading
         }
         // Every sitemap a crawl reads came from its host: named in the host's robots.txt, at
-        // its root (/sitemap.xml), or listed by an index that came so.
+        // a well-known path of its root, or listed by an index that came so.
         let sitemap = Sitemap(parsing: response.body, url: url, crossSubmitOrigins: crossSubmit, listedByHost: true)
         if sitemap.error != nil {
-            reading.skipped[.sitemapInvalid, default: 0] += 1
+            // A web page answering at a well-known path is a site's "not found" page, not a
+            // broken sitemap.
+            let softNotFound = Sitemap.wellKnownPaths.contains(url.path) && (response.contentType ?? "").lowercased().hasPrefix("text/html")
+            if !softNotFound { reading.skipped[.sitemapInvalid, default: 0] += 1 }
             return reading
         }
         reading.read = true

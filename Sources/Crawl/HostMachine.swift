@@ -246,7 +246,7 @@ struct HostMachine {
         record = updated
         effects.save = updated
         effects.sitemaps = rules.sitemaps.compactMap(WebURL.init)
-        if effects.sitemaps.isEmpty, let fallback = WebURL(origin + "/sitemap.xml") { effects.sitemaps = [fallback] }
+        if effects.sitemaps.isEmpty { effects.sitemaps = Sitemap.wellKnownPaths.compactMap { WebURL(origin + $0) } }
         return effects
     }
 

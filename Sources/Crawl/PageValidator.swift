@@ -93,6 +93,7 @@ public struct PageValidator {
         // when no redirect moved it.
         let tapped = current == admission.keys.key(for: url) ? url : current
         let associations = associationFiles(for: current, matching: tapped, into: &report)
+        sitemapCheck(for: current, robots: pageRobots, into: &report)
         let entry = FrontierEntry(id: 0, url: current, origin: current.origin, depth: 0)
         let analyzer = PageAnalyzer(builder: ItemBuilder(), admission: admission)
         let result = analyzer.analyze(response, entry: entry, associations: associations, robots: pageRobots, now: now, keepMarkup: true)
@@ -251,7 +252,7 @@ public struct PageValidator {
         return (response, .init(url: url, status: response.status, contentType: response.contentType, bytes: response.body.count, problems: problems))
     }
 
-    private func fetch(_ request: FetchRequest) -> FetchResponse {
+    func fetch(_ request: FetchRequest) -> FetchResponse {
         let result = Mutex<FetchResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
         downloader.start(request) { response in

@@ -84,6 +84,30 @@ public struct ValidationReport: Sendable {
         public var statements: [AssetLinks.Statement]
     }
 
+    /// One sitemap file of the host as the crawler reads it.
+    public struct SitemapFile: Sendable {
+        public var url: String
+        public var status: Int
+        /// robots.txt names it (else it is a well-known path or an index's child).
+        public var named: Bool
+        /// `urlset`, `index`, `text` or `feed`; nil when it could not be read.
+        public var kind: String?
+        public var entries = 0
+        /// Entries left out, by reason (`out-of-scope`, `invalid-url`, `no-location`…).
+        public var skipped: [String: Int] = [:]
+        /// Locations outside the sitemap's folder, read here but dropped by strict crawlers.
+        public var outsideFolder = 0
+        public var truncated = false
+        public var listsPage = false
+        public var error: String?
+
+        public init(url: String, status: Int, named: Bool) {
+            self.url = url
+            self.status = status
+            self.named = named
+        }
+    }
+
     /// A tap on the result, with the app installed and without.
     public struct Actions: Sendable {
         public var withApp: TapAction?
@@ -105,6 +129,11 @@ public struct ValidationReport: Sendable {
     public var android: AndroidAssociation?
     /// Problems that are not about one file (an http URL has no universal links).
     public var associationNotes: [String] = []
+    public var sitemaps: [SitemapFile] = []
+    /// Whether a sitemap of the host lists the page.
+    public var listedInSitemap = false
+    /// Warnings about the sitemaps: locations outside a folder, cut files, failures.
+    public var sitemapNotes: [String] = []
     public var item: SearchableItem?
     public var actions: [AppTarget.Platform: Actions] = [:]
     /// The platform asked about; its action with the app installed must open the app.
@@ -155,7 +184,11 @@ extension ValidationReport {
             ("url", .string(url)), ("finalURL", finalURL.json), ("status", fetch?.status.json ?? .null),
             ("indexable", .bool(indexable)), ("appAction", .bool(hasWorkingAppAction)), ("passed", .bool(passed)),
             ("reasons", reasonsJSON), ("robots", robots?.json ?? .null), ("fetch", fetchJSON), ("indexing", indexing),
-            ("markup", markupJSON), ("association", association), ("item", item?.json ?? .null),
+            ("markup", markupJSON), ("association", association),
+            ("sitemaps", .object(JSONObject([
+                ("listed", .bool(listedInSitemap)), ("files", .array(sitemaps.map(\.json))), ("notes", sitemapNotes.json),
+            ]))),
+            ("item", item?.json ?? .null),
             ("actions", .object(JSONObject(actionsJSON))),
         ]))
     }
@@ -225,6 +258,17 @@ extension MarkupFinding {
         .object(JSONObject([
             ("family", .string(family)), ("level", .string(level.rawValue)), ("message", .string(message)),
             ("line", line.json), ("column", column.json),
+        ]))
+    }
+}
+
+extension ValidationReport.SitemapFile {
+    var json: JSONValue {
+        .object(JSONObject([
+            ("url", .string(url)), ("status", status.json), ("namedInRobots", .bool(named)), ("kind", kind.json),
+            ("entries", entries.json), ("skipped", .object(JSONObject(skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }))),
+            ("outsideFolder", outsideFolder.json), ("truncated", .bool(truncated)), ("listsPage", .bool(listsPage)),
+            ("error", error.json),
         ]))
     }
 }

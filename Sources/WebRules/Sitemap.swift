@@ -26,6 +26,10 @@ public struct Sitemap: Sendable {
     public static let maximumEntries = 50_000
     public static let maximumBytes = 50 * 1024 * 1024
     public static let maximumURLLength = 2048
+    /// Where sites keep a sitemap they do not name in robots.txt, tried when it names none:
+    /// the protocol's own example, the index name of the common WordPress and CMS plugins
+    /// (both spellings), and WordPress's built-in sitemap.
+    public static let wellKnownPaths = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap-index.xml", "/wp-sitemap.xml"]
 
     public enum Kind: String, Sendable {
         case urlset, index, text, feed
@@ -178,7 +182,7 @@ public struct Sitemap: Sendable {
                 continue
             }
             let date = entry.lastModified.flatMap(Self.parseDate)
-            for location in locations {
+            for location in locations + entry.alternates {
                 add(location: location, lastModified: date, changeFrequency: entry.changeFrequency, priority: entry.priority, scope: scope)
             }
         }

@@ -19,6 +19,9 @@ final class SitemapXMLReader {
         /// Text directly inside the entry (a location written without `<loc>`), or RSS 1.0's
         /// `rdf:about`.
         var bareText = ""
+        /// A `<url>`'s `<xhtml:link rel="alternate" href>` pages (its other languages), which
+        /// Google reads as listed by the sitemap too.
+        var alternates: [String] = []
         var lastModified: String?
         var changeFrequency: String?
         var priority: String?
@@ -65,7 +68,8 @@ final class SitemapXMLReader {
         let status = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { xmlParseChunk(parser, $0.baseAddress, Int32($0.count), 1) }
         }
-        // A cut document: the entry being read counts when a location of it was complete.
+        // A cut document: the entry being read counts when a location of it was complete
+        // (crawler-commons' lenient mode; ultimate-sitemap-parser drops it).
         if entryName != nil, !pending.locations.isEmpty { finishEntry() }
         if status != 0 || parser.pointee.wellFormed == 0 || depth != 0 { truncated = true }
     }
@@ -93,7 +97,9 @@ final class SitemapXMLReader {
             if name == "item", let about = attribute("about") { pending.bareText = about }
             return
         }
-        guard field == nil else { return }
+        // Fields are the entry's own children: an `<image:loc>` or a news date deeper down
+        // belongs to something else.
+        guard field == nil, depth == entryDepth + 1 else { return }
         switch name {
         case "loc", "lastmod", "changefreq", "priority", "pubDate", "date", "updated", "modified", "issued", "published", "guid":
             startField(name)
@@ -106,6 +112,13 @@ final class SitemapXMLReader {
                 }
             } else {
                 startField(name)
+            }
+        case "link" where kind == .urlset:
+            // A language version (`hreflang`), not a separate mobile URL of the same page
+            // (`media`).
+            if (attribute("rel") ?? "alternate") == "alternate", attribute("media") == nil, let href = attribute("href"), pending.alternates.count < 64,
+                let resolved = WebURL(Sitemap.trimmed(href), relativeTo: base) {
+                pending.alternates.append(resolved.string)
             }
         default:
             break

@@ -74,7 +74,7 @@ struct ScheduledCrawl {
     /// Page paths requested from the host since `mark` (robots.txt and sitemaps left out).
     func pagesRequested(since mark: Int) -> [String] {
         web.requests.dropFirst(mark).filter { $0.hasPrefix(host) }.map { String($0.dropFirst(host.count)) }
-            .filter { $0 != "/robots.txt" && !$0.hasPrefix("/sitemap") }
+            .filter { $0 != "/robots.txt" && !$0.hasPrefix("/sitemap") && !Sitemap.wellKnownPaths.contains($0) }
     }
 
     func remove() { folder.remove() }

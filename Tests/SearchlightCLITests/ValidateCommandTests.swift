@@ -66,6 +66,44 @@ import Testing
         #expect(claimed["association"]?["apple"]?["claimed"] == true, "\(claimed["association"] ?? .null)")
     }
 
+    /// A sitemap that robots.txt names may list the host's pages outside its own folder:
+    /// read (the page counts as listed), with a warning that strict crawlers drop them; an
+    /// index's children are followed and a cut file is flagged.
+    @Test func sitemapsShowWhetherThePageIsListedAndWarnAboutTheFolderRule() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let host = "maps.web.test"
+        let origin = web.origin(host)
+        web.file(host, "/robots.txt", contentType: "text/plain", bytes: Array("User-agent: *\nAllow: /\nSitemap: \(origin)/feeds/index.xml\n".utf8))
+        web.file(host, "/feeds/index.xml", contentType: "application/xml", bytes: Array("""
+            <sitemapindex><sitemap><loc>\(origin)/feeds/recipes.xml</loc></sitemap><sitemap><loc>\(origin)/feeds/cut.xml</loc></sitemap></sitemapindex>
+            """.utf8))
+        web.file(host, "/feeds/recipes.xml", contentType: "application/xml", bytes: Array("""
+            <urlset><url><loc>\(origin)/recipes/tart</loc></url><url><loc>\(origin)/feeds/about</loc></url></urlset>
+            """.utf8))
+        web.file(host, "/feeds/cut.xml", contentType: "application/xml", bytes: Array("<urlset><url><loc>\(origin)/recipes/pie</loc></url><url><lo".utf8))
+        web.page(host, "/recipes/tart", html: appPage("Tart", head: Self.banner))
+        web.page(host, "/recipes/flan", html: appPage("Flan", head: Self.banner))
+        let (_, listed) = try validate(origin + "/recipes/tart", on: web, hosts: [host])
+        let sitemaps = try #require(listed["sitemaps"])
+        #expect(sitemaps["listed"] == true)
+        let files = sitemaps["files"]?.arrayValue ?? []
+        #expect(files.compactMap { $0["url"]?.stringValue } == ["/feeds/index.xml", "/feeds/recipes.xml", "/feeds/cut.xml"].map { origin + $0 })
+        #expect(files.first?["namedInRobots"] == true && files.first?["kind"] == "index")
+        #expect(files[1]["outsideFolder"]?.intValue == 1 && files[1]["listsPage"] == true)
+        #expect(files[2]["truncated"] == true)
+        let notes = sitemaps["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.contains { $0.contains("outside its folder /feeds/") && $0.contains("sitemaps.org folder rule") }, "\(notes)")
+        #expect(notes.contains { $0.contains("cut short") })
+
+        let (_, unlisted) = try validate(origin + "/recipes/flan", on: web, hosts: [host])
+        #expect(unlisted["sitemaps"]?["listed"] == false)
+        #expect(unlisted["sitemaps"]?["notes"]?.arrayValue?.contains { $0.stringValue?.hasPrefix("no sitemap of the host lists") == true } == true)
+        let human = try CommandRunner.run(["validate", origin + "/recipes/flan", "--cacert", TestCertificates.caFile, "--allow-private",
+                                           "--resolve", web.resolveEntry(host)])
+        #expect(human.stdout.contains("Sitemaps") && human.stdout.contains("not listed"), "\(human.stdout)")
+    }
+
     @Test func robotsVerdictsNameTheGroupRuleAndLine() throws {
         let web = try FixtureWeb(tls: true)
         defer { web.stop() }

@@ -99,6 +99,16 @@ struct ValidationSummary {
             }
         }
 
+        if !report.sitemaps.isEmpty {
+            section("Sitemaps")
+            for file in report.sitemaps {
+                let what = file.kind.map { "\($0), \(file.entries) entries" + (file.listsPage ? ", lists this page" : "") } ?? (file.error ?? "")
+                field(file.named ? "robots.txt names" : "found at", "\(file.url)  \(file.status)  \(what)")
+            }
+            field("This page", report.listedInSitemap ? "listed" : "not listed")
+            for note in report.sitemapNotes { lines.append("  ! \(note)") }
+        }
+
         if let item = report.item {
             section("Item")
             field("Id", item.uniqueIdentifier)
