@@ -32,6 +32,8 @@ public struct CrawlConfiguration: Sendable {
     /// Fetch robots.txt and obey it. Off only for the benchmark's own web and tests.
     public var obeysRobots = true
     public var readsSitemaps = true
+    /// URLs made due at the start of the run whatever their schedule (`--refetch`).
+    public var refetch: [RefetchSelection] = []
     /// Skip new URLs of templates judged endless URL spaces (``URLPatternBudget``);
     /// `--no-trap-detection` for an operator who knows the site.
     public var trapDetection = true

@@ -108,6 +108,10 @@ public final class CrawlEngine {
             if seen.insert(key.string) { batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
         }
         try flush(now: started)
+        // What was refused for its private address is tried again once a run allows it.
+        var refetch = configuration.refetch
+        if configuration.fetch.addressPolicy == .any { refetch.append(.reason(SkipReason.refusedAddress.label)) }
+        for selection in refetch { report.refetched += try store.makeDue(selection, now: started) }
         if store.isShared { _ = try store.hostsOverShare(now: started) }
         for origin in try store.originsWithWork(now: started) { try activate(origin) }
         if configuration.readsSitemaps {
@@ -184,6 +188,9 @@ public final class CrawlEngine {
         try store.release(unsent)
         let finished = configuration.clock.now
         try flush(now: finished)
+        let schedule = try store.schedule(now: finished)
+        report.due = schedule.due
+        report.nextDue = schedule.next
         try store.endRun()
         if let archive {
             let (files, failures) = try archive.close()
@@ -310,6 +317,7 @@ public final class CrawlEngine {
                 report.skip(reason)
                 if deleteItem, let item = entry.itemID { batch.delete(item) }
                 var outcome = FrontierOutcome(keeping: entry, state: .excluded, due: due)
+                outcome.reason = reason.label
                 if deleteItem { outcome.itemID = nil }
                 batch.outcomes.append(outcome)
             case .fetchFile(let url, let file):
@@ -350,6 +358,7 @@ public final class CrawlEngine {
             let effects: HostMachine.Effects
             switch file {
             case .robots(let hops):
+                if let error = response.error { report.hosts[origin, default: RunReport.Host()].lastError = error.message }
                 let verdict = HostFiles.robots(response, hops: hops, origin: origin, record: host.record, now: now, token: configuration.productToken)
                 effects = host.robotsArrived(verdict, hops: hops, configuration: configuration, now: now)
             case .association(let kind):

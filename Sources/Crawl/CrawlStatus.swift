@@ -76,6 +76,15 @@ public struct CrawlStatus: Sendable {
         return CrawlStatus(dataDirectory: dataDirectory, index: index, urls: urls, running: running, runs: runs)
     }
 
+    /// The URLs of a data folder's frontier whose verdict was `reason` (nil: any reason),
+    /// at most `limit`, and how many URLs each reason holds.
+    public static func urls(dataDirectory: String, reason: String?, limit: Int) throws -> (rows: [FrontierRow], counts: [String: Int]) {
+        let path = (dataDirectory as NSString).appendingPathComponent("frontier.sqlite")
+        guard FileManager.default.fileExists(atPath: path) else { return ([], [:]) }
+        let frontier = try Frontier(path: path)
+        return (try frontier.rows(reason: reason, limit: limit), try frontier.reasonCounts())
+    }
+
     public var json: JSONValue {
         let formatter = ISO8601DateFormatter()
         var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]

@@ -38,6 +38,10 @@ public protocol CrawlStore: AnyObject {
     func releaseClaims() throws
     /// Removes items not confirmed in time; returns how many.
     func purgeExpired(now: Date) throws -> Int
+    /// Makes the selected URLs due now (`crawl --refetch`); returns how many.
+    func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int
+    /// How many URLs are due at `now`, and when the next one after it is.
+    func schedule(now: Date) throws -> (due: Int, next: Date?)
     /// Origins with URLs due and not claimed.
     func originsWithWork(now: Date) throws -> [String]
     /// Origins whose sitemaps were last read before `cutoff`.
@@ -83,6 +87,8 @@ public final class LocalCrawlStore: CrawlStore {
 
     public func releaseClaims() throws { try frontier.releaseClaims() }
     public func purgeExpired(now: Date) throws -> Int { try index.purgeExpired(now: now) }
+    public func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int { try frontier.makeDue(selection, now: now) }
+    public func schedule(now: Date) throws -> (due: Int, next: Date?) { try frontier.schedule(now: now) }
     public func originsWithWork(now: Date) throws -> [String] { try frontier.originsWithWork(now: now) }
     public func originsWithSitemapsReadBefore(_ cutoff: Date) throws -> [String] { try frontier.originsWithSitemapsReadBefore(cutoff) }
     public func host(_ origin: String) throws -> HostRecord? { try frontier.host(origin) }

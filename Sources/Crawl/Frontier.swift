@@ -59,6 +59,12 @@ final class Frontier {
             CREATE INDEX IF NOT EXISTS fingerprints_origin ON fingerprints(origin);
             CREATE TABLE IF NOT EXISTS seeds(url TEXT PRIMARY KEY, added REAL NOT NULL);
             """)
+        // Frontiers made before each URL kept its verdict's reason.
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('urls') WHERE name = 'reason'")
+        try columns.step()
+        let hasReason = columns.int(0) > 0
+        columns.reset()
+        if !hasReason { try connection.execute("ALTER TABLE urls ADD COLUMN reason TEXT") }
     }
 
     // MARK: seeds
@@ -175,7 +181,7 @@ final class Frontier {
         let statement = try connection.statement("""
             UPDATE urls SET state = ?2, due = ?3, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,
                 failures = ?9, first_failure = ?10, interval = ?11, redirected_to = ?12, fetched = 1, claimed = 0, fetched_at = ?13,
-                changes = changes + ?14
+                changes = changes + ?14, reason = ?15
             WHERE id = ?1
             """)
         for o in outcomes {
@@ -183,7 +189,7 @@ final class Frontier {
                 .integer(o.id), .text(o.state.rawValue), .real(o.due.timeIntervalSince1970), SQLiteValue(o.status), SQLiteValue(o.etag),
                 SQLiteValue(o.lastModified), SQLiteValue(o.contentHash), SQLiteValue(o.itemID), .integer(Int64(o.failures)),
                 SQLiteValue(o.firstFailure?.timeIntervalSince1970), SQLiteValue(o.interval), SQLiteValue(o.redirectedTo),
-                .real(now.timeIntervalSince1970), .integer(o.changed ? 1 : 0),
+                .real(now.timeIntervalSince1970), .integer(o.changed ? 1 : 0), SQLiteValue(o.reason),
             ])
         }
     }
@@ -244,6 +250,62 @@ final class Frontier {
     // MARK: status
 
     /// URLs by state, those due at `now`, and hosts.
+    /// The URLs whose verdict was `reason` (or, for `all`, every URL with a verdict), up
+    /// to `limit`, oldest attempt first.
+    func rows(reason: String?, limit: Int) throws -> [FrontierRow] {
+        let statement = try connection.statement("""
+            SELECT url, state, reason, status, fetched_at, due FROM urls
+            WHERE (?1 IS NULL AND reason IS NOT NULL) OR reason = ?1 ORDER BY fetched_at, id LIMIT ?2
+            """)
+        statement.bind([SQLiteValue(reason), .integer(Int64(limit))])
+        var rows: [FrontierRow] = []
+        while try statement.step() {
+            rows.append(FrontierRow(url: statement.string(0) ?? "", state: statement.string(1) ?? "", reason: statement.string(2),
+                                    status: statement.optionalInt(3), lastAttempt: statement.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
+                                    due: Date(timeIntervalSince1970: statement.double(5))))
+        }
+        return rows
+    }
+
+    /// How many URLs are due at `now`, and when the next one after it is.
+    func schedule(now: Date) throws -> (due: Int, next: Date?) {
+        let statement = try connection.statement("SELECT count(*) FILTER (WHERE due <= ?1), min(due) FILTER (WHERE due > ?1) FROM urls")
+        statement.bind([.real(now.timeIntervalSince1970)])
+        try statement.step()
+        return (statement.int(0), statement.optionalDouble(1).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// How many URLs have each verdict reason.
+    func reasonCounts() throws -> [String: Int] {
+        let statement = try connection.statement("SELECT reason, count(*) FROM urls WHERE reason IS NOT NULL GROUP BY reason")
+        var counts: [String: Int] = [:]
+        while try statement.step() { counts[statement.string(0) ?? "?"] = statement.int(1) }
+        return counts
+    }
+
+    /// Makes the selected URLs due now; returns how many. A URL not yet known is added (a
+    /// refetch of a new URL is a fetch). Conditional headers stay: an unchanged page costs a 304.
+    @discardableResult
+    func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int {
+        let time = SQLiteValue.real(now.timeIntervalSince1970)
+        switch selection {
+        case .all:
+            try connection.statement("UPDATE urls SET due = ?1 WHERE due > ?1").run([time])
+            return connection.changes
+        case .reason(let reason):
+            try connection.statement("UPDATE urls SET due = ?1 WHERE reason = ?2 AND due > ?1").run([time, .text(reason)])
+            return connection.changes
+        case .urls(let urls):
+            let update = try connection.statement("UPDATE urls SET due = ?1 WHERE url = ?2")
+            var changed = 0
+            for url in urls {
+                try update.run([time, .text(url.string)])
+                changed += connection.changes
+            }
+            return changed
+        }
+    }
+
     func counts(now: Date) throws -> CrawlStatus.URLCounts {
         var counts = CrawlStatus.URLCounts()
         let states = try connection.statement("SELECT state, count(*) FROM urls GROUP BY state")

@@ -98,6 +98,9 @@ public struct FrontierOutcome: Sendable {
     public var interval: TimeInterval?
     public var redirectedTo: String?
     public var changed: Bool
+    /// The skip label of this URL's own verdict (`http-404`, `refused-address`, `noindex`…);
+    /// nil when it was indexed or unchanged. `status --urls` lists URLs by it.
+    public var reason: String?
 
     /// The outcome that keeps what `entry` had, in `state`, due at `due`.
     public init(keeping entry: FrontierEntry, state: State, due: Date) {
@@ -134,4 +137,32 @@ public struct HostRecord: Sendable {
     public init(origin: String) {
         self.origin = origin
     }
+}
+
+/// One URL as `searchlight status --urls` shows it.
+public struct FrontierRow: Sendable {
+    public var url: String
+    public var state: String
+    public var reason: String?
+    public var status: Int?
+    public var lastAttempt: Date?
+    public var due: Date
+
+    public init(url: String, state: String, reason: String?, status: Int?, lastAttempt: Date?, due: Date) {
+        self.url = url
+        self.state = state
+        self.reason = reason
+        self.status = status
+        self.lastAttempt = lastAttempt
+        self.due = due
+    }
+}
+
+/// Which URLs `crawl --refetch` makes due now.
+public enum RefetchSelection: Sendable {
+    case urls([WebURL])
+    /// Every URL excluded, failing or gone for this reason (`refused-address` when a run
+    /// now allows private addresses).
+    case reason(String)
+    case all
 }

@@ -59,6 +59,11 @@ struct PageDecision {
             outcome.itemID = nil
         }
         func skip(_ reason: SkipReason, _ count: Int = 1) { skipped[reason, default: 0] += count }
+        /// A skip that is this URL's own verdict, kept with it in the frontier.
+        func verdict(_ reason: SkipReason) {
+            skip(reason)
+            outcome.reason = reason.label
+        }
 
         switch page.kind {
         case .indexed(let item):
@@ -67,10 +72,10 @@ struct PageDecision {
             revisit(changed: hash != entry.contentHash)
             switch duplicate {
             case .exact:
-                skip(.duplicate)
+                verdict(.duplicate)
                 dropItem()
             case .near:
-                skip(.nearDuplicate)
+                verdict(.nearDuplicate)
                 dropItem()
             case nil:
                 if let hash { content = (hash, entry.url.string) }
@@ -80,7 +85,7 @@ struct PageDecision {
                 indexed = true
             }
         case .notIndexed(let reason):
-            skip(reason)
+            verdict(reason)
             if let hash = page.digest?.description {
                 outcome.contentHash = hash
                 revisit(changed: hash != entry.contentHash)
@@ -101,22 +106,22 @@ struct PageDecision {
                 outcome.redirectedTo = target.string
                 if entry.itemID != target.string { dropItem() }
                 if entry.redirects >= 10 {
-                    skip(.tooManyRedirects)
+                    verdict(.tooManyRedirects)
                 } else {
                     links.append(FrontierURL(url: target, depth: entry.depth, foundOn: entry.url.string, redirects: entry.redirects + 1))
                 }
             case .drop(let reason):
                 outcome.redirectedTo = admission.keys.key(for: location).string
                 dropItem()
-                skip(reason)
+                verdict(reason)
             }
         case .gone:
-            skip(.http(page.status))
+            verdict(.http(page.status))
             outcome.state = .gone
             outcome.due = now.addingTimeInterval(configuration.revisit.goneInterval)
             dropItem()
         case .failed(let reason, let backOff):
-            skip(reason)
+            verdict(reason)
             self.backOff = backOff
             hostError = true
             outcome.state = .failing
@@ -126,17 +131,17 @@ struct PageDecision {
             outcome.due = now.addingTimeInterval(configuration.revisit.retryDelay(afterFailures: outcome.failures))
             // The item stays through a transient failure, until the grace period is over.
             if entry.itemID != nil, now.timeIntervalSince(firstFailure) >= configuration.failureGracePeriod {
-                skip(.failingBeyondGracePeriod)
+                verdict(.failingBeyondGracePeriod)
                 dropItem()
             }
         case .throttled(let retryAfter):
-            skip(.throttled)
+            verdict(.throttled)
             backOff = retryAfter
             postpone = now.addingTimeInterval(retryAfter)
             self.outcome = nil
             return
         case .refused(let reason):
-            skip(reason)
+            verdict(reason)
             hostError = true
             outcome.state = .excluded
             outcome.due = now.addingTimeInterval(86_400)

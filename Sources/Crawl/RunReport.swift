@@ -10,6 +10,8 @@ public struct RunReport: Sendable {
         public var bytes = 0
         /// The host had more URLs than `--max-pages-per-host` allowed this run.
         public var capped = false
+        /// Why robots.txt could not be fetched (curl's words), when it could not.
+        public var lastError: String?
     }
 
     public var id: String
@@ -37,8 +39,30 @@ public struct RunReport: Sendable {
     /// URL templates judged this run (traps, and templates found to be content), at most
     /// ``maximumPatterns``.
     public var patterns: [Pattern] = []
+    /// URLs made due at the start by `--refetch`, or because they were refused for a private
+    /// address and this run allows them.
+    public var refetched = 0
+    /// URLs still due when the run ended (left by a limit or a signal).
+    public var due = 0
+    /// When the next URL falls due after the run.
+    public var nextDue: Date?
 
     public static let maximumPatterns = 200
+
+    /// What to do about a skip reason the operator can fix, for the summary.
+    static let remedies: [String: String] = [
+        SkipReason.refusedAddress.label: "the host resolves to a private or loopback address: give --allow-private to crawl it",
+        SkipReason.robotsUnreachable.label: "robots.txt could not be fetched, so nothing on the host is (RFC 9309); the error is on the host's line below",
+        SkipReason.tooDeep.label: "links past --max-depth were not followed",
+        SkipReason.outOfScope.label: "links to other hosts were not followed: --scope domain or more seeds widen the crawl",
+    ]
+
+    /// The run could not reach anything it tried: every page or robots.txt it asked for
+    /// failed. `crawl` exits 1 then.
+    public var reachedNothing: Bool {
+        fetched == 0 && notModified == 0 && hosts.values.contains { $0.lastError != nil }
+            || fetched == 0 && (skipped[SkipReason.refusedAddress.label] ?? 0) > 0
+    }
 
     /// A URL template's verdict and the evidence for it.
     public struct Pattern: Sendable {
@@ -89,8 +113,11 @@ public struct RunReport: Sendable {
             ("discovered", JSONValue(discovered)),
             ("hosts", .object(JSONObject(hosts.sorted { $0.key < $1.key }.map { origin, host in
                 (origin, ["fetched": JSONValue(host.fetched), "indexed": JSONValue(host.indexed), "errors": JSONValue(host.errors),
-                          "bytes": JSONValue(host.bytes), "capped": .bool(host.capped)])
+                          "bytes": JSONValue(host.bytes), "capped": .bool(host.capped), "error": host.lastError.map(JSONValue.string) ?? .null])
             }))),
+            ("refetched", JSONValue(refetched)),
+            ("due", JSONValue(due)),
+            ("nextDue", nextDue.map { .string(formatter.string(from: $0)) } ?? .null),
             ("warcFiles", .array(warcFiles.map(JSONValue.string))),
             ("patterns", .array(patterns.map { pattern in
                 ["template": .string(pattern.template), "verdict": .string(pattern.verdict), "fetched": JSONValue(pattern.fetched),
@@ -103,12 +130,15 @@ public struct RunReport: Sendable {
     public var summary: String {
         var lines = [
             "Crawl \(id): \(stoppedBy) after \(String(format: "%.1f", seconds)) s",
-            "  fetched \(fetched) pages (\(ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), expired \(expired), unchanged \(notModified), redirects \(redirects)",
+            "  fetched \(fetched) pages (\(bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), expired \(expired), unchanged \(notModified), redirects \(redirects)",
             "  discovered \(discovered) new URLs; read \(sitemaps) sitemaps listing \(sitemapURLs) URLs",
         ]
+        if refetched > 0 { lines.append("  made due again at the start: \(refetched) URLs") }
         if !skipped.isEmpty {
             lines.append("  skipped: " + skipped.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            for reason in skipped.keys.sorted() { if let remedy = Self.remedies[reason] { lines.append("    \(reason): \(remedy)") } }
+            lines.append("    (searchlight status --urls REASON lists the URLs behind a count)")
         }
         for pattern in patterns where pattern.verdict == "trap" {
             lines.append("  not followed further: \(pattern.template) (\(pattern.stale) of \(pattern.fetched) pages brought nothing new"
@@ -116,7 +146,14 @@ public struct RunReport: Sendable {
         }
         for (origin, host) in hosts.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(origin): fetched \(host.fetched), indexed \(host.indexed)" + (host.errors > 0 ? ", errors \(host.errors)" : "")
-                + (host.capped ? ", stopped at the per-host page cap" : ""))
+                + (host.capped ? ", stopped at the per-host page cap" : "") + (host.lastError.map { "; robots.txt: \($0)" } ?? ""))
+        }
+        if due > 0 {
+            lines.append("  left: \(due) URLs still due; the next run goes on from here")
+        } else if let nextDue {
+            let formatter = ISO8601DateFormatter()
+            lines.append("  nothing else is due; the next URL falls due at \(formatter.string(from: nextDue))"
+                + (fetched == 0 ? " (crawl --refetch-all fetches everything now)" : ""))
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -49,6 +49,29 @@ public final class PostgresCrawlStore: CrawlStore {
         try session.transaction { try ItemTable.apply(SearchIndex.Batch(), now: now, on: $0).deleted }
     }
 
+    public func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int {
+        try session.run { connection in
+            let time = PostgresValue.double(now.timeIntervalSince1970)
+            switch selection {
+            case .all:
+                return try connection.execute("UPDATE urls SET due = $1 WHERE due > $1", [time]).affected
+            case .reason(let reason):
+                return try connection.execute("UPDATE urls SET due = $1 WHERE reason = $2 AND due > $1", [time, .text(reason)]).affected
+            case .urls(let urls):
+                return try connection.execute("UPDATE urls SET due = $1 WHERE url = ANY($2::text[])",
+                                              [time, .array(urls.map { Optional($0.string) })]).affected
+            }
+        }
+    }
+
+    public func schedule(now: Date) throws -> (due: Int, next: Date?) {
+        try session.run { connection in
+            let row = try connection.execute("SELECT count(*) FILTER (WHERE due <= $1), min(due) FILTER (WHERE due > $1) FROM urls",
+                                             [.double(now.timeIntervalSince1970)]).first
+            return (row?.int(0) ?? 0, row?.double(1).map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
     public func originsWithWork(now: Date) throws -> [String] {
         try session.run { connection in
             try connection.execute("""
@@ -266,10 +289,11 @@ public final class PostgresCrawlStore: CrawlStore {
             UPDATE urls u SET state = v.state, due = v.due, status = v.status, etag = v.etag, last_modified = v.last_modified,
                 content_hash = v.content_hash, item_id = v.item_id, failures = v.failures, first_failure = v.first_failure,
                 "interval" = v.interval, redirected_to = v.redirected_to, fetched = true, fetched_at = $14,
-                changes = u.changes + v.changed, lease_owner = NULL, lease_until = NULL
+                changes = u.changes + v.changed, lease_owner = NULL, lease_until = NULL, reason = v.reason
             FROM unnest($1::bigint[], $2::text[], $3::double precision[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[])
-                AS v(id, state, due, status, etag, last_modified, content_hash, item_id, failures, first_failure, interval, redirected_to, changed)
+                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[], $15::text[])
+                AS v(id, state, due, status, etag, last_modified, content_hash, item_id, failures, first_failure, interval, redirected_to, changed,
+                     reason)
             WHERE u.id = v.id
             """, [
             .array(outcomes.map { Optional($0.id) }), .array(outcomes.map { Optional($0.state.rawValue) }),
@@ -277,7 +301,7 @@ public final class PostgresCrawlStore: CrawlStore {
             .array(outcomes.map(\.lastModified)), .array(outcomes.map(\.contentHash)), .array(outcomes.map(\.itemID)),
             .array(outcomes.map { Optional($0.failures) }), .array(outcomes.map { $0.firstFailure?.timeIntervalSince1970 }),
             .array(outcomes.map(\.interval)), .array(outcomes.map(\.redirectedTo)), .array(outcomes.map { Optional($0.changed ? 1 : 0) }),
-            .double(now.timeIntervalSince1970),
+            .double(now.timeIntervalSince1970), .array(outcomes.map(\.reason)),
         ])
     }
 

@@ -127,6 +127,11 @@ enum PostgresSchema {
         ALTER TABLE activities DROP CONSTRAINT activities_pkey;
         ALTER TABLE activities ADD PRIMARY KEY (owner, id);
         """,
+        // Each URL keeps the reason of its verdict, for `status --urls` and `crawl --refetch`.
+        """
+        ALTER TABLE urls ADD COLUMN reason text;
+        CREATE INDEX urls_reason ON urls(reason) WHERE reason IS NOT NULL;
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

@@ -45,6 +45,25 @@ extension SharedStore {
     }
 
     /// Saves a worker's run report with the others.
+    /// The shared frontier's URLs whose verdict was `reason` (nil: any), at most `limit`, and
+    /// how many URLs each reason holds.
+    public func urls(reason: String?, limit: Int) throws -> (rows: [FrontierRow], counts: [String: Int]) {
+        try session.run { connection in
+            let rows = try connection.execute("""
+                SELECT url, state, reason, status, fetched_at, due FROM urls
+                WHERE ($1::text IS NULL AND reason IS NOT NULL) OR reason = $1 ORDER BY fetched_at NULLS FIRST, id LIMIT $2
+                """, [PostgresValue(reason), .int(Int64(limit))]).rows.map { row in
+                FrontierRow(url: row.string(0) ?? "", state: row.string(1) ?? "", reason: row.string(2), status: row.int(3),
+                            lastAttempt: row.double(4).map(Date.init(timeIntervalSince1970:)), due: Date(timeIntervalSince1970: row.double(5) ?? 0))
+            }
+            var counts: [String: Int] = [:]
+            for row in try connection.execute("SELECT reason, count(*) FROM urls WHERE reason IS NOT NULL GROUP BY reason").rows {
+                counts[row.string(0) ?? "?"] = row.int(1) ?? 0
+            }
+            return (rows, counts)
+        }
+    }
+
     public func save(report: RunReport, worker: String) throws {
         try session.run { connection in
             try connection.execute("""

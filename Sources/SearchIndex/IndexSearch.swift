@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import JSON
 import SQLite
@@ -20,13 +21,14 @@ struct IndexSearch {
     }
 
     func run(_ request: SearchRequest) throws -> SearchResponse {
+        let started = DispatchTime.now().uptimeNanoseconds
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer,
                              languages: try IndexWriter.languages(connection))
-        let candidates = try segments.top(plan.query, k: max(50, request.limit * 5), now: request.now.timeIntervalSince1970,
-                                          exhaustive: exhaustive)
+        let k = max(50, (request.offset + request.limit) * 5)
+        let candidates = try segments.top(plan.query, k: k, now: request.now.timeIntervalSince1970, exhaustive: exhaustive)
         let ranked = try rank(candidates, request)
-        var found = try ranked.prefix(request.limit).compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
+        var found = try ranked.dropFirst(request.offset).prefix(request.limit).compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
         if request.snippets {
             for index in found.indices {
                 guard let document = try segments.analysedText(of: found[index].0) else { continue }
@@ -41,7 +43,10 @@ struct IndexSearch {
             terms.clauses = Array(terms.clauses.prefix(plan.termClauses))
             matchedAny = try segments.matchedClauses(first.0, terms) < plan.termClauses
         }
-        return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections)
+        // Fewer candidates than asked for: the search saw every match, so the count is exact.
+        return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
+                              total: ranked.count, totalIsExact: candidates.count < k, offset: request.offset,
+                              processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
     }
 
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.

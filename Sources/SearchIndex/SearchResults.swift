@@ -6,6 +6,9 @@ import JSON
 public struct SearchRequest: Sendable {
     public var text: String
     public var limit: Int
+    /// Results skipped before the first one returned (paging); `offset + limit` is at most
+    /// ``Limits/results``.
+    public var offset = 0
     public var platform: AppTarget.Platform
     /// App Store ids, bundle ids and package names of the apps the person has.
     public var installed: Set<String>
@@ -44,6 +47,9 @@ public struct SearchRequest: Sendable {
         guard (1...maximum).contains(limit) else {
             throw .invalidQuery("limit must be a whole number from 1 to \(maximum)")
         }
+        guard offset >= 0, offset + limit <= Limits.results else {
+            throw .invalidQuery("offset must be a whole number from 0, with offset + limit at most \(Limits.results)")
+        }
         guard installed.count <= Limits.installedApps else {
             throw .invalidQuery("at most \(Limits.installedApps) installed apps")
         }
@@ -69,6 +75,15 @@ public struct SearchResponse: Sendable {
     public var matchedAnyWord: Bool
     /// Words that were also searched under other spellings (`lemmon` → `lemon`).
     public var corrections: [String: [String]]
+    /// How many items match, as far as the search looked: exact when ``totalIsExact``,
+    /// else a lower bound (pruning stops counting once the best results are certain).
+    public var total = 0
+    public var totalIsExact = true
+    /// The results skipped before these (the request's offset).
+    public var offset = 0
+    /// How long the answer took to compute, in milliseconds (a cached answer keeps the
+    /// figure of its computation).
+    public var processingTimeMs = 0.0
 
     /// The `search --json` shape of DESIGN.md.
     public var json: JSONValue { json(showingRecords: true) }
@@ -79,10 +94,55 @@ public struct SearchResponse: Sendable {
     public func json(showingRecords: Bool) -> JSONValue {
         .object(JSONObject([
             ("query", .string(query)),
+            ("offset", JSONValue(offset)),
+            ("estimatedTotalHits", JSONValue(total)),
+            ("totalHitsExact", .bool(totalIsExact)),
+            ("processingTimeMs", JSONValue((processingTimeMs * 100).rounded() / 100)),
             ("results", .array(hits.map { $0.json(showingRecord: showingRecords) })),
             ("matchedAnyWord", .bool(matchedAnyWord)),
             ("corrections", .object(JSONObject(corrections.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.string))) }))),
         ]))
+    }
+}
+
+extension SearchHit {
+    /// A marked snippet as plain text and the [start, end) UTF-16 ranges of its matches.
+    static func highlights(in marked: String) -> (plain: String, ranges: [(start: Int, end: Int)]) {
+        var plain = ""
+        var ranges: [(start: Int, end: Int)] = []
+        var offset = 0
+        var start: Int?
+        for scalar in marked.unicodeScalars {
+            switch scalar {
+            case "\u{2}": start = offset
+            case "\u{3}":
+                if let begun = start, begun < offset { ranges.append((begun, offset)) }
+                start = nil
+            default:
+                plain.unicodeScalars.append(scalar)
+                offset += scalar.utf16.count
+            }
+        }
+        return (plain, ranges)
+    }
+
+    /// The inverse of ``highlights(in:)``: markers put back around each range (for answers
+    /// read back from the API).
+    static func marked(_ plain: String, ranges: [(start: Int, end: Int)]) -> String {
+        var out = ""
+        var offset = 0
+        var edges: [Int: String] = [:]
+        for range in ranges where range.start < range.end {
+            edges[range.start, default: ""] += SearchRequest.snippetStart
+            edges[range.end, default: ""] = SearchRequest.snippetEnd + (edges[range.end] ?? "")
+        }
+        for scalar in plain.unicodeScalars {
+            if let edge = edges[offset] { out += edge }
+            out.unicodeScalars.append(scalar)
+            offset += scalar.utf16.count
+        }
+        if let edge = edges[offset] { out += edge }
+        return out
     }
 }
 
@@ -119,7 +179,13 @@ extension SearchHit {
             ("ratingScale", JSONValue(item.ratingScale)),
             ("ratingCount", item.ratingCount.map { JSONValue($0) } ?? .null),
         ])
-        if let snippet { fields.append("snippet", .string(snippet)) }
+        if let snippet {
+            // Plain text, and where the matches are: UTF-16 offsets, as JavaScript strings
+            // index them (no control characters or markup in the JSON).
+            let (plain, ranges) = Self.highlights(in: snippet)
+            fields.append("snippet", .string(plain))
+            fields.append("snippetHighlights", .array(ranges.map { [JSONValue($0.start), JSONValue($0.end)] }))
+        }
         return .object(fields)
     }
 }
@@ -135,7 +201,9 @@ extension SearchResponse {
             corrections[member.key] = member.value.arrayValue?.compactMap(\.stringValue) ?? []
         }
         self.init(query: query, hits: results.map(SearchHit.init(json:)), matchedAnyWord: json["matchedAnyWord"]?.boolValue ?? false,
-                  corrections: corrections)
+                  corrections: corrections, total: json["estimatedTotalHits"]?.intValue ?? results.count,
+                  totalIsExact: json["totalHitsExact"]?.boolValue ?? true, offset: json["offset"]?.intValue ?? 0,
+                  processingTimeMs: json["processingTimeMs"]?.doubleValue ?? 0)
     }
 }
 
@@ -167,7 +235,13 @@ extension SearchHit {
             }
             return TapAction(kind: kind, url: url, app: app)
         }
-        self.init(item: item, score: json["score"]?.doubleValue ?? 0, action: action, snippet: text("snippet"))
+        self.init(item: item, score: json["score"]?.doubleValue ?? 0, action: action, snippet: text("snippet").map { plain in
+            let ranges = (json["snippetHighlights"]?.arrayValue ?? []).compactMap { pair -> (start: Int, end: Int)? in
+                guard let start = pair.arrayValue?.first?.intValue, let end = pair.arrayValue?.last?.intValue else { return nil }
+                return (start, end)
+            }
+            return Self.marked(plain, ranges: ranges)
+        })
     }
 }
 

@@ -18,6 +18,9 @@ public struct APIError: Error, Sendable {
     }
 
     static func badRequest(_ message: String) -> APIError { APIError(400, "bad-request", message) }
+    /// A search parameter that is missing, malformed, out of range or unknown: the same
+    /// code the index gives a query it cannot take.
+    static func invalidQuery(_ message: String) -> APIError { APIError(400, "invalid-query", message) }
     static func invalidJSON(_ message: String) -> APIError { APIError(400, "invalid-json", message) }
     static let unauthorized = APIError(401, "unauthorized", "this needs an API key: Authorization: Bearer <key>")
     static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }

@@ -24,6 +24,7 @@ final class SearchCache: Sendable {
     struct Key: Hashable, Sendable {
         var query: String
         var limit: Int
+        var offset: Int
         var platform: AppTarget.Platform
         var installed: [String]
         var snippets: Bool
@@ -32,6 +33,7 @@ final class SearchCache: Sendable {
         init(_ request: SearchRequest) {
             query = request.text
             limit = request.limit
+            offset = request.offset
             platform = request.platform
             installed = request.installed.sorted()
             snippets = request.snippets

@@ -104,16 +104,18 @@ extension SearchPage {
             return element;
           }
 
-          /// The snippet's matches are marked with U+0002 … U+0003; they become <mark> elements.
-          function highlighted(snippet) {
+          /// The snippet's matches, given as [start, end) UTF-16 ranges, become <mark> elements.
+          function highlighted(result) {
             const paragraph = text("p", "desc");
-            const parts = snippet.split(/([\u0002\u0003])/);
-            let inside = false;
-            for (const part of parts) {
-              if (part === "\u0002") { inside = true; continue; }
-              if (part === "\u0003") { inside = false; continue; }
-              if (part) paragraph.append(inside ? text("mark", "", part) : document.createTextNode(part));
+            const snippet = result.snippet;
+            let at = 0;
+            for (const [start, end] of result.snippetHighlights ?? []) {
+              if (start < at || end <= start || end > snippet.length) continue;
+              if (start > at) paragraph.append(document.createTextNode(snippet.slice(at, start)));
+              paragraph.append(text("mark", "", snippet.slice(start, end)));
+              at = end;
             }
+            if (at < snippet.length) paragraph.append(document.createTextNode(snippet.slice(at)));
             return paragraph;
           }
 
@@ -165,7 +167,7 @@ extension SearchPage {
             if (result.price) meta.append(" · " + formatPrice(result.price, result.currency));
             body.append(meta);
             const description = result.snippet || result.description;
-            if (description) body.append(result.snippet ? highlighted(result.snippet) : text("p", "desc", description));
+            if (description) body.append(result.snippet ? highlighted(result) : text("p", "desc", description));
             const app = appFor(result);
             if (app) {
               const line = text("p", "app");

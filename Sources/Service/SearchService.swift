@@ -3,6 +3,7 @@ import HTTPServer
 import HTTPTypes
 import JSON
 import SearchIndex
+import TextUtilities
 import Synchronization
 import WebURL
 
@@ -62,6 +63,8 @@ public final class SearchService: Sendable {
         /// data folder's ingest state); nil otherwise. What it returns is only what the
         /// source's mapping maps.
         public var recordResolver: (@Sendable (_ owner: String, RecordReference) throws -> JSONValue?)?
+        /// Where each request is logged (`serve --access-log`), if anywhere.
+        public var accessLog: AccessLog?
 
         public init(indexPath: String) {
             self.indexPath = indexPath
@@ -155,6 +158,7 @@ public final class SearchService: Sendable {
         } catch {
             let response = Self.hardened((error as? APIError ?? APIError(500, "internal", "\(error)")).response)
             metrics.record(route: route.label, status: response.status, seconds: 0)
+            configuration.accessLog?.record(request, response, seconds: 0)
             return .answer(response)
         }
     }
@@ -177,9 +181,11 @@ public final class SearchService: Sendable {
     public func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         let (route, response) = respond(to: request)
-        metrics.record(route: route, status: response.status,
-                       seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000_000)
-        return Self.hardened(response)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000_000
+        metrics.record(route: route, status: response.status, seconds: seconds)
+        let hardened = Self.hardened(response)
+        configuration.accessLog?.record(request, hardened, seconds: seconds)
+        return hardened
     }
 
     static func segments(_ path: String) -> [String] {
@@ -210,19 +216,32 @@ public final class SearchService: Sendable {
     // MARK: reading
 
 
+    /// The parameters `GET /v1/search` reads; any other is refused, so a misspelt one
+    /// (`limt`, `ofset`) is not silently ignored.
+    static let searchParameters: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing"]
+
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        guard let query = request.queryValue("q") else { throw APIError.badRequest("q is required") }
-        var limit = 10
-        if let text = request.queryValue("limit") {
-            guard let number = Int(text) else { throw APIError.badRequest("limit must be a whole number") }
-            limit = number
+        for item in request.rawQueryItems {
+            let name = PercentDecoding.decode(item.name, plusIsSpace: true)
+            guard Self.searchParameters.contains(name) else {
+                throw APIError.invalidQuery("unknown parameter '\(name.prefix(64))': /v1/search takes "
+                    + Self.searchParameters.sorted().joined(separator: ", "))
+            }
         }
+        guard let query = request.queryValue("q") else { throw APIError.invalidQuery("q is required") }
+        func number(_ name: String) throws -> Int? {
+            guard let text = request.queryValue(name) else { return nil }
+            guard let number = Int(text) else { throw APIError.invalidQuery("\(name) must be a whole number") }
+            return number
+        }
+        let limit = try number("limit") ?? 10
         let platformName = request.queryValue("platform") ?? "ios"
-        guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.badRequest("platform must be ios or android") }
+        guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.invalidQuery("platform must be ios or android") }
         let installed = Set(request.queryValues("installed").flatMap { $0.split(separator: ",") }.map(String.init))
         let snippets = ["1", "true"].contains(request.queryValue("snippets") ?? "")
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
         search.typing = ["1", "true"].contains(request.queryValue("typing") ?? "")
+        search.offset = try number("offset") ?? 0
         search.now = configuration.clock()
         try search.validate(maximumResults: configuration.maximumSearchLimit)
         if let replica {

@@ -14,6 +14,7 @@ struct RemoteSearch {
         var parameters = [("q", request.text), ("limit", String(request.limit)), ("platform", request.platform.rawValue)]
         parameters += request.installed.sorted().map { ("installed", $0) }
         if request.snippets { parameters.append(("snippets", "1")) }
+        if request.offset > 0 { parameters.append(("offset", String(request.offset))) }
         if request.typing { parameters.append(("typing", "1")) }
         let url = ServerClient.base(server) + "/v1/search?" + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
         let client = ServerClient.make(caCertificates: caCertificates, timeout: 30)

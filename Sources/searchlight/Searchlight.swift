@@ -30,7 +30,9 @@ enum Searchlight {
     /// 64 usage error.
     static func run(_ arguments: [String]) -> Int32 {
         guard let first = arguments.first else {
-            return usageFailure(UsageError("missing subcommand"), spec: spec, path: ["searchlight"])
+            // Bare `searchlight`: what it can do, as `git` and `swift` answer.
+            Console.write(spec.helpText(path: ["searchlight"]))
+            return 0
         }
         switch first {
         case "-h", "--help":
@@ -70,6 +72,10 @@ enum Searchlight {
         }
         let path = path + [name]
         let rest = arguments.dropFirst()
+        // A group hands on to its subcommand first, so `keys create --help` is create's help.
+        if !command.spec.subcommands.isEmpty, let next = rest.first, command.spec.subcommands.contains(where: { $0.spec.name == next }) {
+            return dispatch(rest, commands: command.spec.subcommands, parent: command.spec, path: path)
+        }
         let beforeTerminator = rest.prefix { $0 != "--" }
         if beforeTerminator.contains("-h") || beforeTerminator.contains("--help") {
             Console.write(command.spec.helpText(path: path))

@@ -151,7 +151,7 @@ import Testing
         let crawl = try CrawlRunner(web: web, hosts: ["site.web.test"])
         defer { crawl.remove() }
         let (result, report) = try crawl.crawl([web.origin("site.web.test") + "/"], allowPrivate: false)
-        #expect(result.status == 0, "a refused URL does not fail the run")
+        #expect(result.status == 1, "a run that could reach nothing fails, and says why")
         #expect(report?.skipped("refused-address") == 1)
         #expect(report?["indexed"] == 0)
         #expect(web.requests.isEmpty)

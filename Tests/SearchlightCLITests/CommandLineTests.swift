@@ -13,6 +13,16 @@ import Testing
         #expect(help.stdout.contains("OVERVIEW:"))
         #expect(help.stdout.contains("SUBCOMMANDS:"))
         #expect(help.stdout.contains("extract"))
+        let bare = try CommandRunner.run([])
+        #expect(bare.status == 0 && bare.stdout == help.stdout, "bare searchlight shows what it can do")
+        // A group's subcommand gets its own help, options and all.
+        for path in [["keys", "create"], ["keys", "list"], ["keys", "revoke"], ["index", "add"], ["index", "delete"]] {
+            let sub = try CommandRunner.run(path + ["--help"])
+            #expect(sub.status == 0 && sub.stdout.contains("USAGE: searchlight \(path.joined(separator: " "))"), "\(path): \(sub.stdout)")
+        }
+        let create = try CommandRunner.run(["keys", "create", "--help"])
+        #expect(create.stdout.contains("--owner <name> --domain <domain>"), "required options are not bracketed: \(create.stdout)")
+        #expect(try CommandRunner.run(["ingest", "--help"]).stdout.contains(" --mapping <file> "))
         let version = try CommandRunner.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.split(separator: ".").count == 3)
@@ -25,7 +35,7 @@ import Testing
     }
 
     @Test(arguments: [
-        [String](), ["frobnicate"], ["--frobnicate"], ["extract"], ["extract", "a.html", "b.html"], ["extract", "a.html", "--bogus"],
+        ["frobnicate"], ["--frobnicate"], ["extract"], ["extract", "a.html", "b.html"], ["extract", "a.html", "--bogus"],
         ["extract", "a.html", "--timeout", "soon"], ["extract", "a.html", "--base-url", "not a url"], ["extract", "a.html", "--base-url"],
         ["extract", "a.html", "--json=yes"], ["help", "nothing"],
     ])
@@ -35,6 +45,15 @@ import Testing
         #expect(result.stderr.hasPrefix("error: "))
         #expect(result.stderr.contains("usage: searchlight"))
         #expect(result.stdout.isEmpty)
+    }
+
+    /// A mistyped data folder is refused, not served empty (as `status` refuses it).
+    @Test func serveRefusesADataFolderThatIsNotThere() throws {
+        let missing = "/tmp/searchlight-no-such-folder-\(UInt32.random(in: 0...UInt32.max))"
+        let result = try CommandRunner.run(["serve", "--data", missing, "--listen", "127.0.0.1:0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no data folder at \(missing)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 
     @Test func runtimeFailuresExit1() throws {

@@ -29,14 +29,21 @@ import Testing
             let local = try CommandRunner.run(["search", "lemon", "--data", data, "--json"] + extra)
             let remote = try CommandRunner.run(["search", "lemon", "--server", running.baseURL, "--json"] + extra)
             #expect(local.status == 0 && remote.status == 0, "\(remote.stderr)")
-            #expect(remote.stdout == local.stdout, "search --server prints what a local search prints")
+            // The same answer but for the time each took.
+            func untimed(_ text: String) throws -> JSONValue {
+                var object = try JSONParser.parse(text).objectValue ?? JSONObject()
+                object["processingTimeMs"] = nil
+                return .object(object)
+            }
+            #expect(try untimed(remote.stdout) == untimed(local.stdout), "search --server prints what a local search prints")
             var path = "/v1/search?q=lemon"
             if extra.first == "--installed" { path += "&installed=1234567890" }
             if extra.first == "--platform" { path += "&platform=android" }
             var answer = try #require(running.call("GET", path).json?.objectValue)
             #expect(answer["engagementToken"]?.stringValue?.isEmpty == false, "an answer carries the token its engagement needs")
             answer["engagementToken"] = nil
-            #expect(JSONValue.object(answer) == (try JSONParser.parse(local.stdout)), "the API answers in the search --json shape")
+            answer["processingTimeMs"] = nil
+            #expect(JSONValue.object(answer) == (try untimed(local.stdout)), "the API answers in the search --json shape")
         }
         let local = try CommandRunner.run(["search", "lemon tart", "--data", data, "--installed", "1234567890"])
         let remote = try CommandRunner.run(["search", "lemon tart", "--server", running.baseURL, "--installed", "1234567890"])
@@ -44,6 +51,47 @@ import Testing
         #expect(remote.stdout.contains("tap: open-app recipebox://tart (RecipeBox)"))
         let bad = try CommandRunner.run(["search", "   ", "--server", running.baseURL])
         #expect(bad.status == 64, "the server's 400 is a usage error, as locally")
+    }
+
+    /// Paging as Meilisearch and Typesense page: `offset` and `limit`, a hit count marked
+    /// exact or not, the time taken, and the snippet's matches as ranges, not control bytes.
+    @Test func searchPagesCountsTimesAndGivesMatchRanges() throws {
+        let log = try TemporaryDirectory("access")
+        defer { log.remove() }
+        let logPath = log.path + "/access.log"
+        let running = try RunningService(service: { $0.accessLog = try? AccessLog(path: logPath) })
+        defer { running.stop() }
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        let many = (0..<25).map { item("soup\($0)", "Soup number \($0)", webURL: "https://recipes.example/soup/\($0)",
+                                      extra: [("contentDescription", .string("A warming soup with leeks, number \($0)."))]) }
+        #expect(running.call("POST", "/v1/items", json: ["items": .array(many)], key: key).status == 200)
+        let first = try #require(running.call("GET", "/v1/search?q=soup&limit=10").json)
+        let second = try #require(running.call("GET", "/v1/search?q=soup&limit=10&offset=10").json)
+        let third = try #require(running.call("GET", "/v1/search?q=soup&limit=10&offset=20").json)
+        let ids = [first, second, third].flatMap { $0["results"]?.arrayValue ?? [] }.compactMap { $0["id"]?.stringValue }
+        #expect(ids.count == 25 && Set(ids).count == 25, "three pages hold every item once: \(ids)")
+        #expect(second["offset"] == 10)
+        #expect(first["estimatedTotalHits"] == 25 && first["totalHitsExact"] == true)
+        #expect((first["processingTimeMs"]?.doubleValue ?? -1) >= 0)
+
+        let snipped = try #require(running.call("GET", "/v1/search?q=leeks&snippets=1&limit=1").json?["results"]?.arrayValue?.first)
+        let snippet = try #require(snipped["snippet"]?.stringValue)
+        #expect(!snippet.unicodeScalars.contains { $0.value < 0x20 }, "no control characters in JSON: \(snippet.debugDescription)")
+        let ranges = snipped["snippetHighlights"]?.arrayValue ?? []
+        #expect(ranges.count == 1)
+        let utf16 = Array(snippet.utf16)
+        if let start = ranges.first?.arrayValue?.first?.intValue, let end = ranges.first?.arrayValue?.last?.intValue, start < end, end <= utf16.count {
+            #expect(String(decoding: utf16[start..<end], as: UTF16.self) == "leeks")
+        } else {
+            Issue.record("no usable range: \(ranges)")
+        }
+        // The remote CLI puts the marks back from the ranges.
+        let remote = try CommandRunner.run(["search", "leeks", "--server", running.baseURL])
+        #expect(remote.stdout.contains("*leeks*"), "\(remote.stdout)")
+
+        let lines = (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n") ?? []
+        #expect(lines.contains { $0.contains("\"GET /v1/search?q=soup&limit=10&offset=10 HTTP/1.1\" 200 ") }, "\(lines.prefix(3))")
+        #expect(lines.contains { $0.contains("\"POST /v1/items HTTP/1.1\" 200 ") })
     }
 
     @Test func pushReplacesWholeAndDeletesByIdDomainAndOwner() throws {
@@ -232,7 +280,10 @@ import Testing
             ("an oversized body", running.call("POST", "/v1/items", body: Array(repeating: 0x20, count: 100 * 1024), key: key), 413, "too-large"),
             ("a form body", running.call("POST", "/v1/items", body: Array("items=1".utf8), key: key,
                                           contentType: "application/x-www-form-urlencoded"), 415, "unsupported-media-type"),
-            ("no query", running.call("GET", "/v1/search"), 400, "bad-request"),
+            ("no query", running.call("GET", "/v1/search"), 400, "invalid-query"),
+            ("an unknown parameter", running.call("GET", "/v1/search?q=a&limt=5"), 400, "invalid-query"),
+            ("a negative offset", running.call("GET", "/v1/search?q=a&offset=-1"), 400, "invalid-query"),
+            ("an offset past the window", running.call("GET", "/v1/search?q=a&offset=995&limit=10"), 400, "invalid-query"),
             ("an empty query", running.call("GET", "/v1/search?q=%20%20"), 400, "invalid-query"),
             ("a pasted paragraph", running.call("GET", "/v1/search?q=" + String(repeating: "a%20", count: 400)), 200, ""),
             ("a huge query", running.call("GET", "/v1/search?q=" + String(repeating: "ab%20", count: 1400)), 400, "invalid-query"),
@@ -240,7 +291,7 @@ import Testing
             ("invalid UTF-8", running.call("GET", "/v1/search?q=%FF%FE"), 400, "invalid-query"),
             ("FTS5 syntax", running.call("GET", "/v1/search?q=%22unbalanced%20NEAR(%20*"), 200, ""),
             ("a bad limit", running.call("GET", "/v1/search?q=a&limit=5000"), 400, "invalid-query"),
-            ("a bad platform", running.call("GET", "/v1/search?q=a&platform=palm"), 400, "bad-request"),
+            ("a bad platform", running.call("GET", "/v1/search?q=a&platform=palm"), 400, "invalid-query"),
             ("an unknown path", running.call("GET", "/v2/search"), 404, "not-found"),
             ("a wrong method", running.call("PUT", "/v1/items", key: key), 405, "method-not-allowed"),
         ]

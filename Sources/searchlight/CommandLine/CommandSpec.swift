@@ -33,18 +33,20 @@ struct OptionSpec: Sendable {
     var valueName: String?
     var help: String
     var isRepeatable = false
+    /// Shown without brackets in the usage line; the command refuses to run without it.
+    var isRequired = false
 
     static func flag(_ name: String, help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: nil, help: help)
     }
 
-    static func value(_ name: String, _ valueName: String, help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help, isRepeatable: repeatable)
+    static func value(_ name: String, _ valueName: String, help: String, repeatable: Bool = false, required: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, isRepeatable: repeatable, isRequired: required)
     }
 
     var usage: String {
         let base = valueName.map { "\(name) <\($0)>" } ?? name
-        return "[\(base)]" + (isRepeatable ? " ..." : "")
+        return (isRequired ? base : "[\(base)]") + (isRepeatable ? " ..." : "")
     }
 }
 

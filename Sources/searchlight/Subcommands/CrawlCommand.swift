@@ -50,6 +50,8 @@ struct CrawlCommand: Command {
             Option.noSitemaps,
             Option.noTrapDetection,
             Option.noWarc,
+            Option.refetch,
+            Option.refetchAll,
             Option.mapping,
             Option.json,
             StoreOption.option,
@@ -108,6 +110,17 @@ struct CrawlCommand: Command {
         configuration.readsSitemaps = !arguments.flag(Option.noSitemaps)
         configuration.trapDetection = !arguments.flag(Option.noTrapDetection)
         configuration.writesWARC = !arguments.flag(Option.noWarc)
+        let refetch = try arguments.values(Option.refetch).map { text throws(UsageError) -> WebURL in
+            guard let url = WebURL(text) else { throw UsageError("--refetch '\(text)' is not an absolute http(s) URL") }
+            return url
+        }
+        if arguments.flag(Option.refetchAll) {
+            configuration.refetch = [.all]
+        } else if !refetch.isEmpty {
+            // As the frontier keys them: tracking parameters and fragments dropped.
+            let keys = FrontierKey(keepsTrackingParameters: configuration.keepsTrackingParameters)
+            configuration.refetch = [.urls(refetch.map(keys.key(for:)))]
+        }
         if let file = arguments.value(Option.mapping) {
             do {
                 configuration.mappings = try MappingFile.load(path: file)
@@ -161,6 +174,8 @@ struct CrawlCommand: Command {
         let run = CrawlRun(configuration: configuration, store: store, leaseSeconds: leaseSeconds)
         guard let report = try run.run(showProgress: !json && Console.isTerminal) else { return }
         Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
+        // Nothing could be reached: a scheduler or script must see it.
+        if report.reachedNothing, every == nil { throw ExitCode.failure }
     }
 }
 
@@ -188,6 +203,9 @@ extension CrawlCommand {
             "--no-trap-detection", help: "Fetch every URL pattern, even those judged endless (calendars); --max-pages-per-host still bounds each host.")
         static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
         static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
+        static let refetch = OptionSpec.value(
+            "--refetch", "url", help: "Fetch this known URL in this run whatever its schedule (conditional GET kept).", repeatable: true)
+        static let refetchAll = OptionSpec.flag("--refetch-all", help: "Make every known URL due now.")
         static let mapping = OptionSpec.value(
             "--mapping", "file", help: "Templates for pages' schema.org objects ({\"entity\": \"Recipe\", \"titlePattern\": \"{#name#} by {#author.name#}\"…}).")
         static let lease = OptionSpec.value(

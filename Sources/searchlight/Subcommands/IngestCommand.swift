@@ -167,7 +167,7 @@ struct IngestCommand: Command {
 extension IngestCommand {
     /// The options this command reads.
     enum Option {
-        static let mapping = OptionSpec.value("--mapping", "file", help: "The mapping file (JSON): how records become items.")
+        static let mapping = OptionSpec.value("--mapping", "file", help: "The mapping file (JSON): how records become items.", required: true)
         static let model = OptionSpec.value("--model", "path", help: "The app's data model: .xcdatamodeld, .xcdatamodel or its contents file.")
         static let watch = OptionSpec.flag("--watch", help: "Keep following the database and apply each save within a second.")
         static let server = OptionSpec.value("--server", "url", help: "Send the batches to a running `searchlight serve` instead of the local index.")

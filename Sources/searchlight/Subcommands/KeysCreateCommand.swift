@@ -47,7 +47,7 @@ struct KeysCreateCommand: Command {
 extension KeysCreateCommand {
     /// The options this command reads.
     enum Option {
-        static let owner = OptionSpec.value("--owner", "name", help: "Who the key is for; the owner of what it writes.")
-        static let domain = OptionSpec.value("--domain", "domain", help: "The DNS domain the key may write for.")
+        static let owner = OptionSpec.value("--owner", "name", help: "Who the key is for; the owner of what it writes.", required: true)
+        static let domain = OptionSpec.value("--domain", "domain", help: "The DNS domain the key may write for.", required: true)
     }
 }

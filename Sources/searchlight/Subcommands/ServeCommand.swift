@@ -42,6 +42,7 @@ struct ServeCommand: Command {
             StoreOption.option,
             Option.maxLag,
             Option.node,
+            Option.accessLog,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
 
@@ -59,6 +60,7 @@ struct ServeCommand: Command {
     var store: StoreOption
     var maximumLag: Double
     var nodeName: String?
+    var accessLogPath: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
@@ -79,12 +81,19 @@ struct ServeCommand: Command {
         store = try StoreOption(arguments)
         maximumLag = try arguments.duration(Option.maxLag, in: 1...86_400) ?? 5
         nodeName = arguments.value(Option.node)
+        accessLogPath = arguments.value(Option.accessLog)
     }
 
     func run() throws {
         if printOpenAPI {
             Console.write(JSONWriter.string(OpenAPIDocument.json, style: .pretty) + "\n")
             return
+        }
+        let shared = try store.open()
+        if shared == nil, !FileManager.default.fileExists(atPath: data.path) {
+            // A mistyped --data must not start an empty service that looks healthy.
+            throw CommandFailure("no data folder at \(data.path): give the folder a crawl, `index add` or `keys create` wrote, "
+                + "or create it (mkdir -p \(data.path)) to start an empty index")
         }
         try data.create()
         var configuration = SearchService.Configuration(indexPath: data.indexPath)
@@ -97,6 +106,13 @@ struct ServeCommand: Command {
         configuration.cacheRefreshInterval = TimeInterval(refreshSeconds)
         configuration.cacheBytes = cacheMegabytes << 20
         configuration.maximumLag = maximumLag
+        if let accessLogPath {
+            do {
+                configuration.accessLog = try AccessLog(path: accessLogPath)
+            } catch {
+                throw CommandFailure("cannot open the access log \(accessLogPath): \(error.localizedDescription)")
+            }
+        }
         let data = self.data
         configuration.recordResolver = { owner, reference in
             // Only sources ingested here for that owner; items pushed from elsewhere (`ingest
@@ -105,7 +121,7 @@ struct ServeCommand: Command {
         }
         let service: SearchService
         var follower: LogFollower?
-        if let shared = try store.open() {
+        if let shared {
             let name = nodeName ?? "\(ProcessInfo.processInfo.hostName):\(port)"
             let replica = try LogFollower(store: shared, indexPath: data.indexPath, name: name)
             Console.writeLine("Bringing the copy in \(data.indexPath) up to date with the shared store…")
@@ -147,5 +163,6 @@ extension ServeCommand {
         static let openapi = OptionSpec.flag("--openapi", help: "Print the OpenAPI document and exit.")
         static let maxLag = OptionSpec.value("--max-lag", "duration", help: "With --store: answer searches only from a copy at most this far behind (default 5s).")
         static let node = OptionSpec.value("--node", "name", help: "With --store: this node's name in `status` (default host:port).")
+        static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }
 }

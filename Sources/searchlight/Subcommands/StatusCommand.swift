@@ -12,28 +12,48 @@ struct StatusCommand: Command {
             and how many are due, failing, gone or excluded, on how many hosts; whether a crawl
             run holds the folder now, and since when; and the summaries of the last runs from
             DIR/runs. Reads only, so it is safe while a crawl runs.
+
+            With --urls REASON: the URLs behind a skip count (`http-404`, `refused-address`,
+            `robots`, `trap-pattern`, `timeout`…, or `all`), each with its state, last status,
+            last attempt and next due time, and how many URLs each reason holds.
             """,
         options: [
             DataDirectory.option,
             StoreOption.option,
             Option.runs,
+            Option.urls,
+            Option.limit,
             Option.json,
         ],
-        examples: ["searchlight status", "searchlight status --data /srv/searchlight/crawl-data --json"])
+        examples: ["searchlight status", "searchlight status --urls http-404", "searchlight status --data /srv/searchlight/crawl-data --json"])
 
     var data: DataDirectory
     var store: StoreOption
     var runs: Int
+    /// `--urls`: nil for the overview, "" for every reason.
+    var urls: String?
+    var limit: Int
     var json: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
         store = try StoreOption(arguments)
         runs = try arguments.int(Option.runs, in: 0...1000) ?? 5
+        if let reason = arguments.value(Option.urls) {
+            guard reason == "all" || (1...64).contains(reason.utf8.count) && reason.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw UsageError("--urls takes a skip reason as a run report names it (http-404, refused-address…) or all")
+            }
+            urls = reason == "all" ? "" : reason
+        }
+        limit = try arguments.int(Option.limit, in: 1...1_000_000) ?? 100
         json = arguments.flag(Option.json)
     }
 
     func run() throws {
+        if let reason = urls {
+            try listURLs(reason: reason.isEmpty ? nil : reason)
+            return
+        }
         if let shared = try store.open() {
             let status = try shared.status(dataDirectory: data.path, runs: runs)
             Console.write(json ? JSONWriter.string(status.json, style: .pretty) + "\n" : status.summary)
@@ -48,8 +68,48 @@ struct StatusCommand: Command {
 }
 
 extension StatusCommand {
+    private func listURLs(reason: String?) throws {
+        let found: (rows: [FrontierRow], counts: [String: Int])
+        if let shared = try store.open() {
+            found = try shared.urls(reason: reason, limit: limit)
+        } else {
+            guard FileManager.default.fileExists(atPath: data.path) else {
+                throw CommandFailure("no data folder at \(data.path): run `searchlight crawl` first, or give --data")
+            }
+            found = try CrawlStatus.urls(dataDirectory: data.path, reason: reason, limit: limit)
+        }
+        let formatter = ISO8601DateFormatter()
+        if json {
+            let rows = JSONValue.array(found.rows.map { row in
+                .object(JSONObject([
+                    ("url", .string(row.url)), ("state", .string(row.state)), ("reason", row.reason.map(JSONValue.string) ?? .null),
+                    ("status", row.status.map { JSONValue($0) } ?? .null),
+                    ("lastAttempt", row.lastAttempt.map { .string(formatter.string(from: $0)) } ?? .null),
+                    ("due", .string(formatter.string(from: row.due))),
+                ]))
+            })
+            let counts = JSONValue.object(JSONObject(found.counts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))
+            Console.write(JSONWriter.string(["urls": rows, "reasons": counts], style: .pretty) + "\n")
+            return
+        }
+        let total = reason.map { found.counts[$0] ?? 0 } ?? found.counts.values.reduce(0, +)
+        Console.writeLine("\(total) URL(s) " + (reason.map { "skipped as \($0)" } ?? "with a skip reason")
+            + (found.rows.count < total ? " (the first \(found.rows.count); --limit shows more)" : ""))
+        for row in found.rows {
+            let attempt = row.lastAttempt.map { formatter.string(from: $0) } ?? "never fetched"
+            Console.writeLine("  \(row.url)  \(row.state)" + (row.reason.map { " \($0)" } ?? "") + (row.status.map { ", status \($0)" } ?? "")
+                + ", last attempt \(attempt), due \(formatter.string(from: row.due))")
+        }
+        if !found.counts.isEmpty {
+            Console.writeLine("By reason: " + found.counts.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+    }
+
     /// The options this command reads.
     enum Option {
+        static let urls = OptionSpec.value("--urls", "reason", help: "List the URLs skipped for this reason (or all), with their last attempt and next due time.")
+        static let limit = OptionSpec.value("--limit", "n", help: "With --urls: list at most this many (default 100).")
         static let runs = OptionSpec.value("--runs", "n", help: "Show this many of the last runs (default 5).")
         static let json = OptionSpec.flag("--json", help: "Print the status as JSON.")
     }

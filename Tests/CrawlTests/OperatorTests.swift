@@ -1,0 +1,80 @@
+import Foundation
+import HTTPServer
+import JSON
+import SearchlightTestSupport
+import Testing
+
+/// The operator's view of a crawl: failures that say how to fix them and exit 1, the URLs
+/// behind each count, what is due next, forced refetches, and a refused seed that a rerun
+/// with `--allow-private` fetches.
+@Suite struct OperatorTests {
+    func site() throws -> (FixtureWeb, CrawlRunner, String) {
+        let web = try FixtureWeb(tls: true)
+        let host = "ops.web.test"
+        web.page(host, "/", html: page("Home", links: ["/about", "/missing"]))
+        web.page(host, "/about", html: page("About us", body: "We make trail maps."))
+        return (web, try CrawlRunner(web: web, hosts: [host]), web.origin(host))
+    }
+
+    @Test func aRefusedSeedSaysWhatToDoAndARerunWithAllowPrivateFetchesIt() throws {
+        let (web, crawl, origin) = try site()
+        defer { web.stop(); crawl.remove() }
+        let refused = try CommandRunner.run(["crawl", origin + "/", "--data", crawl.data, "--cacert", TestCertificates.caFile,
+                                             "--resolve", web.resolveEntry("ops.web.test"), "--delay", "0"])
+        #expect(refused.status == 1, "nothing was reached: \(refused.stdout)")
+        #expect(refused.stdout.contains("refused-address") && refused.stdout.contains("--allow-private"), "\(refused.stdout)")
+        #expect(web.requests.isEmpty)
+        let listed = try CommandRunner.run(["status", "--data", crawl.data, "--urls", "refused-address", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let rows = try JSONParser.parse(listed.stdout)["urls"]?.arrayValue ?? []
+        let urls = rows.compactMap { $0["url"]?.stringValue }
+        #expect(urls.contains(origin + "/"), "\(listed.stdout)")
+
+        let (rerun, report) = try crawl.crawl([origin + "/"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(report?["fetched"]?.intValue == 3, "the seed and its two links: \(rerun.stdout)")
+        #expect(report?["refetched"]?.intValue ?? 0 >= 1)
+    }
+
+    @Test func theURLsBehindACountTheNextDueTimeAndForcedRefetches() throws {
+        let (web, crawl, origin) = try site()
+        defer { web.stop(); crawl.remove() }
+        let (first, _) = try crawl.crawl([origin + "/"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let missing = try CommandRunner.run(["status", "--data", crawl.data, "--urls", "http-404"])
+        #expect(missing.stdout.hasPrefix("1 URL(s) skipped as http-404"), "\(missing.stdout)")
+        #expect(missing.stdout.contains(origin + "/missing") && missing.stdout.contains("status 404"), "\(missing.stdout)")
+        #expect(try CommandRunner.run(["status", "--data", crawl.data, "--urls", "no such"]).status == 64)
+
+        // Nothing is due: the summary says when something is, and how to fetch now.
+        let idle = try CommandRunner.run(["crawl", origin + "/", "--data", crawl.data, "--cacert", TestCertificates.caFile,
+                                          "--resolve", web.resolveEntry("ops.web.test"), "--allow-private", "--delay", "0"])
+        #expect(idle.status == 0, "\(idle.stderr)")
+        #expect(idle.stdout.contains("fetched 0 pages"))
+        #expect(idle.stdout.contains("the next URL falls due at") && idle.stdout.contains("--refetch-all"), "\(idle.stdout)")
+
+        let before = web.requests.filter { $0 == "ops.web.test/about" }.count
+        let (one, oneReport) = try crawl.crawl([], ["--refetch", origin + "/about"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(oneReport?["fetched"]?.intValue == 1)
+        #expect(web.requests.filter { $0 == "ops.web.test/about" }.count == before + 1)
+        let (all, allReport) = try crawl.crawl([], ["--refetch-all"])
+        #expect(all.status == 0)
+        #expect(allReport?["fetched"]?.intValue == 3, "\(all.stdout)")
+        #expect(allReport?["refetched"]?.intValue == 3)
+    }
+
+    @Test func anUnreachableHostNamesTheErrorAndExits1() throws {
+        let crawl = try CrawlRunner(web: try FixtureWeb(), hosts: [])
+        defer { crawl.web.stop(); crawl.remove() }
+        // A port nothing listens on: the fixture server's own, once stopped.
+        let closed = try FixtureWeb()
+        let port = closed.port
+        closed.stop()
+        let result = try CommandRunner.run(["crawl", "http://down.web.test:\(port)/", "--data", crawl.data, "--allow-private",
+                                            "--resolve", "down.web.test:\(port):127.0.0.1", "--delay", "0"])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("robots-unreachable"))
+        #expect(result.stdout.contains("robots.txt: ") && result.stdout.lowercased().contains("connect"), "curl's own words: \(result.stdout)")
+    }
+}
