@@ -183,7 +183,7 @@ public struct PageValidator {
                 continue
             case .refused:
                 check.access = RobotsRules.Access.disallowAll.rawValue
-                check.note = "the host resolves to an address the crawler may not connect to"
+                check.note = "the host resolves to a private or loopback address: give --allow-private to check a site on this network"
                 return (.unreachable, check)
             case .unavailable:
                 check.access = RobotsRules.Access.disallowAll.rawValue

@@ -145,8 +145,12 @@ public struct ValidationReport: Sendable {
     /// Indexed, and on the platform asked about a tap opens the app when it is installed.
     public var hasWorkingAppAction: Bool { actions[platform]?.withApp?.kind == .openApp }
 
-    /// Exit status 0 only when both hold.
-    public var passed: Bool { indexable && hasWorkingAppAction }
+    /// The verdict per area, Apple's "action required / recommended" way.
+    public var areas: [AreaVerdict] { AreaVerdict.verdicts(self) }
+
+    /// Exit status 0 only when no area needs action: indexed, a tap opens the app, and no
+    /// association file or markup family is broken.
+    public var passed: Bool { indexable && hasWorkingAppAction && !areas.contains { $0.level == .actionRequired } }
 
     public init(url: String, platform: AppTarget.Platform) {
         self.url = url
@@ -183,6 +187,10 @@ extension ValidationReport {
         return .object(JSONObject([
             ("url", .string(url)), ("finalURL", finalURL.json), ("status", fetch?.status.json ?? .null),
             ("indexable", .bool(indexable)), ("appAction", .bool(hasWorkingAppAction)), ("passed", .bool(passed)),
+            ("areas", .array(areas.map { verdict in
+                .object(JSONObject([("area", .string(verdict.area.rawValue)), ("level", .string(verdict.level.rawValue)),
+                                    ("notes", verdict.notes.json)]))
+            })),
             ("reasons", reasonsJSON), ("robots", robots?.json ?? .null), ("fetch", fetchJSON), ("indexing", indexing),
             ("markup", markupJSON), ("association", association),
             ("sitemaps", .object(JSONObject([

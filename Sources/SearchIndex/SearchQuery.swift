@@ -20,7 +20,10 @@ public struct SearchQuery: Sendable, Hashable {
     public let words: [String]
     /// Each word's tokens, as the index tokenizer makes them in query mode.
     let tokens: [[String]]
-    /// True when the last word is searched as a prefix.
+    /// True when the last word may be searched as a prefix while typing: any word not in
+    /// a CJK script, from its first letter (`t`, `tr` already find `trail`), as platform
+    /// search boxes answer. Completions are the most frequent words of the prefix, weighted
+    /// below whole words.
     let lastWordIsPrefix: Bool
 
     /// Validates and splits `text`; `tokenize` is the index tokenizer in query mode.
@@ -47,7 +50,7 @@ public struct SearchQuery: Sendable, Hashable {
         }
         self.words = words
         self.tokens = tokens
-        self.lastWordIsPrefix = last.unicodeScalars.count >= 3 && !last.unicodeScalars.contains { SearchTokenizer.isCJK($0.value) }
+        self.lastWordIsPrefix = !last.isEmpty && !last.unicodeScalars.contains { SearchTokenizer.isCJK($0.value) }
     }
 }
 

@@ -62,6 +62,10 @@ extension SearchPage {
           }
 
           function showError(message) {
+            // Old results would read as answers to the new query.
+            list.replaceChildren();
+            correction.hidden = true;
+            state.results = [];
             failure.hidden = false;
             failure.textContent = "Sorry — " + message + ".";
             status.textContent = "The search did not work.";
@@ -72,17 +76,19 @@ extension SearchPage {
             list.replaceChildren();
             state.results = body.results ?? [];
             state.token = body.engagementToken ?? null;
+            // The service already searched the corrected spellings: say so, honestly, and
+            // offer the corrected query as a link to search it alone.
             const corrected = Object.entries(body.corrections ?? {});
-            correction.hidden = corrected.length === 0;
+            correction.hidden = corrected.length === 0 || state.results.length === 0;
             correction.replaceChildren();
-            if (corrected.length) {
+            if (corrected.length && state.results.length) {
               let fixed = query;
               for (const [typed, spellings] of corrected) fixed = fixed.replace(typed, spellings[0]);
               const button = document.createElement("button");
               button.type = "button";
               button.textContent = fixed;
               button.addEventListener("click", () => { input.value = fixed; search(true); input.focus(); });
-              correction.append("Did you mean ", button, "?");
+              correction.append("Showing results for ", button);
             }
             if (!query) return;
             if (state.results.length === 0) {
@@ -123,9 +129,14 @@ extension SearchPage {
             return (result.apps ?? []).find((app) => app.platform === state.platform) ?? null;
           }
 
+          /// What people call the app: its name on this platform, else on the other one (one
+          /// app, two stores), never its store id or package name.
+          function appName(result, app) {
+            return app?.name ?? (result.apps ?? []).find((other) => other.name)?.name ?? "the app";
+          }
+
           function actionLabel(result) {
-            const app = appFor(result);
-            const name = app?.name ?? (result.apps ?? []).find((other) => other.name)?.name ?? "the app";
+            const name = appName(result, appFor(result));
             switch (result.action?.type) {
               case "open-app": return `Open in ${name}`;
               case "install-app": return `Get ${name} on ${state.platform === "android" ? "Google Play" : "the App Store"}`;
@@ -171,7 +182,8 @@ extension SearchPage {
             const app = appFor(result);
             if (app) {
               const line = text("p", "app");
-              const name = app.name ?? app.package ?? app.appStoreId ?? "App";
+              // People see an app's name, never its store id or package name.
+              const name = appName(result, app);
               const icon = text("span", "icon", Array.from(name)[0]?.toUpperCase() ?? "A");
               icon.setAttribute("aria-hidden", "true");
               icon.style.background = colourFor(name);
@@ -212,7 +224,8 @@ extension SearchPage {
             for (const result of results) {
               for (const app of result.apps ?? []) {
                 const id = appID(app);
-                if (id && !state.known[id]) state.known[id] = { name: app.name ?? id, platform: app.platform };
+                const name = appName(result, app);
+                if (id && (!state.known[id] || state.known[id].name === id)) state.known[id] = { name: name === "the app" ? id : name, platform: app.platform };
               }
             }
             store("searchlight.knownApps", state.known);

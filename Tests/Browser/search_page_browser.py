@@ -102,6 +102,14 @@ try:
     check("installed=987654321" in js("return location.search"), "the installed app is in the address")
     check(js("return localStorage.getItem('searchlight.installed')") == '["987654321"]', "and kept in the browser")
     shot("2-app-installed")
+    app_lines = js("return [...document.querySelectorAll('.result .app')].map(e => e.textContent)")
+    check(app_lines and not any(line[:1].isdigit() or line.startswith("com.") for line in app_lines),
+          f"apps are shown by name, never by store id or package {app_lines}")
+
+    # From the first letters: two already answer.
+    type_into("#q", "tr")
+    wait("return [...document.querySelectorAll('.result h2')].some(h => h.textContent.startsWith('Trail'))", "results for two letters")
+    check(js("return document.getElementById('status').textContent").endswith("for “tr”"), "typing 'tr' finds the trail pages")
 
     # CJK, iOS, nothing installed for it: the App Store.
     type_into("#q", "直播")
@@ -116,7 +124,8 @@ try:
     # A typo: did you mean.
     type_into("#q", "headlmap")
     wait("return !document.getElementById('correction').hidden", "a correction")
-    check("headlamp" in js("return document.getElementById('correction').textContent"), "a typo offers 'did you mean headlamp'")
+    check(js("return document.getElementById('correction').textContent") == "Showing results for headlamp",
+          "a typo says the results are for headlamp, not 'did you mean'")
     check(any("Headlamp" in t for t in js(titles)), "and finds the headlamp")
     shot("4-typo")
 

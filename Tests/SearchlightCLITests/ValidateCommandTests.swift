@@ -243,6 +243,38 @@ import Testing
         #expect(report["reasons"]?.arrayValue?.first?["code"] == "no-app-action")
     }
 
+    /// A working banner does not hide a broken association file: the area needs action and
+    /// the run fails, first thing in the output; an assetlinks 404 on a site with no Android
+    /// app is nothing to fix.
+    @Test func eachAreaGetsAVerdictAndABrokenAssociationFileFails() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let site = "banner.web.test"
+        web.page(site, "/tart", html: appPage("Lemon tart", head: Self.banner))
+        web.file(site, "/.well-known/apple-app-site-association", contentType: "application/octet-stream",
+                 bytes: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.recipes"], "components": [{"/": "/tart"}]}]}}"#.utf8))
+        let (status, report) = try validate(web.origin(site) + "/tart", on: web, hosts: [site])
+        #expect(report["actions"]?["ios"]?["withApp"]?["type"] == "open-app", "the banner's deep link works")
+        #expect(status == 1, "but the association file needs fixing")
+        #expect(report["passed"] == false)
+        let areas = report["areas"]?.arrayValue ?? []
+        func level(_ area: String) -> String? { areas.first { $0["area"]?.stringValue == area }?["level"]?.stringValue }
+        #expect(level("universal-links") == "action-required", "\(areas)")
+        #expect(level("indexing") == "fine" || level("indexing") == "recommended")
+        #expect(level("android-app-links") == "not-used", "no Android app on the page: a 404 is fine")
+        let human = try CommandRunner.run(["validate", web.origin(site) + "/tart", "--cacert", TestCertificates.caFile, "--allow-private",
+                                           "--resolve", web.resolveEntry(site)])
+        let head = human.stdout.split(separator: "\n").prefix(8).joined(separator: "\n")
+        #expect(human.stdout.hasPrefix("FAIL"))
+        #expect(head.contains("✗ Action required  universal-links") && head.contains("not application/json"), "\(head)")
+
+        // Served right, the same page passes.
+        web.file(site, "/.well-known/apple-app-site-association", contentType: "application/json",
+                 bytes: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.recipes"], "components": [{"/": "/tart"}]}]}}"#.utf8))
+        let (fixed, _) = try validate(web.origin(site) + "/tart", on: web, hosts: [site])
+        #expect(fixed == 0)
+    }
+
     @Test func aPageWithoutAnAppActionFailsWithTheReason() throws {
         let web = try FixtureWeb(tls: true)
         defer { web.stop() }

@@ -24,6 +24,18 @@ struct ValidationSummary {
             lines.append("  indexed" + (report.hasWorkingAppAction ? ", and a tap opens the app on \(report.platform.rawValue)" : ""))
         }
         for reason in report.reasons { lines.append("  ✗ \(reason.message) [\(reason.code)]") }
+        // Each area's verdict first, what needs action before what is only recommended.
+        lines.append("")
+        for verdict in report.areas {
+            let mark = switch verdict.level {
+            case .actionRequired: "✗ Action required"
+            case .recommended: "! Recommended    "
+            case .fine: "✓ Fine           "
+            case .notUsed: "- Not used       "
+            }
+            lines.append("  \(mark)  \(verdict.area.rawValue)" + (verdict.notes.first.map { ": \($0)" } ?? ""))
+            for note in verdict.notes.dropFirst() { lines.append("                       \(note)") }
+        }
 
         section("robots.txt")
         for hop in report.hops {
