@@ -1,3 +1,4 @@
+import TextUtilities
 /// A key path resolved against a ``SourceSchema``: the relationships it follows, and the
 /// attribute it reads at the end (or the aggregate it computes over the members).
 public struct ResolvedPath: Sendable {
@@ -114,7 +115,8 @@ extension MappingSet {
             }
             let relationships = schema.entities[entity]?.relationships.keys.sorted() ?? []
             let attributes = schema.entities[entity]?.attributes.keys.sorted() ?? []
-            throw ResolveError(problem: "\(entity) has no attribute or relationship '\(step)' (attributes: \(attributes.prefix(30).joined(separator: ", "))"
+            let suggestion = Suggestion.nearest(to: step, in: attributes + relationships).map { " — did you mean '\($0)'?" } ?? ""
+            throw ResolveError(problem: "\(entity) has no attribute or relationship '\(step)'\(suggestion) (attributes: \(attributes.prefix(30).joined(separator: ", "))"
                 + (relationships.isEmpty ? ")" : "; relationships: \(relationships.prefix(30).joined(separator: ", ")))")
                 + (schema.kind == .coreData && relationships.isEmpty ? "; give the data model with --model to follow to-many relationships" : ""))
         }

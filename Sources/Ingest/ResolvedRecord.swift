@@ -29,13 +29,22 @@ public struct ResolvedRecord: Sendable {
         self.entity = row.entity
         self.key = key
         let described = database.schema.entities[row.entity] ?? found
+        // A to-one relationship's foreign-key column is shown once, as the relationship.
+        let foreignKeys = Set(described.relationships.filter { mapped.contains($0.key) }.compactMap { _, link -> String? in
+            if case .toOne(let column, _, _) = link { return column }
+            return nil
+        })
         attributes = described.attributes.keys.filter(mapped.contains).sorted().compactMap { name in
-            guard let column = described.attributes[name], let index = database.columnIndex(column, in: row.table) else { return nil }
+            guard let column = described.attributes[name], !foreignKeys.contains(column) else { return nil }
+            guard let index = database.columnIndex(column, in: row.table) else { return nil }
             return (name, row.values[index], described.types[name])
         }
         var related: [(String, String, [String], Bool)] = []
+        // A plain table's foreign key answers to two names (`maker_id` and `maker`): one entry.
+        var listedColumns = Set<String>()
         for name in described.relationships.keys.filter(mapped.contains).sorted() {
             guard let link = described.relationships[name] else { continue }
+            if case .toOne(let column, _, _) = link, !listedColumns.insert(column).inserted { continue }
             let keys: [RecordKey] = link.isToMany
                 ? try database.members(link, owner: row.key, limit: Self.relatedLimit) : try database.target(of: row, link).map { [$0] } ?? []
             related.append((name, link.destination, keys.map(\.description), link.isToMany))

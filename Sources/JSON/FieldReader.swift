@@ -1,3 +1,4 @@
+import TextUtilities
 /// Typed, path-reporting access to the members of one JSON object, with the limits an
 /// API needs at its edge: every string is length-capped and free of control characters,
 /// every number range-checked, every list bounded. Errors name the offending path
@@ -15,7 +16,9 @@ public struct FieldReader: Sendable {
     /// Fails on the first member whose name is not in `known`.
     public func rejectUnknown(_ known: Set<String>) throws(FieldError) {
         if let unknown = object.keys.first(where: { !known.contains($0) }) {
-            throw FieldError(path: path + "." + unknown, "unknown field")
+            let hint = Suggestion.nearest(to: unknown, in: known).map { "; did you mean '\($0)'?" }
+                ?? "; the fields are " + known.sorted().joined(separator: ", ")
+            throw FieldError(path: path + "." + unknown, "unknown field" + hint)
         }
     }
 

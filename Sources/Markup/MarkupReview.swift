@@ -1,3 +1,4 @@
+import TextUtilities
 /// What a site owner should fix in a page's app and structured markup: each family checked
 /// against its own specification (Apple's Smart App Banner, applinks.org, X's app card,
 /// the Open Graph protocol, schema.org), plus the extraction warnings sorted by family.
@@ -63,15 +64,22 @@ public enum MarkupReview {
     static func review(_ banner: SmartAppBanner) -> [MarkupFinding] {
         var findings: [MarkupFinding] = []
         if banner.appStoreID == nil {
-            let message = banner.appID.map { "app-id '\($0)' is not a numeric App Store id: Safari shows no banner" }
-                ?? "no app-id: Safari shows no banner"
+            let message = banner.appID.map { id -> String in
+                // Point at the first character that is not a digit (`12345678O`: the letter O).
+                let bad = id.enumerated().first { !$0.element.isASCII || !$0.element.isNumber }
+                return "app-id '\(id)' is not a numeric App Store id: Safari shows no banner"
+                    + (bad.map { " (character \($0.offset + 1), '\($0.element)', is not a digit)" } ?? "")
+            } ?? "no app-id: Safari shows no banner"
             findings.append(MarkupFinding("smart-app-banner", .error, message))
         }
         if let argument = banner.appArgument, !argument.contains(":") {
             findings.append(MarkupFinding("smart-app-banner", .warning, "app-argument '\(argument)' is not a URL; the app receives it as written"))
         }
         if !banner.otherParameters.isEmpty {
-            let pairs = banner.otherParameters.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            let pairs = banner.otherParameters.map { parameter in
+                "\(parameter.key)=\(parameter.value)"
+                    + (Suggestion.nearest(to: parameter.key, in: SmartAppBanner.knownKeys).map { " (did you mean '\($0)'?)" } ?? "")
+            }.joined(separator: ", ")
             findings.append(MarkupFinding("smart-app-banner", .warning, "not understood: \(pairs)"))
         }
         return findings
@@ -81,8 +89,7 @@ public enum MarkupReview {
         var findings: [MarkupFinding] = []
         let known = AppLinks.fields.flatMap { platform, fields in fields.map { "al:\(platform):\($0)" } }.sorted()
         for property in links.unknownProperties {
-            let lower = property.lowercased()
-            let suggestion = known.min { distance(lower, $0) < distance(lower, $1) }.flatMap { distance(lower, $0) <= 3 ? $0 : nil }
+            let suggestion = Suggestion.nearest(to: property, in: known)
             findings.append(MarkupFinding("app-links", .error, "'\(property)' is not an App Links property"
                 + (suggestion.map { "; did you mean '\($0)'?" } ?? "")))
         }
@@ -129,19 +136,5 @@ public enum MarkupReview {
         case .malformedHTML, .notHTML: "html"
         default: "markup"
         }
-    }
-
-    /// Levenshtein distance, for suggesting the property a misspelling meant.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8.prefix(64)), b = Array(b.utf8.prefix(64))
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return a.isEmpty ? b.count : previous[b.count]
     }
 }

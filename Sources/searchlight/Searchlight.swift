@@ -102,8 +102,10 @@ enum Searchlight {
 
     private static func usageFailure(_ error: UsageError, spec: CommandSpec, path: [String]) -> Int32 {
         Console.error("error: \(error.message)")
-        Console.error("usage: \(spec.usageLine(path: path))")
-        Console.error("See '\(path.joined(separator: " ")) --help' for more information.")
+        if error.showsUsage {
+            Console.error("usage: \(spec.usageLine(path: path))")
+            Console.error("See '\(path.joined(separator: " ")) --help' for more information.")
+        }
         return 64
     }
 }

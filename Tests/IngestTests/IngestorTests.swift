@@ -187,6 +187,11 @@ import Testing
         #expect(lamp.contentDescription == "Headlamp 400 by Peak Gear, 2 reviews averaging 4.5")
         #expect(lamp.rating == 4.5 && lamp.price == "39.5" && lamp.currency == "EUR")
         #expect(lamp.record == RecordReference(name: "shop", entity: "products", key: "HL-400"))
+        // The record: its foreign key is shown once, as the relationship it is.
+        let both = try MappingFile.parse(Array(#"{"source": "shop", "mappings": [{"entity": "products", "uniqueIdentifierPattern": "{#maker_id#}-{#sku#}", "titlePattern": "{#maker.name#}"}]}"#.utf8), file: "m.json")
+        let record = try #require(try ResolvedRecord(database: SourceDatabase(path: fixture.store, model: nil), mappings: both, entity: "products", key: "HL-400"))
+        #expect(record.attributes.map(\.name) == ["sku"], "\(record.attributes.map(\.name))")
+        #expect(record.relationships.map(\.name) == ["maker"] && record.relationships.first?.keys == ["pk"])
         // No Z_OPT: a row's content is its version.
         try fixture.app("INSERT INTO reviews VALUES (4, 'TR-3', 5); UPDATE makers SET name = 'Peak Gear Co' WHERE code = 'pk'")
         let second = try fixture.ingest()

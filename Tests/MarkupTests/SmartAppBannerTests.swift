@@ -55,4 +55,12 @@ import Testing
             """)
         #expect(page.smartAppBanner?.appStoreID == "1")
     }
+
+    /// A misspelt key gets its suggestion, and a non-numeric id the character that is wrong.
+    @Test func reviewSuggestsKeysAndPointsAtTheBadCharacter() throws {
+        let html = #"<html><head><title>T</title><meta name="apple-itunes-app" content="app-id=12345678O, app-agrument=myapp://x"></head><body>x</body></html>"#
+        let messages = MarkupReview.findings(MarkupExtractor().extract(Array(html.utf8), url: nil)).map(\.message)
+        #expect(messages.contains { $0.contains("app-agrument=myapp://x (did you mean 'app-argument'?)") }, "\(messages)")
+        #expect(messages.contains { $0.contains("character 9, 'O', is not a digit") }, "\(messages)")
+    }
 }

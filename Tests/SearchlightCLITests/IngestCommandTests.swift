@@ -38,6 +38,9 @@ import Testing
         let report = try JSONParser.parse(first.stdout)
         #expect(report["created"] == 10 && report["full"] == true)
         #expect(report["skipped"]?["empty-title"] == 1)
+        #expect(first.stdout.hasPrefix("{\n  \""), "indented like every --json output")
+        let again = try CommandRunner.run(hr.ingest)
+        #expect(again.stdout.contains("rows read, 0 of them new, changed or gone"), "\(again.stdout)")
 
         let marian = try #require(try hr.search("Marian Paul").first)
         #expect(marian["id"] == "employee_Marian_Paul")
@@ -74,7 +77,13 @@ import Testing
             .write(to: mapping, atomically: true, encoding: .utf8)
         let wrongPath = try CommandRunner.run(["ingest", hr.store, "--mapping", mapping.path, "--model", DemoApps.hrModel.path, "--data", hr.data])
         #expect(wrongPath.status == 64)
-        #expect(wrongPath.stderr.contains("m.json: mappings[0] (Employee): {#company.nmae#}: Company has no attribute or relationship 'nmae'"))
+        #expect(wrongPath.stderr.contains("m.json: mappings[0] (Employee): {#company.nmae#}: Company has no attribute or relationship 'nmae'"
+            + " — did you mean 'name'?"), "\(wrongPath.stderr)")
+        #expect(!wrongPath.stderr.contains("usage:"), "a bad file is not a bad command line: no usage line")
+        try #"{"source": "hr", "mappings": [{"entity": "Employee", "uniqueIdentifierPattern": "e{#employeeID#}", "titelPattern": "{#firstName#}"}]}"#
+            .write(to: mapping, atomically: true, encoding: .utf8)
+        let misspelt = try CommandRunner.run(["ingest", hr.store, "--mapping", mapping.path, "--data", hr.data])
+        #expect(misspelt.status == 64 && misspelt.stderr.contains("titelPattern: unknown field; did you mean 'titlePattern'?"), "\(misspelt.stderr)")
         try #"{"source": "hr", "mappings": [{"entity": "Boss", "uniqueIdentifierPattern": "x", "titlePattern": "y"}]}"#
             .write(to: mapping, atomically: true, encoding: .utf8)
         #expect(try CommandRunner.run(["ingest", hr.store, "--mapping", mapping.path, "--data", hr.data]).stderr.contains("no entity Boss"))

@@ -125,7 +125,7 @@ struct CrawlCommand: Command {
             do {
                 configuration.mappings = try MappingFile.load(path: file)
             } catch {
-                throw UsageError("--mapping \(error)")
+                throw UsageError.input("--mapping \(error)")
             }
         }
         self.configuration = configuration

@@ -71,27 +71,27 @@ struct IngestCommand: Command {
         do {
             mappings = try MappingFile.load(path: mapping)
         } catch {
-            throw UsageError("\(error)")
+            throw UsageError.input("\(error)")
         }
         var dataModel: DataModel?
         if let model {
             do {
                 dataModel = try CoreDataModelReader.read(path: model)
             } catch {
-                throw UsageError("--model \(error)")
+                throw UsageError.input("--model \(error)")
             }
         }
         let source: SourceDatabase
         do {
             source = try SourceDatabase(path: database, model: dataModel)
         } catch {
-            throw UsageError("cannot read \(database) as an SQLite database: \(error)")
+            throw UsageError.input("cannot read \(database) as an SQLite database: \(error)")
         }
         let bound: [BoundMapping]
         do {
             bound = try mappings.bind(to: source.schema, file: mapping)
         } catch {
-            throw UsageError("\(error)")
+            throw UsageError.input("\(error)")
         }
         try data.create()
         let state = try IngestState(path: data.ingestPath)
@@ -132,7 +132,9 @@ struct IngestCommand: Command {
 
     private func report(_ report: IngestReport) throws {
         if json {
-            Console.writeLine(JSONWriter.string(report.json))
+            // Indented like every --json output; one line per run with --watch (JSON Lines,
+            // for a log reader).
+            Console.writeLine(JSONWriter.string(report.json, style: watch ? .compact : .pretty))
             return
         }
         let skipped = report.skipped.values.reduce(0, +)
@@ -141,8 +143,11 @@ struct IngestCommand: Command {
             line += ", \(skipped) skipped (" + report.skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
                 .joined(separator: ", ") + ")"
         }
-        line += String(format: " — %@ %d rows, %d changed, in %.2f s", report.full ? "rendered all of" : "checked", report.scannedRows,
-                       report.changedRows, report.seconds)
+        // Rows of every table the mapping reads (records and the rows their placeholders
+        // reach), so the counts are rows, not items.
+        line += report.full
+            ? String(format: " — every mapped record rendered; %d rows read in %.2f s", report.scannedRows, report.seconds)
+            : String(format: " — %d rows read, %d of them new, changed or gone, in %.2f s", report.scannedRows, report.changedRows, report.seconds)
         Console.writeLine(line)
         if report.resynchronised { Console.writeLine("note: the index did not hold what the ingest state said; every item was written again") }
         for example in report.skipExamples { Console.writeLine("  skipped \(example)") }

@@ -52,7 +52,7 @@ struct ResolveCommand: Command {
         if json {
             var object = record.json.objectValue ?? JSONObject()
             object["id"] = .string(identifier)
-            Console.writeLine(JSONWriter.string(.object(object)))
+            Console.writeLine(JSONWriter.string(.object(object), style: .pretty))
             return
         }
         Console.writeLine("\(identifier) → \(record.source) \(record.entity) \(record.key)  (\(found.database))")
