@@ -120,7 +120,9 @@ public final class SearchIndex: Sendable {
     public func statistics(now: Date = Date()) throws(SearchIndexError) -> Statistics {
         try withConnection { connection in
             var bySource: [String: Int] = [:]
-            let sources = try connection.statement("SELECT source, count(*) FROM items GROUP BY source")
+            // Items an ingest wrote are pushed items with an app record: counted as ingested.
+            let sources = try connection.statement(
+                "SELECT CASE WHEN record IS NOT NULL THEN 'ingested' ELSE source END, count(*) FROM items GROUP BY 1")
             while try sources.step() { bySource[sources.string(0) ?? "", default: 0] += sources.int(1) }
             let expired = try connection.statement("SELECT count(*) FROM items WHERE expires IS NOT NULL AND expires <= ?")
             expired.bind(1, now.timeIntervalSince1970)

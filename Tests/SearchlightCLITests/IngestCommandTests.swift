@@ -39,6 +39,8 @@ import Testing
         #expect(report["created"] == 10 && report["full"] == true)
         #expect(report["skipped"]?["empty-title"] == 1)
         #expect(first.stdout.hasPrefix("{\n  \""), "indented like every --json output")
+        let status = try JSONParser.parse(try CommandRunner.run(["status", "--data", hr.data, "--json"]).stdout)
+        #expect(status["index"]?["bySource"]?["ingested"] == 10, "ingested items are not counted as pushed: \(status["index"] ?? .null)")
         let again = try CommandRunner.run(hr.ingest)
         #expect(again.stdout.contains("rows read, 0 of them new, changed or gone"), "\(again.stdout)")
 
