@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL", "SearchlightTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "JSON", "SQLite", "WebURL"]),
-        .testTarget(name: "PageItemsTests", dependencies: ["PageItems", "Markup", "SearchIndex", "WebRules", "WebURL"]),
+        .testTarget(name: "PageItemsTests", dependencies: ["PageItems", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip", "JSON", "SearchlightTestSupport"]),
         .testTarget(
             name: "CrawlTests",

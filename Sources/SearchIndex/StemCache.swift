@@ -1,0 +1,57 @@
+import Glibc
+
+/// A direct-mapped cache of word → stem for ``Stemmers``: 8,192 slots of fixed size in one
+/// allocation, so a hit costs a hash and a compare and never allocates. Words and stems of
+/// up to 30 bytes are kept; a slot is simply overwritten by the next word that maps to it.
+/// Owned by one ``Stemmers`` and used under its lock.
+final class StemCache {
+    enum Lookup {
+        case stem(UnsafeRawBufferPointer)
+        /// The word is its own stem.
+        case unstemmed
+        case miss
+    }
+
+    static let slots = 8192
+    static let maximumBytes = 30
+    /// Per slot: word length, stem length (`unstemmedMark`: none), language, then the word's
+    /// and the stem's bytes.
+    private static let slotBytes = 3 + 2 * maximumBytes + 1
+    private static let unstemmedMark: UInt8 = 0xFF
+    private let storage: UnsafeMutableRawPointer
+
+    init() {
+        storage = .allocate(byteCount: Self.slots * Self.slotBytes, alignment: 8)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: Self.slots * Self.slotBytes)
+    }
+
+    deinit { storage.deallocate() }
+
+    private func slot(_ word: UnsafeRawBufferPointer, _ language: Int) -> UnsafeMutableRawPointer {
+        var hash: UInt32 = 2_166_136_261 ^ UInt32(truncatingIfNeeded: language)
+        for byte in word { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return storage + Int(hash & UInt32(Self.slots - 1)) * Self.slotBytes
+    }
+
+    func look(_ word: UnsafeRawBufferPointer, language: Int) -> Lookup {
+        guard word.count <= Self.maximumBytes, language < 255 else { return .miss }
+        let entry = slot(word, language)
+        let bytes = entry.assumingMemoryBound(to: UInt8.self)
+        guard Int(bytes[0]) == word.count, bytes[2] == UInt8(language) + 1,
+            memcmp(entry + 3, word.baseAddress!, word.count) == 0
+        else { return .miss }
+        if bytes[1] == Self.unstemmedMark { return .unstemmed }
+        return .stem(UnsafeRawBufferPointer(start: entry + 3 + Self.maximumBytes, count: Int(bytes[1])))
+    }
+
+    func store(_ word: UnsafeRawBufferPointer, language: Int, stem: UnsafeRawBufferPointer?) {
+        guard word.count <= Self.maximumBytes, language < 255, (stem?.count ?? 0) <= Self.maximumBytes else { return }
+        let entry = slot(word, language)
+        let bytes = entry.assumingMemoryBound(to: UInt8.self)
+        bytes[0] = UInt8(word.count)
+        bytes[1] = stem.map { UInt8($0.count) } ?? Self.unstemmedMark
+        bytes[2] = UInt8(language) + 1
+        (entry + 3).copyMemory(from: word.baseAddress!, byteCount: word.count)
+        if let stem, let base = stem.baseAddress { (entry + 3 + Self.maximumBytes).copyMemory(from: base, byteCount: stem.count) }
+    }
+}
