@@ -65,6 +65,7 @@ final class Frontier {
         let hasReason = columns.int(0) > 0
         columns.reset()
         if !hasReason { try connection.execute("ALTER TABLE urls ADD COLUMN reason TEXT") }
+        try connection.execute("CREATE INDEX IF NOT EXISTS urls_reason ON urls(reason) WHERE reason IS NOT NULL")
     }
 
     // MARK: seeds

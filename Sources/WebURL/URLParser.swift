@@ -22,6 +22,14 @@ enum URLParser {
 
         var defaultPort: UInt16 { https ? 443 : 80 }
 
+        /// The base's username, password, host and port, as the relative states take them.
+        mutating func takeAuthority(of base: Record) {
+            username = base.username
+            password = base.password
+            host = base.host
+            port = base.port
+        }
+
         /// "shorten a url's path": drop the last segment.
         mutating func shortenPath() {
             guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return }
@@ -153,10 +161,7 @@ enum URLParser {
                 if c == slash || c == backslash {
                     state = .relativeSlash
                 } else {
-                    url.username = base.username
-                    url.password = base.password
-                    url.host = base.host
-                    url.port = base.port
+                    url.takeAuthority(of: base)
                     url.path = base.path
                     url.query = base.query
                     if c == UInt8(ascii: "?") {
@@ -177,10 +182,7 @@ enum URLParser {
                     state = .specialAuthorityIgnoreSlashes
                 } else {
                     guard let base else { return nil }
-                    url.username = base.username
-                    url.password = base.password
-                    url.host = base.host
-                    url.port = base.port
+                    url.takeAuthority(of: base)
                     state = .path
                     pointer -= 1
                 }
