@@ -16,15 +16,6 @@ import WebURL
 /// a locked ``Inbox``. Crash safety is the store's: each batch writes items before the
 /// frontier, so a killed run refetches what it did not record, never losing an item.
 public final class CrawlEngine {
-    public struct Progress: Sendable {
-        public var fetched: Int
-        public var indexed: Int
-        public var errors: Int
-        public var queued: Int
-        public var inFlight: Int
-        public var seconds: Double
-    }
-
     /// A host backed off for longer than this is left for a later run rather than waited for.
     static let longestWait: TimeInterval = 30
 
@@ -97,7 +88,7 @@ public final class CrawlEngine {
 
     /// Runs until there is nothing due, a limit is reached, or `shouldStop` says so; then
     /// lets in-flight requests finish, writes everything, and returns the report.
-    public func run(progress: ((Progress) -> Void)? = nil, shouldStop: @escaping () -> Bool = { false }) throws -> RunReport {
+    public func run(progress: ((CrawlProgress) -> Void)? = nil, shouldStop: @escaping () -> Bool = { false }) throws -> RunReport {
         let clock = configuration.clock
         let started = clock.now
         try store.releaseClaims()
@@ -136,8 +127,7 @@ public final class CrawlEngine {
             if stopping == nil, dispatchedPages >= configuration.maximumPages, hasWork(now: now) { stopping = "max-pages" }
             if batch.count >= 256 || now.timeIntervalSince(lastFlush) >= 1 { try flush(now: now) }
             if let progress, now.timeIntervalSince(lastProgress) >= 1 {
-                progress(Progress(fetched: report.fetched, indexed: report.indexed, errors: report.skipped.values.reduce(0, +),
-                                  queued: hosts.values.reduce(0) { $0 + $1.queued }, inFlight: inFlight, seconds: now.timeIntervalSince(started)))
+                progress(progressSnapshot(now: now, started: started))
                 lastProgress = now
             }
             if stopping == nil, store.isShared, now.timeIntervalSince(lastLook) >= Self.fleetLookInterval {
@@ -172,6 +162,18 @@ public final class CrawlEngine {
             inbox.wait(timeout: nextWakeUp(now: now))
         }
         return try finish(stoppedBy: stopping ?? "finished")
+    }
+
+    private func progressSnapshot(now: Date, started: Date) -> CrawlProgress {
+        let hosts = order.compactMap { origin -> CrawlProgress.Host? in
+            guard let host = self.hosts[origin] else { return nil }
+            let stage = host.hasWork(pageCap: configuration.maximumPagesPerHost) ? host.stage : .done
+            return CrawlProgress.Host(origin: origin, stage: stage, pages: host.pagesThisRun, queued: host.queued, inFlight: host.inFlight,
+                                      backingOffUntil: host.backoffUntil.flatMap { $0 > now ? $0 : nil })
+        }
+        return CrawlProgress(fetched: report.fetched, indexed: report.indexed, errors: report.skipped.values.reduce(0, +),
+                             queued: hosts.reduce(0) { $0 + $1.queued }, inFlight: inFlight, seconds: now.timeIntervalSince(started),
+                             hosts: hosts.sorted { ($0.inFlight, $0.queued, $0.pages) > ($1.inFlight, $1.queued, $1.pages) })
     }
 
     private func finish(stoppedBy: String) throws -> RunReport {
@@ -364,7 +366,7 @@ public final class CrawlEngine {
             case .association(let kind):
                 effects = host.associationArrived(HostFiles.association(kind, response), now: now)
             case .sitemap(let url, let crossSubmit):
-                effects = HostMachine.Effects()
+                host.sitemapFinished()
                 hosts[origin] = host
                 try readSitemap(HostFiles.sitemap(response, url: url, crossSubmit: crossSubmit, admission: admission), from: url, origin: origin)
                 return

@@ -83,6 +83,7 @@ struct HostMachine {
     /// True when the frontier had nothing due for this origin at the last look.
     var exhausted = false
     private var sitemapQueue: [WebURL] = []
+    private var sitemapsInFlight = 0
     private var queuedSitemaps = Set<String>()
     /// For a sitemap hosted here, the origins whose robots.txt named it.
     private var crossSubmit: [String: Set<String>] = [:]
@@ -168,6 +169,7 @@ struct HostMachine {
         if phase == .ready, !sitemapQueue.isEmpty {
             let sitemap = sitemapQueue.removeFirst()
             sent(now)
+            sitemapsInFlight += 1
             return .fetchFile(url: sitemap.string, .sitemap(sitemap, crossSubmit: crossSubmit[sitemap.string] ?? []))
         }
         guard limits.pageSlot, pagesThisRun < limits.pageCap else { return nil }
@@ -208,6 +210,9 @@ struct HostMachine {
 
     /// A request to this host came back, whatever it was.
     mutating func finished() { inFlight -= 1 }
+
+    /// A sitemap request came back (after ``finished()``).
+    mutating func sitemapFinished() { sitemapsInFlight -= 1 }
 
     // MARK: events
 
@@ -310,6 +315,18 @@ struct HostMachine {
         case .unavailable: return false
         }
         return hasPagesLeft && pagesThisRun < pageCap
+    }
+
+    /// Where the host is, for the progress display (``hasWork(pageCap:)`` says whether it is done).
+    var stage: HostStage {
+        switch phase {
+        case .robots: return .robots
+        case .waiting: return robots == nil ? .robots : .association
+        case .association: return .association
+        case .ready: return sitemapsInFlight > 0 || !sitemapQueue.isEmpty ? .sitemaps : .pages
+        case .refused: return .pages
+        case .unavailable: return .done
+        }
     }
 
     /// When the host may send next.

@@ -13,7 +13,7 @@ struct CrawlRun {
     var leaseSeconds: Double = 60
 
     /// Runs, or returns nil (after saying why) when another run holds the data folder.
-    func run(showProgress: Bool) throws -> RunReport? {
+    func run(progress display: ProgressDisplay.Mode) throws -> RunReport? {
         let runID = Self.newRunID()
         let lockPath = (configuration.dataDirectory as NSString).appendingPathComponent("crawl.lock")
         let lock: CrawlLock
@@ -34,9 +34,10 @@ struct CrawlRun {
         let crawlStore: CrawlStore = try shared.map { PostgresCrawlStore($0, leaseSeconds: leaseSeconds) }
             ?? LocalCrawlStore(dataDirectory: configuration.dataDirectory)
         let crawler = try CrawlEngine.with(store: crawlStore, configuration: configuration, runID: runID)
-        let progress: ((CrawlEngine.Progress) -> Void)? = showProgress ? { Self.showProgress($0) } : nil
-        let report = try crawler.run(progress: progress, shouldStop: { StopSignal.requested })
-        if showProgress { Console.write("\r\u{1B}[K") }
+        // Called on this thread only, once a second: the display is this run's alone.
+        var shown = ProgressDisplay(mode: display)
+        let report = try crawler.run(progress: shown.isOn ? { shown.show($0) } : nil, shouldStop: { StopSignal.requested })
+        shown.clear()
         try save(report)
         if let shared, let worker = (crawlStore as? PostgresCrawlStore)?.worker { try shared.save(report: report, worker: worker) }
         return report
@@ -47,12 +48,6 @@ struct CrawlRun {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = (folder as NSString).appendingPathComponent("\(report.id).json")
         try Data(JSONWriter.bytes(report.json, style: .pretty) + [0x0A]).write(to: URL(fileURLWithPath: path))
-    }
-
-    private static func showProgress(_ progress: CrawlEngine.Progress) {
-        let rate = progress.seconds > 0 ? Double(progress.fetched) / progress.seconds : 0
-        Console.write(String(format: "\r\u{1B}[K%d fetched · %d indexed · %.1f pages/s · %d queued · %d in flight · %d skipped",
-                             progress.fetched, progress.indexed, rate, progress.queued, progress.inFlight, progress.errors))
     }
 
     static func newRunID() -> String {

@@ -77,4 +77,17 @@ import Testing
         #expect(result.stdout.contains("robots-unreachable"))
         #expect(result.stdout.contains("robots.txt: ") && result.stdout.lowercased().contains("connect"), "curl's own words: \(result.stdout)")
     }
+
+    @Test func theProgressDisplayShowsEachHostsStageOnStandardError() throws {
+        let (web, crawl, origin) = try site()
+        defer { web.stop(); crawl.remove() }
+        let (result, report) = try crawl.crawl([origin + "/"], ["--progress", "hosts"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(report?["fetched"]?.intValue == 3, "the report on standard output stays JSON: \(result.stdout)")
+        // The first snapshot comes as robots.txt is out: elapsed time, the stage, the host.
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("0:00 · hosts: 1 robots · 0 fetched") == true, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("  \(origin)  robots · 0 pages") }, "\(result.stderr)")
+        #expect(try CommandRunner.run(["crawl", origin + "/", "--data", crawl.data, "--progress", "bars"]).status == 64)
+    }
 }

@@ -10,6 +10,11 @@ enum Console {
         writeAll(STDOUT_FILENO, text + "\n")
     }
 
+    /// Standard error without a newline (progress drawn in place).
+    static func errorWrite(_ text: String) {
+        writeAll(STDERR_FILENO, text)
+    }
+
     static func error(_ text: String) {
         writeAll(STDERR_FILENO, text + "\n")
     }

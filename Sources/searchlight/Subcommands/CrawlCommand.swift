@@ -54,6 +54,7 @@ struct CrawlCommand: Command {
             Option.refetchAll,
             Option.mapping,
             Option.json,
+            Option.progress,
             StoreOption.option,
             Option.lease,
         ] + FetchOptions.specs,
@@ -68,6 +69,7 @@ struct CrawlCommand: Command {
     var store: StoreOption
     var leaseSeconds: Double
     var json: Bool
+    var progress: ProgressDisplay.Mode
     /// Seconds between the starts of two runs, with `--every`.
     var every: TimeInterval?
 
@@ -132,6 +134,14 @@ struct CrawlCommand: Command {
         store = try StoreOption(arguments)
         leaseSeconds = try arguments.duration(Option.lease, in: 2...3600) ?? 60
         json = arguments.flag(Option.json)
+        if let mode = arguments.value(Option.progress) {
+            guard let parsed = ProgressDisplay.Mode(rawValue: mode) else {
+                throw UsageError("--progress must be \(ProgressDisplay.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            progress = parsed
+        } else {
+            progress = .auto
+        }
     }
 
     static let defaultSeeds = "seeds/default.txt"
@@ -172,7 +182,7 @@ struct CrawlCommand: Command {
 
     private func runOnce(_ configuration: CrawlConfiguration) throws {
         let run = CrawlRun(configuration: configuration, store: store, leaseSeconds: leaseSeconds)
-        guard let report = try run.run(showProgress: !json && Console.isTerminal) else { return }
+        guard let report = try run.run(progress: progress) else { return }
         Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
         // Nothing could be reached: a scheduler or script must see it.
         if report.reachedNothing, every == nil { throw ExitCode.failure }
@@ -203,6 +213,10 @@ extension CrawlCommand {
             "--no-trap-detection", help: "Fetch every URL pattern, even those judged endless (calendars); --max-pages-per-host still bounds each host.")
         static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
         static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
+        static let progress = OptionSpec.value(
+            "--progress", "auto|line|hosts|none",
+            help: "Progress on standard error: auto (a line on a terminal), line (also every 10 s elsewhere),\n"
+                + "hosts (the line and the ten busiest hosts' stage, pages, queue and back-off), none.")
         static let refetch = OptionSpec.value(
             "--refetch", "url", help: "Fetch this known URL in this run whatever its schedule (conditional GET kept).", repeatable: true)
         static let refetchAll = OptionSpec.flag("--refetch-all", help: "Make every known URL due now.")

@@ -74,7 +74,7 @@ struct DemoCommand: Command {
             + " --delay 0 --per-host 4 --cacert <demo CA> --allow-private " + fetch.resolve.map { "--resolve \($0)" }.joined(separator: " ")
         Console.writeLine("\n$ \(commandLine)")
         try DataDirectory(path: folder).create()
-        guard let report = try CrawlRun(configuration: configuration).run(showProgress: false) else { return }
+        guard let report = try CrawlRun(configuration: configuration).run(progress: .none) else { return }
         Console.write(report.summary)
 
         let index = try SearchIndex(path: DataDirectory(path: folder).indexPath, mode: .existing)
