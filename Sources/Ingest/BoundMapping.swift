@@ -50,7 +50,9 @@ extension MappingSet {
                 do {
                     paths[path] = try Self.resolve(path, from: mapping.entity, in: schema)
                 } catch {
-                    throw MappingError(file: file, mapping: name, location: "{#\(path)#}", error.problem)
+                    let patterns = mapping.patterns(reading: path)
+                    let held = patterns.isEmpty ? "" : " in " + patterns.joined(separator: ", ")
+                    throw MappingError(file: file, mapping: name, location: "{#\(path)#}\(held)", error.problem)
                 }
             }
             bound.append(BoundMapping(mapping: mapping, paths: paths))

@@ -34,6 +34,19 @@ public struct Mapping: Sendable {
         var seen = Set<RecordKeyPath>()
         return templates.flatMap(\.keyPaths).filter { seen.insert($0).inserted }
     }
+
+    /// The patterns that read `path`, named as the file names them (`uniqueIdentifierPattern`,
+    /// an item field such as `title`, `keywords`, `apps[0].deepLinkPattern`): where to fix it.
+    public func patterns(reading path: RecordKeyPath) -> [String] {
+        var names: [String] = []
+        if uniqueIdentifier.keyPaths.contains(path) { names.append("uniqueIdentifierPattern") }
+        names += Field.allCases.filter { fields[$0]?.keyPaths.contains(path) == true }.map(\.rawValue)
+        if keywords.contains(where: { $0.keyPaths.contains(path) }) { names.append("keywords") }
+        for (index, app) in apps.enumerated() where app.deepLink?.keyPaths.contains(path) == true {
+            names.append("apps[\(index)].deepLinkPattern")
+        }
+        return names
+    }
 }
 
 /// A mapping file: the source's name and its mappings.

@@ -77,6 +77,10 @@ public enum JSONParser {
 /// A deviation from strict JSON that the lenient reader repaired.
 public struct JSONRepair: Sendable, Hashable, CustomStringConvertible {
     public var line: Int
+    /// 1-based, in bytes from the start of the line.
+    public var column: Int
+    /// Bytes from the start of the text.
+    public var offset: Int
     public var message: String
     public var description: String { "line \(line): \(message)" }
 }
@@ -129,7 +133,8 @@ private struct Reader {
 
     mutating func repair(_ message: String) {
         guard repairs.count < 32 else { return }
-        repairs.append(JSONRepair(line: position(of: index).line, message: message))
+        let (line, column) = position(of: index)
+        repairs.append(JSONRepair(line: line, column: column, offset: index, message: message))
     }
 
     // MARK: whitespace, comments and wrappers

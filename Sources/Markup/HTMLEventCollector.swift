@@ -19,6 +19,7 @@ final class HTMLEventCollector {
         var content: String?
         var httpEquiv: String?
         var charset: String?
+        var location: SourceLocation?
     }
 
     struct Link {
@@ -39,7 +40,8 @@ final class HTMLEventCollector {
 
     struct Script {
         var text: [UInt8]
-        var line: Int
+        /// Where the script's text starts.
+        var start: SourceLocation
         var order: Int
     }
 
@@ -100,7 +102,7 @@ final class HTMLEventCollector {
     /// The text of the JSON-LD script being read, kept apart from the shared text log.
     private var jsonLDText: [UInt8]?
     private var svgDepth = 0
-    private var scriptStartLine = 0
+    private var scriptStart = SourceLocation(line: 0)
 
     /// `pageBytes`: the size of the page, which its text seldom outgrows (a first guess for
     /// the main-text buffer, so that it rarely has to grow).
@@ -112,6 +114,47 @@ final class HTMLEventCollector {
     var currentLine: Int {
         guard let input = parser?.pointee.input else { return 0 }
         return Int(input.pointee.line)
+    }
+
+    /// Where the content of the element being reported starts: just past its start tag's `>`.
+    var contentStart: SourceLocation {
+        guard let input = parser?.pointee.input, let current = input.pointee.cur else { return SourceLocation(line: currentLine) }
+        let column = Int(input.pointee.col)
+        return SourceLocation(line: currentLine, column: current.pointee == UInt8(ascii: ">") ? column + 1 : column)
+    }
+
+    /// Bytes looked back through for the start of the element being reported.
+    private static let tagLookBack = 8192
+
+    /// Where the `<` of the element being reported starts. libxml2 calls `startElement`
+    /// with its input past the tag's attributes, its line and column (in characters) at
+    /// that point; the tag's start is found by looking back through the buffer, which
+    /// holds the whole page (one push). Nil column when the tag spans more than the
+    /// look-back or starts a line farther back than it.
+    var tagLocation: SourceLocation {
+        guard let input = parser?.pointee.input, let current = input.pointee.cur, let base = input.pointee.base else {
+            return SourceLocation(line: currentLine)
+        }
+        let floor = max(base, current - Self.tagLookBack)
+        var cursor = current
+        var characters = 0
+        var newlines = 0
+        while cursor > floor, cursor.pointee != UInt8(ascii: "<") {
+            cursor -= 1
+            if cursor.pointee == 0x0A { newlines += 1 }
+            if cursor.pointee & 0xC0 != 0x80 { characters += 1 }
+        }
+        guard cursor.pointee == UInt8(ascii: "<") else { return SourceLocation(line: currentLine) }
+        let line = max(1, currentLine - newlines)
+        if newlines == 0 { return SourceLocation(line: line, column: max(1, Int(input.pointee.col) - characters)) }
+        // The tag spans lines: count its line's characters before it.
+        var start = cursor
+        var column = 1
+        while start > floor, (start - 1).pointee != 0x0A {
+            start -= 1
+            if start.pointee & 0xC0 != 0x80 { column += 1 }
+        }
+        return SourceLocation(line: line, column: start == base || (start - 1).pointee == 0x0A ? column : nil)
     }
 
     // MARK: SAX events
@@ -189,7 +232,7 @@ final class HTMLEventCollector {
                 if scripts.count < Self.maximumScripts, jsonLDText == nil, Self.isJSONLD(type) {
                     element.role = .jsonLD
                     jsonLDText = []
-                    scriptStartLine = currentLine
+                    scriptStart = contentStart
                 } else if Self.isTemplate(type) {
                     element.role = .template
                     templateDepth += 1
@@ -222,7 +265,7 @@ final class HTMLEventCollector {
             if templates.count < Self.maximumTemplateBytes { templates.append(0x0A) }
         }
         if element.role == .jsonLD, let text = jsonLDText {
-            scripts.append(Script(text: text, line: scriptStartLine, order: elementCount))
+            scripts.append(Script(text: text, start: scriptStart, order: elementCount))
             jsonLDText = nil
         }
         if element.captureStart >= 0 {
@@ -316,6 +359,7 @@ final class HTMLEventCollector {
     private func handleMeta(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         guard metas.count < Self.maximumMetaTags, let attributes else { return }
         var meta = Meta()
+        meta.location = tagLocation
         var i = 0
         while let name = attributes[i] {
             let value = attributes[i + 1].map { String(cString: $0) }

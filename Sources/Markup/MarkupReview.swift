@@ -28,14 +28,19 @@ public struct MarkupFinding: Sendable, Hashable {
         self.line = line
         self.column = column
     }
+
+    /// A finding about the tag at `location`.
+    init(_ family: String, _ level: Level, _ message: String, at location: SourceLocation?) {
+        self.init(family, level, message, line: location?.line, column: location?.column)
+    }
 }
 
 public enum MarkupReview {
     public static func findings(_ markup: PageMarkup) -> [MarkupFinding] {
         var findings: [MarkupFinding] = []
-        if let banner = markup.smartAppBanner { findings += review(banner) }
-        if let links = markup.appLinks { findings += review(links) }
-        if let card = markup.twitterCard { findings += review(card) }
+        if let banner = markup.smartAppBanner { findings += review(banner, at: markup.location(ofMeta: "apple-itunes-app")) }
+        if let links = markup.appLinks { findings += review(links, in: markup) }
+        if let card = markup.twitterCard { findings += review(card, in: markup) }
         for alternate in markup.appAlternates where alternate.scheme == nil {
             findings.append(MarkupFinding("alternates", .note, "\(alternate.href) names no scheme: it opens the app, not this page in it"))
         }
@@ -43,7 +48,8 @@ public enum MarkupReview {
             let missing = [("og:title", graph.title), ("og:type", graph.type), ("og:url", graph.url), ("og:image", graph.images.first?.url)]
                 .filter { $0.1 == nil }.map(\.0)
             if !missing.isEmpty {
-                findings.append(MarkupFinding("open-graph", .warning, "missing \(missing.joined(separator: ", ")), which the protocol requires"))
+                findings.append(MarkupFinding("open-graph", .warning, "missing \(missing.joined(separator: ", ")), which the protocol requires",
+                                              at: markup.location(ofMetaPrefix: "og:")))
             }
         }
         if !markup.schema.types.isEmpty {
@@ -61,7 +67,7 @@ public enum MarkupReview {
         return findings
     }
 
-    static func review(_ banner: SmartAppBanner) -> [MarkupFinding] {
+    static func review(_ banner: SmartAppBanner, at location: SourceLocation?) -> [MarkupFinding] {
         var findings: [MarkupFinding] = []
         if banner.appStoreID == nil {
             let message = banner.appID.map { id -> String in
@@ -70,59 +76,73 @@ public enum MarkupReview {
                 return "app-id '\(id)' is not a numeric App Store id: Safari shows no banner"
                     + (bad.map { " (character \($0.offset + 1), '\($0.element)', is not a digit)" } ?? "")
             } ?? "no app-id: Safari shows no banner"
-            findings.append(MarkupFinding("smart-app-banner", .error, message))
+            findings.append(MarkupFinding("smart-app-banner", .error, message, at: location))
         }
         if let argument = banner.appArgument, !argument.contains(":") {
-            findings.append(MarkupFinding("smart-app-banner", .warning, "app-argument '\(argument)' is not a URL; the app receives it as written"))
+            findings.append(MarkupFinding("smart-app-banner", .warning, "app-argument '\(argument)' is not a URL; the app receives it as written",
+                                          at: location))
         }
         if !banner.otherParameters.isEmpty {
             let pairs = banner.otherParameters.map { parameter in
                 "\(parameter.key)=\(parameter.value)"
                     + (Suggestion.nearest(to: parameter.key, in: SmartAppBanner.knownKeys).map { " (did you mean '\($0)'?)" } ?? "")
             }.joined(separator: ", ")
-            findings.append(MarkupFinding("smart-app-banner", .warning, "not understood: \(pairs)"))
+            findings.append(MarkupFinding("smart-app-banner", .warning, "not understood: \(pairs)", at: location))
         }
         return findings
     }
 
-    static func review(_ links: AppLinks) -> [MarkupFinding] {
+    static func review(_ links: AppLinks, in markup: PageMarkup) -> [MarkupFinding] {
         var findings: [MarkupFinding] = []
         let known = AppLinks.fields.flatMap { platform, fields in fields.map { "al:\(platform):\($0)" } }.sorted()
         for property in links.unknownProperties {
             let suggestion = Suggestion.nearest(to: property, in: known)
             findings.append(MarkupFinding("app-links", .error, "'\(property)' is not an App Links property"
-                + (suggestion.map { "; did you mean '\($0)'?" } ?? "")))
+                + (suggestion.map { "; did you mean '\($0)'?" } ?? ""), at: markup.location(ofMeta: property)))
         }
         for target in links.targets {
             let prefix = "al:\(target.platform.rawValue)"
+            let location = markup.location(ofMetaPrefix: prefix + ":")
             if target.platform.isApple {
-                if target.url == nil { findings.append(MarkupFinding("app-links", .error, "\(prefix) has no url: the app cannot open this page")) }
+                if target.url == nil {
+                    findings.append(MarkupFinding("app-links", .error, "\(prefix) has no url: the app cannot open this page", at: location))
+                }
                 if target.appStoreID == nil {
-                    findings.append(MarkupFinding("app-links", .warning, "\(prefix) has no app_store_id: people without the app get no store page"))
+                    findings.append(MarkupFinding(
+                        "app-links", .warning,
+                        "\(prefix) has no app_store_id: a result cannot tell which app \(prefix):url belongs to, so a tap opens the web page "
+                            + "even where the app is installed, and people without it get no store page", at: location))
                 }
             } else if target.platform == .android {
-                if target.package == nil { findings.append(MarkupFinding("app-links", .error, "\(prefix):package is required")) }
-                if target.url == nil { findings.append(MarkupFinding("app-links", .note, "\(prefix) has no url: the app opens at its start")) }
+                if target.package == nil { findings.append(MarkupFinding("app-links", .error, "\(prefix):package is required", at: location)) }
+                if target.url == nil {
+                    findings.append(MarkupFinding("app-links", .note, "\(prefix) has no url: the app opens at its start", at: location))
+                }
             }
         }
         if !links.shouldFallbackToWeb {
-            findings.append(MarkupFinding("app-links", .note, "al:web:should_fallback is false: without the app, a tap offers the store"))
+            findings.append(MarkupFinding("app-links", .note, "al:web:should_fallback is false: without the app, a tap offers the store",
+                                          at: markup.location(ofMeta: "al:web:should_fallback")))
         }
         return findings
     }
 
-    static func review(_ card: TwitterCard) -> [MarkupFinding] {
+    static func review(_ card: TwitterCard, in markup: PageMarkup) -> [MarkupFinding] {
         var findings: [MarkupFinding] = []
         if card.card == "app", card.apps.isEmpty {
-            findings.append(MarkupFinding("twitter-card", .error, "an app card needs twitter:app:id:iphone, :ipad or :googleplay"))
+            findings.append(MarkupFinding("twitter-card", .error, "an app card needs twitter:app:id:iphone, :ipad or :googleplay",
+                                          at: markup.location(ofMeta: "twitter:card")))
         }
         for app in card.apps {
             let name = "twitter:app:id:\(app.platform.rawValue)"
+            let location = markup.location(ofMeta: name) ?? markup.location(ofMetaPrefix: "twitter:app:")
             if app.id == nil {
-                findings.append(MarkupFinding("twitter-card", .error, app.platform == .googleplay ? "\(name) is missing" : "\(name) is missing or not a number"))
+                findings.append(MarkupFinding("twitter-card", .error, app.platform == .googleplay ? "\(name) is missing" : "\(name) is missing or not a number",
+                                              at: location))
             }
             if app.url == nil {
-                findings.append(MarkupFinding("twitter-card", .note, "no twitter:app:url:\(app.platform.rawValue): the app opens at its start"))
+                findings.append(MarkupFinding("twitter-card", .note, "no twitter:app:url:\(app.platform.rawValue): the app opens at its start",
+                                              at: location))
             }
         }
         return findings

@@ -97,6 +97,9 @@ struct PageMarkupBuilder {
             // family also accepts the other attribute, as pages in the wild mix them up.
             let key = (meta.property ?? meta.name)?.trimmingASCIIWhitespace() ?? ""
             let lower = key.lowercased()
+            if !lower.isEmpty, let location = meta.location {
+                markup.metaTagLocations.append(PageMarkup.MetaTagLocation(key: lower, location: location))
+            }
             if lower.hasPrefix("al:") {
                 appLinkTags.append((key, content))
             } else if lower.hasPrefix("twitter:") {
@@ -180,21 +183,36 @@ struct PageMarkupBuilder {
         return result
     }
 
+    /// Where byte `offset` of a script's text (on its `line`, 1-based) sits in the page, in
+    /// characters: on the script's first line the columns count from where the text starts.
+    static func location(of offset: Int, line: Int, in text: [UInt8], startingAt start: SourceLocation) -> SourceLocation {
+        let end = min(max(0, offset), text.count)
+        var lineStart = end
+        while lineStart > 0, text[lineStart - 1] != 0x0A { lineStart -= 1 }
+        let characters = text[lineStart..<end].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        guard line == 1 else { return SourceLocation(line: start.line + line - 1, column: characters + 1) }
+        return SourceLocation(line: start.line, column: start.column.map { $0 + characters })
+    }
+
     private func readSchema(into markup: inout PageMarkup, resolve: @escaping (String) -> WebURL?) {
         var ordered: [(SchemaObject, order: Int)] = []
         for (index, script) in collector.scripts.enumerated() {
-            let result = ScriptText.withoutHTMLComments(script.text).withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
+            let text = ScriptText.withoutHTMLComments(script.text)
+            let result = text.withUnsafeBufferPointer { JSONParser.parseLenient(bytes: $0) }
             let blockName = "JSON-LD block \(index + 1)"
-            if let first = result.repairs.first {
+            for (number, repair) in result.repairs.enumerated() {
+                let place = Self.location(of: repair.offset, line: repair.line, in: text, startingAt: script.start)
+                let consequence = number == 0
+                    ? "; read after repair here, but strict JSON readers (Google's among them) drop the whole block" : ""
                 markup.warnings.append(ExtractionWarning(
-                    .jsonLDRepaired, "\(blockName): \(result.repairs.count) repairs (first: \(first.message))",
-                    line: script.line + first.line - 1))
+                    .jsonLDRepaired, "\(blockName), repair \(number + 1) of \(result.repairs.count): \(repair.message)\(consequence)",
+                    line: place.line, column: place.column))
             }
             if let error = result.error {
                 let kept = result.values.isEmpty ? "nothing could be read" : "kept what was read before it"
+                let place = Self.location(of: error.offset, line: error.line, in: text, startingAt: script.start)
                 markup.warnings.append(ExtractionWarning(.jsonLDInvalid, "\(blockName): \(error.message); \(kept)",
-                                                         line: script.line + error.line - 1,
-                                                         column: error.line == 1 ? nil : error.column))
+                                                         line: place.line, column: place.column))
             }
             for value in result.values {
                 for object in Self.entities(in: value) {

@@ -206,7 +206,9 @@ import WebURL
         #expect(page.schema.images == ["https://shop.example/img/tr3.jpg"])
         #expect(page.schema.telephone == "+49 30 1234567", "the unterminated second block was closed")
         let repaired = page.warnings.filter { $0.code == .jsonLDRepaired }
-        #expect(repaired.count == 2)
+        #expect(repaired.count == 7, "one warning per repair")
+        #expect(Set(repaired.compactMap { $0.message.split(separator: ",").first }) == ["JSON-LD block 1", "JSON-LD block 2"])
+        #expect(repaired.allSatisfy { $0.column != nil })
         #expect(repaired.first?.line == 13, "the // comment; the <!-- --> wrapper is blanked before parsing, not repaired")
         let invalid = try #require(page.warnings.first { $0.code == .jsonLDInvalid })
         #expect(invalid.message.contains("block 3"))

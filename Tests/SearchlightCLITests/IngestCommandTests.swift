@@ -79,7 +79,7 @@ import Testing
             .write(to: mapping, atomically: true, encoding: .utf8)
         let wrongPath = try CommandRunner.run(["ingest", hr.store, "--mapping", mapping.path, "--model", DemoApps.hrModel.path, "--data", hr.data])
         #expect(wrongPath.status == 64)
-        #expect(wrongPath.stderr.contains("m.json: mappings[0] (Employee): {#company.nmae#}: Company has no attribute or relationship 'nmae'"
+        #expect(wrongPath.stderr.contains("m.json: mappings[0] (Employee): {#company.nmae#} in title: Company has no attribute or relationship 'nmae'"
             + " — did you mean 'name'?"), "\(wrongPath.stderr)")
         #expect(!wrongPath.stderr.contains("usage:"), "a bad file is not a bad command line: no usage line")
         try #"{"source": "hr", "mappings": [{"entity": "Employee", "uniqueIdentifierPattern": "e{#employeeID#}", "titelPattern": "{#firstName#}"}]}"#

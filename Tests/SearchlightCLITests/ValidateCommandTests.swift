@@ -124,6 +124,10 @@ import Testing
         #expect(a["robots"]?["rule"] == "Disallow: /private")
         #expect(a["robots"]?["line"] == 3)
         #expect(web.requests.allSatisfy { !$0.contains("/private") }, "a disallowed page is not fetched")
+        let human = try CommandRunner.run(["validate", web.origin("a.web.test") + "/private/page", "--cacert", TestCertificates.caFile,
+                                           "--allow-private", "--resolve", web.resolveEntry("a.web.test")])
+        #expect(human.stdout.contains("not fetched: robots.txt disallows it"), "no bare status 0: \(human.stdout)")
+        #expect(human.stdout.contains("App association\n  not checked: the page was not fetched"), "no empty heading: \(human.stdout)")
 
         let (_, b) = try validate(web.origin("b.web.test") + "/private", on: web, hosts: ["b.web.test"])
         #expect(b["robots"]?["allowed"] == false)

@@ -48,7 +48,8 @@ struct ValidationSummary {
 
         section("Fetch")
         for hop in report.hops {
-            let outcome = hop.error ?? (hop.location.map { "\(hop.status) → \($0)" } ?? "\(hop.status)")
+            let unfetched = hop.robots.allowed ? "not fetched" : "not fetched: robots.txt disallows it"
+            let outcome = hop.error ?? (hop.location.map { "\(hop.status) → \($0)" } ?? (hop.status == 0 ? unfetched : "\(hop.status)"))
             field("GET", "\(hop.url)  \(outcome)")
         }
         if let fetch = report.fetch {
@@ -90,6 +91,9 @@ struct ValidationSummary {
         }
 
         section("App association")
+        if report.associationNotes.isEmpty, report.apple == nil, report.android == nil {
+            lines.append("  not checked: the page was not fetched")
+        }
         for note in report.associationNotes { lines.append("  \(note)") }
         if let apple = report.apple {
             for file in apple.files {
