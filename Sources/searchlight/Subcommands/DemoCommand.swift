@@ -88,6 +88,8 @@ struct DemoCommand: Command {
         try ingestDemoApp(folder: folder)
         if serve {
             // The demo web keeps running too, so the results' pictures load in the page.
+            Console.writeLine("\nWhile this runs, the demo web answers the other commands too (the README's examples, on the demo):")
+            for line in Self.tryLines(port: server.port, data: folder) { Console.writeLine("  \(line)") }
             Console.writeLine("\n$ searchlight serve --data \(folder)")
             let arguments = try ParsedArguments(["--data", folder, "--listen", "127.0.0.1:0"], spec: ServeCommand.spec)
             try ServeCommand(arguments: arguments).run()
@@ -120,6 +122,21 @@ extension DemoCommand {
         guard let first else { return }
         Console.writeLine("\n$ searchlight resolve \(first)")
         try ResolveCommand(arguments: try ParsedArguments([first, "--data", folder][...], spec: ResolveCommand.spec)).run()
+    }
+
+    /// Commands to try on the demo web while `--serve` keeps it up: its hosts resolve to
+    /// loopback, so each needs `--resolve`, the demo CA and `--allow-private`.
+    static func tryLines(port: UInt16, data: String) -> [String] {
+        func reach(_ host: String) -> String {
+            "--resolve \(host):\(port):127.0.0.1 --cacert \(DemoWeb.caFile) --allow-private"
+        }
+        let friends = "friends.demo.test", shop = "shop.demo.test"
+        return [
+            "searchlight validate https://\(friends):\(port)/people/becky \(reach(friends))",
+            "searchlight extract https://\(shop):\(port)/ --explain \(reach(shop))",
+            "searchlight crawl https://\(friends):\(port)/ --data \(data) --delay 0 \(reach(friends))",
+            "searchlight status --data \(data)",
+        ]
     }
 
     /// The options this command reads.
