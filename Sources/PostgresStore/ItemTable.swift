@@ -73,15 +73,17 @@ enum ItemTable {
         }
         if !live.isEmpty {
             try connection.execute("""
-                INSERT INTO items(owner, id, domain_id, expires, updated, body, source)
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::double precision[], $6::text[], $7::text[])
+                INSERT INTO items(owner, id, domain_id, expires, updated, body, source, ingested)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::double precision[], $6::text[], $7::text[],
+                                     $8::boolean[])
                 ON CONFLICT (owner, id) DO UPDATE SET domain_id = excluded.domain_id, expires = excluded.expires,
-                    updated = excluded.updated, body = excluded.body, source = excluded.source
+                    updated = excluded.updated, body = excluded.body, source = excluded.source, ingested = excluded.ingested
                 """, [
                 .array(live.map { Optional($0.key.storedOwner) }), .array(live.map { Optional($0.uniqueIdentifier) }),
                 .array(live.map(\.domainIdentifier)), .array(live.map { $0.expirationDate?.timeIntervalSince1970 }),
                 .array(live.map { Optional($0.lastUpdated.timeIntervalSince1970) }),
                 .array(live.map { Optional(JSONWriter.string($0.storedJSON)) }), .array(live.map { Optional($0.source.rawValue) }),
+                .array(live.map { Optional($0.record != nil) }),
             ])
             touched += live.map(\.key)
         }

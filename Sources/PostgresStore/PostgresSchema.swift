@@ -132,6 +132,11 @@ enum PostgresSchema {
         ALTER TABLE urls ADD COLUMN reason text;
         CREATE INDEX urls_reason ON urls(reason) WHERE reason IS NOT NULL;
         """,
+        // 6: items an ingest wrote (pushed items with an app record), for `status`.
+        """
+        ALTER TABLE items ADD COLUMN ingested boolean NOT NULL DEFAULT false;
+        UPDATE items SET ingested = true WHERE jsonb_typeof(body::jsonb -> 'record') = 'object';
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

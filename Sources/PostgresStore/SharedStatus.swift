@@ -11,7 +11,7 @@ extension SharedStore {
     public func status(dataDirectory: String, now: Date = Date(), runs count: Int) throws -> CrawlStatus {
         try session.run { connection in
             var bySource: [String: Int] = [:]
-            for row in try connection.execute("SELECT source, count(*) FROM items GROUP BY source").rows {
+            for row in try connection.execute("SELECT CASE WHEN ingested THEN 'ingested' ELSE source END, count(*) FROM items GROUP BY 1").rows {
                 bySource[row.string(0) ?? "?"] = row.int(1) ?? 0
             }
             let expired = try connection.execute("SELECT count(*) FROM items WHERE expires IS NOT NULL AND expires <= $1",

@@ -115,6 +115,8 @@ import Testing
         #expect(node.search("wasappli sas", until: { $0.count == 4 }).count == 4)
         let resolved = try CommandRunner.run(["resolve", "employee_Marian_Paul", "--store", store, "--data", folder.path + "/data", "--json"])
         #expect(try JSONParser.parse(resolved.stdout)["relationships"]?["company"]?["keys"] == ["1"], "\(resolved.stderr)")
+        let status = try JSONParser.parse(try CommandRunner.run(["status", "--store", store, "--json"]).stdout)
+        #expect(status["index"]?["bySource"]?["ingested"] == 10, "counted as ingested, not pushed: \(status["index"] ?? .null)")
     }
 
     @Test func searchNodesFollowTheLogAndAnyNodeTakesWrites() throws {

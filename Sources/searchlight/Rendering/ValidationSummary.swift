@@ -48,7 +48,8 @@ struct ValidationSummary {
 
         section("Fetch")
         for hop in report.hops {
-            let unfetched = hop.robots.allowed ? "not fetched" : "not fetched: robots.txt disallows it"
+            let unfetched = hop.robots.allowed ? "not fetched"
+                : hop.robots.rule != nil ? "not fetched: robots.txt disallows it" : "not fetched: robots.txt could not be read"
             let outcome = hop.error ?? (hop.location.map { "\(hop.status) → \($0)" } ?? (hop.status == 0 ? unfetched : "\(hop.status)"))
             field("GET", "\(hop.url)  \(outcome)")
         }
