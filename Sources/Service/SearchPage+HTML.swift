@@ -24,14 +24,16 @@ extension SearchPage {
               <label><input type="radio" name="platform" value="android"> Android</label>
             </fieldset>
             <details id="device-apps">
-              <summary>Apps on this device (<span id="installed-count">0</span>)</summary>
-              <p class="hint">Results open an app when it is on the device. Tick the apps you have:</p>
-              <ul id="app-list"></ul>
-              <form id="add-app">
-                <label for="new-app">App Store id or Android package</label>
-                <input id="new-app" name="app" maxlength="200" spellcheck="false">
-                <button type="submit">Add</button>
-              </form>
+              <summary>Apps<span class="wide"> on this device</span> (<span id="installed-count">0</span>)</summary>
+              <div class="panel">
+                <p class="hint">Results open an app when it is on the device. Tick the apps you have:</p>
+                <ul id="app-list"></ul>
+                <form id="add-app">
+                  <label for="new-app">App Store id or Android package</label>
+                  <input id="new-app" name="app" maxlength="200" spellcheck="false">
+                  <button type="submit">Add</button>
+                </form>
+              </div>
             </details>
           </div>
         </header>

@@ -97,8 +97,8 @@ extension SearchPage {
             }
             status.textContent = `${state.results.length} ${state.results.length === 1 ? "result" : "results"} for “${query}”`
               + (body.matchedAnyWord ? " (matching some of the words)" : "");
-            state.results.forEach((result, index) => list.append(render(result, index, query)));
             rememberApps(state.results);
+            state.results.forEach((result, index) => list.append(render(result, index, query)));
             report(query, state.results.map((r) => ({ id: r.id, type: "impression" })));
           }
 
@@ -130,9 +130,12 @@ extension SearchPage {
           }
 
           /// What people call the app: its name on this platform, else on the other one (one
-          /// app, two stores), never its store id or package name.
+          /// app, two stores), else the name another result gave the same app, never its
+          /// store id or package name.
           function appName(result, app) {
-            return app?.name ?? (result.apps ?? []).find((other) => other.name)?.name ?? "the app";
+            const known = app && state.known[appID(app)]?.name;
+            return app?.name ?? (result.apps ?? []).find((other) => other.name)?.name
+              ?? (known && known !== appID(app) ? known : null) ?? "the app";
           }
 
           function actionLabel(result) {
@@ -148,13 +151,15 @@ extension SearchPage {
             const item = document.createElement("li");
             item.className = "result";
             item.dataset.index = index;
-            const thumb = document.createElement(result.thumbnail ? "img" : "div");
-            thumb.className = "thumb";
+            const placeholder = () => { const box = document.createElement("div"); box.className = "thumb"; return box; };
+            const thumb = result.thumbnail ? document.createElement("img") : placeholder();
             if (result.thumbnail) {
+              thumb.className = "thumb";
               thumb.alt = "";
               thumb.loading = "lazy";
               thumb.src = result.thumbnail;
-              thumb.addEventListener("error", () => { thumb.style.visibility = "hidden"; });
+              // A picture that does not load leaves the same grey box as a result without one.
+              thumb.addEventListener("error", () => thumb.replaceWith(placeholder()));
             }
             const body = document.createElement("div");
             const title = text("h2", "");

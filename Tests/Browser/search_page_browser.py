@@ -93,15 +93,27 @@ try:
     check("q=becky+portr" in js("return location.search"), "the query is in the address")
     check(js("return document.querySelectorAll('.result mark').length") > 0, "the matched words are highlighted")
     shot("1-typed")
+    # One gutter for every result: a picture, a grey box, or a grey box where a picture failed.
+    wait("return [...document.querySelectorAll('.result img.thumb')].every(i => i.complete)", "the pictures to load or fail")
+    lefts = js("return [...document.querySelectorAll('.result')].map(r => [r.children[0].getBoundingClientRect().width, r.children[1].getBoundingClientRect().left])")
+    check(len(lefts) > 1 and all(pair == lefts[0] for pair in lefts) and lefts[0][0] == 88, f"every result has the same 88 px gutter {lefts}")
+    check(js("return [...document.querySelectorAll('.result')].every(r => getComputedStyle(r).borderBottomLeftRadius === '0px')"),
+          "separators are straight lines")
 
-    # The app on the device: the same result now opens the app.
+    # The app on the device: the same result now opens the app. The panel opens over the
+    # results: the header keeps its height and the box its place.
+    before = js("return [document.querySelector('.top').offsetHeight, document.getElementById('q').getBoundingClientRect().top]")
     click("#device-apps summary")
+    after = js("return [document.querySelector('.top').offsetHeight, document.getElementById('q').getBoundingClientRect().top]")
+    check(before == after, f"opening 'Apps on this device' moves nothing {before} → {after}")
+    shot("2-apps-panel")
     type_into("#new-app", "987654321")
     click("#add-app button")
     wait("return [...document.querySelectorAll('.action')].some(b => b.textContent === 'Open in Friends')", "the Friends button")
     check("installed=987654321" in js("return location.search"), "the installed app is in the address")
     check(js("return localStorage.getItem('searchlight.installed')") == '["987654321"]', "and kept in the browser")
-    shot("2-app-installed")
+    click("#device-apps summary")
+    shot("3-app-installed")
     app_lines = js("return [...document.querySelectorAll('.result .app')].map(e => e.textContent)")
     check(app_lines and not any(line[:1].isdigit() or line.startswith("com.") for line in app_lines),
           f"apps are shown by name, never by store id or package {app_lines}")
@@ -119,7 +131,9 @@ try:
     click('input[name="platform"][value="android"]')
     wait("return (document.querySelector('.action') || {}).textContent === 'Get 星火直播 on Google Play'", "the Google Play button")
     check("platform=android" in js("return location.search"), "the platform is in the address")
-    shot("3-cjk-android")
+    heights = js("return [...document.querySelectorAll('.action')].map(b => b.offsetHeight)")
+    check(heights and max(heights) <= 44, f"Chinese buttons stay on one line {heights}")
+    shot("4-cjk-android")
 
     # A typo: did you mean.
     type_into("#q", "headlmap")
@@ -127,7 +141,7 @@ try:
     check(js("return document.getElementById('correction').textContent") == "Showing results for headlamp",
           "a typo says the results are for headlamp, not 'did you mean'")
     check(any("Headlamp" in t for t in js(titles)), "and finds the headlamp")
-    shot("4-typo")
+    shot("5-typo")
 
     # Keyboard: arrow down from the box to the results' buttons, Escape back.
     type_into("#q", "\ue015", clear=False)
@@ -140,7 +154,17 @@ try:
     # Nothing found: an empty state, not a blank page.
     type_into("#q", "zzqxv")
     wait("return document.getElementById('status').textContent.startsWith('No results')", "the empty state")
-    check(True, "no results says so")
+    check(js("return document.querySelectorAll('.result').length") == 0, "no results says so and shows none")
+    shot("6-no-results")
+
+    # The service down: an error, and the old results gone.
+    type_into("#q", "trail")
+    wait("return document.querySelectorAll('.result').length > 0", "results before the failure")
+    js("window.fetch = () => Promise.reject(new TypeError('Failed to fetch'))")
+    type_into("#q", "trail shoes")
+    wait("return !document.getElementById('error').hidden", "the error box")
+    check(js("return document.querySelectorAll('.result').length") == 0, "an error clears the old results")
+    shot("7-error")
 
     # A reload keeps everything; a phone-sized window still fits.
     call("POST", s + "/url", {"url": base + "/?q=trail&platform=ios"})
@@ -149,7 +173,16 @@ try:
     call("POST", s + "/window/rect", {"width": 390, "height": 844})
     time.sleep(0.3)
     check(js("return document.documentElement.scrollWidth <= window.innerWidth + 1"), "a phone-sized window has no sideways scrolling")
-    shot("5-phone")
+    header = js("return document.querySelector('.top').offsetHeight")
+    first = js("return document.querySelector('.result').getBoundingClientRect().top")
+    check(header <= 844 * 0.15, f"on a phone the header takes at most 15 % of the screen ({header} px)")
+    check(first <= 200, f"on a phone the first result starts near the top (y = {first})")
+    shot("8-phone")
+    click("#device-apps summary")
+    check(js("return document.querySelector('.top').offsetHeight") == header, "on a phone the apps panel opens over the results too")
+    check(js("return document.documentElement.scrollWidth <= window.innerWidth + 1"), "and fits the screen")
+    shot("9-phone-apps-panel")
+    click("#device-apps summary")
     call("POST", s + "/window/rect", {"width": 1280, "height": 900})
 
     # Accessibility: every control labelled, images described, text contrast at least 4.5:1.
