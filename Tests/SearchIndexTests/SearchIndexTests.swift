@@ -184,4 +184,12 @@ import Testing
         let hit = try #require(try t.index.search(SearchRequest("silky", snippets: true)).hits.first)
         #expect(hit.snippet == "Sharp and \u{2}silky\u{3}")
     }
+
+    /// A page's heading is most often its title (or the title less the site's name): the
+    /// snippet shows the text after it, not the title again.
+    @Test func snippetsDoNotRepeatTheTitle() throws {
+        try t.index.upsert([item("shoe", "Trail Runner 3 — Peak Shop", body: "Trail Runner 3\nLight trail running shoes with a grippy sole.")])
+        let hit = try #require(try t.index.search(SearchRequest("trail runner", snippets: true)).hits.first)
+        #expect(hit.snippet == "Light \u{2}trail\u{3} running shoes with a grippy sole.")
+    }
 }

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// The best fragment of a result's text for the words searched, with the matches marked,
 /// made the way FTS5's `snippet()` makes them: of the description and the body, the one
 /// with the most distinct query terms, a window of at most ``windowTokens`` tokens holding
@@ -23,6 +25,8 @@ enum Snippet {
         }
         var best: (column: Int, positions: [Position], score: Int)?
         var fallback: (column: Int, positions: [Position])?
+        var columns = columns
+        if columns.count > 3, let title = columns.first { columns[3] = withoutTitleLines(columns[3], title: title) }
         for (column, text) in columns.enumerated() where column >= 2 && !text.isEmpty {
             var positions: [Position] = []
             tokenizer.analyze(text, language: stemmer) { token, colocated, from, to in
@@ -77,5 +81,18 @@ enum Snippet {
         output += String(decoding: text[cursor..<to], as: UTF8.self)
         if window.upperBound < positions.count { output += ellipsis }
         return output
+    }
+
+    /// The body without its lines that only repeat the title (a page's `<h1>` is most often
+    /// its title, or the title less the site's name): the result shows the title already.
+    static func withoutTitleLines(_ body: String, title: String) -> String {
+        let title = title.trimmingASCIIWhitespace().lowercased()
+        guard !title.isEmpty else { return body }
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        let kept = lines.filter { line in
+            let text = line.trimmingASCIIWhitespace().lowercased()
+            return text.isEmpty || !(text == title || (text.count >= 4 && title.hasPrefix(text)))
+        }
+        return kept.count == lines.count ? body : kept.joined(separator: "\n")
     }
 }
