@@ -10,13 +10,16 @@ import Synchronization
 /// `item_log` in order, a batch at a time, each batch committed with the position it
 /// reached (the client state `shared-store-log`), so a restarted node resumes where it
 /// stopped. Applying reads each logged item's current row, so applying twice, or a
-/// batch with several changes of one item, ends in the same state.
+/// batch with several changes of one item, ends in the same state. The client state names
+/// the store as well as the position (`STORE:POSITION`): a copy made from another store
+/// (the same folder pointed at a second store) is rebuilt, never resumed.
 public final class LogFollower: SearchReplica, @unchecked Sendable {
     // @unchecked: `index`, `session` and `lastTrim` are used only under `applying`; the rest
     // is atomic or immutable.
     private let session: PostgresSession
     private let index: SearchIndex
     private let name: String
+    private let storeIdentity: String
     private let batchSize: Int
     private let applying = Mutex(())
     private let caughtUp = Atomic<Int64>(0)
@@ -38,14 +41,21 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
     public init(store: SharedStore, indexPath: String, name: String, batchSize: Int = 2000) throws {
         session = try store.newSession()
         index = try SearchIndex(path: indexPath)
+        storeIdentity = store.identity
         self.name = name
         self.batchSize = batchSize
     }
 
-    /// The position the copy has applied, or nil before its snapshot.
+    /// The position the copy has applied, or nil before its snapshot (or when the copy was
+    /// made from another store, or by a version that did not record the store).
     public func position() throws -> Int64? {
-        try index.clientState(batch: Self.stateName).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+        guard let state = try index.clientState(batch: Self.stateName).map({ String(decoding: $0, as: UTF8.self) }),
+            let colon = state.lastIndex(of: ":"), state[..<colon] == storeIdentity
+        else { return nil }
+        return Int64(state[state.index(after: colon)...])
     }
+
+    private func state(_ position: Int64) -> [UInt8] { Array("\(storeIdentity):\(position)".utf8) }
 
     public var lag: TimeInterval? {
         let millis = caughtUp.load(ordering: .relaxed)
@@ -123,7 +133,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             var batch = SearchIndex.Batch(upserts: upserts.values.sorted { $0.key < $1.key })
             batch.deleteKeys = deletes.sorted()
             batch.clientStateName = Self.stateName
-            batch.clientState = Array(String(last).utf8)
+            batch.clientState = state(last)
             try index.commit(batch, now: Date())
             try index.setEngagement(engagement)
             position = last
@@ -174,7 +184,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             }
             var mark = SearchIndex.Batch()
             mark.clientStateName = Self.stateName
-            mark.clientState = Array(String(position).utf8)
+            mark.clientState = state(position)
             try index.commit(mark, now: Date())
         }
     }

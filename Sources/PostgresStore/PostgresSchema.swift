@@ -137,6 +137,13 @@ enum PostgresSchema {
         ALTER TABLE items ADD COLUMN ingested boolean NOT NULL DEFAULT false;
         UPDATE items SET ingested = true WHERE jsonb_typeof(body::jsonb -> 'record') = 'object';
         """,
+        // 7: the store's identity, made once with its schema: a node's local copy records
+        // which store it follows, so a copy of one store is never taken for another's.
+        """
+        CREATE TABLE store_identity(id boolean PRIMARY KEY DEFAULT true CHECK (id), store text NOT NULL, created double precision NOT NULL);
+        INSERT INTO store_identity(store, created)
+            VALUES (md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text), extract(epoch from clock_timestamp()));
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

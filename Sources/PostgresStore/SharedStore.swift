@@ -7,6 +7,8 @@ import Postgres
 public final class SharedStore: Sendable {
     public let url: String
     let session: PostgresSession
+    /// Made once with the store's schema and never changed: which store this is.
+    public let identity: String
 
     /// Connects (retrying a lost connection for `retryWindow` seconds in later work) and
     /// applies the schema's migrations.
@@ -14,6 +16,7 @@ public final class SharedStore: Sendable {
         self.url = url
         session = try PostgresSession(url: url, retryWindow: retryWindow)
         try PostgresSchema.migrate(session)
+        identity = try session.run { try $0.execute("SELECT store FROM store_identity").first?.string(0) } ?? ""
     }
 
     /// A second session on the same database, for a thread that must not wait behind

@@ -119,6 +119,29 @@ import Testing
         #expect(status["index"]?["bySource"]?["ingested"] == 10, "counted as ingested, not pushed: \(status["index"] ?? .null)")
     }
 
+    /// One data folder pointed at two stores in turn: each search answers from the store
+    /// it names, never from a copy of the other (both logs start at the same position).
+    @Test func aLocalCopyKnowsWhichStoreItFollows() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let (one, two) = (try cluster.newDatabase(), try cluster.newDatabase())
+        let folder = try TemporaryDirectory("two-stores")
+        defer { folder.remove() }
+        for (store, title) in [(one, "Apple pie"), (two, "Apple crumble")] {
+            let file = folder.url.appendingPathComponent("\(title).json")
+            try #"{"items": [{"uniqueIdentifier": "dessert", "title": "\#(title)"}]}"#.write(to: file, atomically: true, encoding: .utf8)
+            let added = try CommandRunner.run(["index", "add", file.path, "--store", store, "--data", folder.path + "/data"])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        func title(_ store: String) throws -> String? {
+            let result = try CommandRunner.run(["search", "apple", "--store", store, "--data", folder.path + "/data", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSONParser.parse(result.stdout)["results"]?.arrayValue?.first?["title"]?.stringValue
+        }
+        #expect(try title(one) == "Apple pie")
+        #expect(try title(two) == "Apple crumble", "the copy of the first store is rebuilt for the second")
+        #expect(try title(one) == "Apple pie")
+    }
+
     @Test func searchNodesFollowTheLogAndAnyNodeTakesWrites() throws {
         let store = try PostgresCluster.shared.get().newDatabase()
         let created = try CommandRunner.run(["keys", "create", "--store", store, "--owner", "friends", "--domain", "friends.example"])
