@@ -33,25 +33,29 @@ let package = Package(
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),
         .target(name: "WebRules", dependencies: ["CLibXML2", "CPSL", "Gzip", "JSON", "WebURL", "TextUtilities"]),
-        .target(name: "PageItems", dependencies: ["Ingest", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
+        .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "Ingest", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
-        .target(name: "Ingest", dependencies: ["CLibXML2", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
+        /// Mapping files and templates, and the one renderer from a mapped record to an item:
+        /// what ingest and the crawl (a page's schema.org object) share.
+        .target(name: "ItemMapping", dependencies: ["JSON", "SearchIndex", "TextUtilities"]),
+        .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
         .target(name: "PostgresStore", dependencies: ["Postgres", "Crawl", "JSON", "SearchIndex", "Service", "WebURL"]),
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "TextUtilities", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
             name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "SearchIndex", "Service"],
             path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "DemoWeb", "JSON", "SearchIndex", "SQLite"]),
+        .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",
@@ -84,7 +88,7 @@ let package = Package(
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
             name: "searchlight-bench",
-            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore"],
+            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]
 )

@@ -8,7 +8,7 @@ import WebURL
 // baseline measured in the same run, so ratios stay meaningful on a shared machine.
 //
 //   searchlight-bench extract DIR [--rounds N]
-//   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300]
+//   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300] [--no-peer-queries]
 //   searchlight-bench serve-index DIR [--items 100000]
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
@@ -33,7 +33,8 @@ case "index":
     let sizes = (option("--sizes") ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
     // --export-only writes the corpus and the query sets for a peer engine, and measures nothing.
     IndexBenchmark.run(sizes: sizes, directory: option("--dir") ?? NSTemporaryDirectory(), export: option("--export"),
-                       exportOnly: arguments.contains("--export-only"), bodyWords: Int(option("--body-words") ?? "300") ?? 300)
+                       exportOnly: arguments.contains("--export-only"), bodyWords: Int(option("--body-words") ?? "300") ?? 300,
+                       peerQueries: !arguments.contains("--no-peer-queries"))
 case "insert-profile":
     // Only our indexing of N items, for a profiler.
     IndexBenchmark.insertOnly(size: Int(option("--items") ?? "20000") ?? 20_000, directory: option("--dir") ?? NSTemporaryDirectory())

@@ -1,4 +1,4 @@
-import Ingest
+import ItemMapping
 import Fetch
 import Foundation
 import WebRules
@@ -65,9 +65,5 @@ public struct CrawlConfiguration: Sendable {
         self.fetch = fetch
     }
 
-    var indexPath: String { (dataDirectory as NSString).appendingPathComponent("index.sqlite") }
-    var frontierPath: String { (dataDirectory as NSString).appendingPathComponent("frontier.sqlite") }
-    var warcDirectory: String { (dataDirectory as NSString).appendingPathComponent("warc") }
-    var runsDirectory: String { (dataDirectory as NSString).appendingPathComponent("runs") }
-    var lockPath: String { (dataDirectory as NSString).appendingPathComponent("crawl.lock") }
+    public var folder: DataFolder { DataFolder(dataDirectory) }
 }

@@ -20,28 +20,28 @@ public final class CrawlEngine {
     static let longestWait: TimeInterval = 30
 
     public let configuration: CrawlConfiguration
-    private let store: CrawlStore
-    private let downloader: Downloader
-    private let archive: PageArchive?
-    private let analyzer: PageAnalyzer
-    private let admission: LinkAdmission
-    private let extraction = DispatchQueue(label: "searchlight.extract", attributes: .concurrent)
-    private let extractionSlots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount) * 2)
-    private let inbox = Inbox()
-    private var hosts: [String: HostMachine] = [:]
-    private var order: [String] = []
-    private var cursor = 0
-    private var inFlight = 0
-    private var dispatchedPages = 0
-    private var seen = SeenFilter()
-    private var batch = CrawlBatch()
-    private var report: RunReport
-    private var lastFlush = Date.distantPast
-    private var contentsThisRun: [String: String] = [:]
+    let store: CrawlStore
+    let downloader: Downloader
+    let archive: PageArchive?
+    let analyzer: PageAnalyzer
+    let admission: LinkAdmission
+    /// As many analyses at once as before the pool (twice the cores), the width the crawl was measured at.
+    let extraction = ExtractionPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount) * 2)
+    let inbox = Inbox()
+    var hosts: [String: HostMachine] = [:]
+    var order: [String] = []
+    var cursor = 0
+    var inFlight = 0
+    var dispatchedPages = 0
+    var seen = SeenFilter()
+    var batch = CrawlBatch()
+    var report: RunReport
+    var lastFlush = Date.distantPast
+    var contentsThisRun: [String: String] = [:]
     /// Each active host's indexed pages by SimHash, loaded from the store when it starts.
-    private var nearDuplicates: [String: NearDuplicateIndex] = [:]
+    var nearDuplicates: [String: NearDuplicateIndex] = [:]
     /// Hosts another worker holds: not asked for again this run.
-    private var declined = Set<String>()
+    var declined = Set<String>()
 
     public init(configuration: CrawlConfiguration, store: CrawlStore, downloader: Downloader, warc: WARCWriter?, runID: String) throws {
         self.configuration = configuration
@@ -77,7 +77,7 @@ public final class CrawlEngine {
         fetch.maximumConnectionsPerHost = configuration.perHostConnections
         fetch.maximumConnections = max(configuration.concurrency, 1)
         let warc = configuration.writesWARC
-            ? try WARCWriter(directory: configuration.warcDirectory, software: configuration.software, maximumFileBytes: configuration.warcFileBytes)
+            ? try WARCWriter(directory: configuration.folder.warcDirectory, software: configuration.software, maximumFileBytes: configuration.warcFileBytes)
             : nil
         return try CrawlEngine(configuration: configuration, store: store, downloader: HTTPClient(configuration: fetch), warc: warc, runID: runID)
     }
@@ -164,7 +164,7 @@ public final class CrawlEngine {
         return try finish(stoppedBy: stopping ?? "finished")
     }
 
-    private func progressSnapshot(now: Date, started: Date) -> CrawlProgress {
+    func progressSnapshot(now: Date, started: Date) -> CrawlProgress {
         let hosts = order.compactMap { origin -> CrawlProgress.Host? in
             guard let host = self.hosts[origin] else { return nil }
             let stage = host.hasWork(pageCap: configuration.maximumPagesPerHost) ? host.stage : .done
@@ -176,7 +176,7 @@ public final class CrawlEngine {
                              hosts: hosts.sorted { ($0.inFlight, $0.queued, $0.pages) > ($1.inFlight, $1.queued, $1.pages) })
     }
 
-    private func finish(stoppedBy: String) throws -> RunReport {
+    func finish(stoppedBy: String) throws -> RunReport {
         let end = configuration.clock.now
         var unsent: [Int64] = []
         for origin in order {
@@ -211,7 +211,7 @@ public final class CrawlEngine {
 
     /// Takes up hosts with work that no worker holds any more: released at the end of
     /// another's run, or left by a killed worker whose lease ran out.
-    private func lookForFreedHosts(now: Date) throws {
+    func lookForFreedHosts(now: Date) throws {
         var surplus = try store.hostsOverShare(now: now)
         for origin in order where surplus > 0 && hosts[origin]?.inFlight == 0 {
             try handOver(origin, now: now)
@@ -225,7 +225,7 @@ public final class CrawlEngine {
 
     /// Gives a host with nothing in flight back to the fleet: its unsent claims return to
     /// the queue and its next allowed time is written first, so whoever takes it keeps the spacing.
-    private func handOver(_ origin: String, now: Date) throws {
+    func handOver(_ origin: String, now: Date) throws {
         guard var host = hosts[origin] else { return }
         try store.release(host.takeBuffer().map(\.id))
         hosts[origin] = host
@@ -237,7 +237,7 @@ public final class CrawlEngine {
     }
 
     /// Starts crawling a host, unless another worker of a shared store has it.
-    private func activate(_ origin: String) throws {
+    func activate(_ origin: String) throws {
         if hosts[origin] != nil {
             hosts[origin]?.exhausted = false
             return
@@ -262,7 +262,7 @@ public final class CrawlEngine {
 
     /// Saves what a host's event changed and routes the sitemaps it found: to the host itself,
     /// or to another in scope (which learns whose robots.txt named it).
-    private func apply(_ effects: HostMachine.Effects, for origin: String) throws {
+    func apply(_ effects: HostMachine.Effects, for origin: String) throws {
         if let record = effects.save { batch.hosts[origin] = record }
         if let skip = effects.skip { report.skip(skip) }
         for sitemap in effects.sitemaps where admission.scope.contains(sitemap) || sitemap.origin == origin {
@@ -271,17 +271,17 @@ public final class CrawlEngine {
         }
     }
 
-    private func hasWork(now: Date) -> Bool {
+    func hasWork(now: Date) -> Bool {
         hosts.values.contains { hasWork($0, now: now) }
     }
 
-    private func hasWork(_ host: HostMachine, now: Date) -> Bool {
+    func hasWork(_ host: HostMachine, now: Date) -> Bool {
         guard host.hasWork(pageCap: configuration.maximumPagesPerHost) else { return false }
         guard host.inFlight == 0, let until = host.backoffUntil else { return true }
         return until.timeIntervalSince(now) <= Self.longestWait
     }
 
-    private func nextWakeUp(now: Date) -> TimeInterval {
+    func nextWakeUp(now: Date) -> TimeInterval {
         var wake = 0.2
         for host in hosts.values where hasWork(host, now: now) && host.inFlight < configuration.perHostConnections {
             wake = min(wake, max(0.001, host.readyAt.timeIntervalSince(now)))
@@ -291,7 +291,7 @@ public final class CrawlEngine {
 
     // MARK: dispatching
 
-    private func dispatch(now: Date) throws {
+    func dispatch(now: Date) throws {
         var visited = 0
         while visited < order.count, inFlight < configuration.concurrency {
             let origin = order[cursor % order.count]
@@ -302,7 +302,7 @@ public final class CrawlEngine {
     }
 
     /// Does what the host asks for until it has nothing to send now.
-    private func dispatch(_ origin: String, now: Date) throws {
+    func dispatch(_ origin: String, now: Date) throws {
         while var host = hosts[origin] {
             let limits = HostMachine.Limits(perHost: configuration.perHostConnections, globalSlot: inFlight < configuration.concurrency,
                                             pageSlot: dispatchedPages < configuration.maximumPages, pageCap: configuration.maximumPagesPerHost)
@@ -332,139 +332,21 @@ public final class CrawlEngine {
                 inFlight += 1
                 dispatchedPages += 1
                 let (associations, robots) = (host.associations, host.robots)
-                let (analyzer, inbox, slots, extraction, clock) = (self.analyzer, self.inbox, extractionSlots, self.extraction, configuration.clock)
+                let (analyzer, inbox, extraction, clock) = (self.analyzer, self.inbox, self.extraction, configuration.clock)
                 downloader.start(FetchRequest(url: entry.url.string, headers: headers)) { response in
-                    // On the fetch thread: hand the work to an extraction thread at once.
-                    slots.wait()
-                    extraction.async {
-                        let result = analyzer.analyze(response, entry: entry, associations: associations, robots: robots, now: clock.now)
-                        slots.signal()
-                        inbox.post(.page(result, response))
+                    // On the fetch thread: hand the page over and return to the transfers.
+                    extraction.submit {
+                        inbox.post(.page(analyzer.analyze(response, entry: entry, associations: associations, robots: robots, now: clock.now), response))
                     }
                 }
             }
         }
     }
 
-    // MARK: events
-
-    private func handle(_ event: CrawlEvent, now: Date) throws {
-        switch event {
-        case .page(let result, let response):
-            try handlePage(result, response, now: now)
-        case .file(let origin, let file, let response):
-            inFlight -= 1
-            hosts[origin]?.finished()
-            archive?.archive(response, url: response.request.url, digest: nil, duplicateOf: nil)
-            guard var host = hosts[origin] else { return }
-            let effects: HostMachine.Effects
-            switch file {
-            case .robots(let hops):
-                if let error = response.error { report.hosts[origin, default: RunReport.Host()].lastError = error.message }
-                let verdict = HostFiles.robots(response, hops: hops, origin: origin, record: host.record, now: now, token: configuration.productToken)
-                effects = host.robotsArrived(verdict, hops: hops, configuration: configuration, now: now)
-            case .association(let kind):
-                effects = host.associationArrived(HostFiles.association(kind, response), now: now)
-            case .sitemap(let url, let crossSubmit):
-                host.sitemapFinished()
-                hosts[origin] = host
-                try readSitemap(HostFiles.sitemap(response, url: url, crossSubmit: crossSubmit, admission: admission), from: url, origin: origin)
-                return
-            }
-            hosts[origin] = host
-            try apply(effects, for: origin)
-        }
-    }
-
-    private func readSitemap(_ reading: HostFiles.SitemapReading, from url: WebURL, origin: String) throws {
-        for (reason, count) in reading.skipped { report.skip(reason, count: count) }
-        guard reading.read else { return }
-        report.sitemaps += 1
-        report.sitemapURLs += reading.listed
-        for nested in reading.nested where admission.scope.contains(nested) || nested.origin == origin {
-            try activate(nested.origin)
-            hosts[nested.origin]?.queueSitemap(nested)
-        }
-        for entry in reading.entries {
-            batch.sitemapNotes.append((entry.url, entry.lastModified, entry.changeFrequency))
-            try addLink(FrontierURL(url: entry.url, depth: 1, foundOn: url.string, fromSitemap: true, priority: entry.priority,
-                                changeFrequency: entry.changeFrequency, sitemapLastModified: entry.lastModified))
-        }
-    }
-
-    private func handlePage(_ result: PageAnalyzer.Result, _ response: FetchResponse, now: Date) throws {
-        let entry = result.entry
-        inFlight -= 1
-        hosts[entry.origin]?.finished()
-        report.fetched += 1
-        report.bytes += result.bytes
-        report.hosts[entry.origin, default: RunReport.Host()].fetched += 1
-        report.hosts[entry.origin, default: RunReport.Host()].bytes += result.bytes
-        let urlHash = FNV.hash(entry.url.string)
-        var duplicate: PageDecision.Duplicate?
-        if case .indexed = result.kind {
-            if let hash = result.digest?.description, let first = try firstURL(withContent: hash, other: entry.url.string) {
-                duplicate = .exact(of: first)
-            } else if let print = result.fingerprint, nearDuplicates[entry.origin]?.hasNearDuplicate(of: print.simhash, url: urlHash) == true {
-                duplicate = .near
-            }
-        }
-        if let print = result.fingerprint,
-            let (template, evidence) = hosts[entry.origin]?.patterns.record(entry.url, duplicate: duplicate != nil, pageShingles: print.shingles,
-                                                                pageWords: print.words, identity: print.identity)
-        {
-            report.note(RunReport.Pattern(template: template.text, verdict: evidence.verdict.rawValue, fetched: evidence.fetched,
-                                          stale: evidence.stale, duplicates: evidence.duplicates))
-        }
-        let decision = PageDecision(result, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
-        for (reason, count) in decision.skipped { report.skip(reason, count: count) }
-        if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
-        if let due = decision.postpone { batch.postponed.append((entry.id, due)) }
-        if decision.hostError { report.hosts[entry.origin, default: RunReport.Host()].errors += 1 }
-        if decision.notModified { report.notModified += 1 }
-        if decision.redirect { report.redirects += 1 }
-        if decision.indexed {
-            report.indexed += 1
-            report.hosts[entry.origin, default: RunReport.Host()].indexed += 1
-        }
-        for id in decision.deletes { batch.delete(id) }
-        if let item = decision.upsert { batch.upserts.append(item) }
-        if let (id, until) = decision.confirmation { batch.confirmations[id] = until }
-        if let (hash, url) = decision.content {
-            contentsThisRun[hash] = url
-            batch.contents.append((hash, url))
-        }
-        if decision.indexed, let print = result.fingerprint {
-            nearDuplicates[entry.origin]?.insert(print.simhash, url: urlHash)
-            batch.fingerprints.append((entry.origin, entry.url.string, print.simhash))
-        }
-        if let outcome = decision.outcome { batch.outcomes.append(outcome) }
-        for link in decision.links { try addLink(link) }
-        var duplicateOf: String?
-        if case .exact(let first) = duplicate { duplicateOf = first }
-        if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
-    }
-
-    private func firstURL(withContent hash: String, other url: String) throws -> String? {
-        if let first = contentsThisRun[hash] { return first == url ? nil : first }
-        guard let first = try store.firstURL(withContent: hash), first != url else { return nil }
-        return first
-    }
-
-    private func addLink(_ link: FrontierURL) throws {
-        guard seen.insert(link.url.string) else { return }
-        if hosts[link.url.origin]?.patterns.isTrapped(link.url) == true {
-            report.skip(.trapPattern)
-            return
-        }
-        batch.newURLs.append(link)
-        try activate(link.url.origin)
-    }
-
     // MARK: writing
 
     /// Commits what has accumulated, as one batch.
-    private func flush(now: Date) throws {
+    func flush(now: Date) throws {
         lastFlush = now
         for (origin, host) in hosts where host.hasSent { batch.nextAllowed[origin] = host.readyAt }
         guard !batch.isEmpty else { return }

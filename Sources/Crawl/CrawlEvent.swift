@@ -1,6 +1,7 @@
 import Dispatch
 import Fetch
 import Synchronization
+import TextUtilities
 import WebURL
 
 /// What the fetch and extraction threads hand back to the crawl's coordinator.
@@ -43,12 +44,7 @@ struct SeenFilter {
 
     /// True when `url` was not seen yet (and is now).
     mutating func insert(_ url: String) -> Bool {
-        var url = url
-        var hash: UInt64 = url.withUTF8 { bytes in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-            return hash
-        }
+        var hash = FNV1a.hash(url.utf8)
         if hash == 0 { hash = 1 }
         let slot = Int(hash & UInt64(slots.count - 1))
         if slots[slot] == hash { return false }

@@ -59,14 +59,12 @@ public struct CrawlStatus: Sendable {
 
     /// Reads the folder; missing files leave their part nil (or empty).
     public static func read(dataDirectory: String, now: Date = Date(), runs count: Int = 5) throws -> CrawlStatus {
-        let folder = dataDirectory as NSString
-        let indexPath = folder.appendingPathComponent("index.sqlite")
-        let frontierPath = folder.appendingPathComponent("frontier.sqlite")
-        let index = FileManager.default.fileExists(atPath: indexPath)
-            ? try SearchIndex(path: indexPath, mode: .existing).statistics(now: now) : nil
-        let urls = FileManager.default.fileExists(atPath: frontierPath) ? try Frontier(path: frontierPath).counts(now: now) : nil
-        let running = CrawlLock.holder(path: folder.appendingPathComponent("crawl.lock"))
-        let runsFolder = folder.appendingPathComponent("runs")
+        let folder = DataFolder(dataDirectory)
+        let index = FileManager.default.fileExists(atPath: folder.indexPath)
+            ? try SearchIndex(path: folder.indexPath, mode: .existing).statistics(now: now) : nil
+        let urls = FileManager.default.fileExists(atPath: folder.frontierPath) ? try Frontier(readingAt: folder.frontierPath).counts(now: now) : nil
+        let running = CrawlLock.holder(path: folder.lockPath)
+        let runsFolder = folder.runsDirectory
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: runsFolder)) ?? [])
             .filter { $0.hasSuffix(".json") }.sorted(by: >).prefix(count)
         let runs = names.compactMap { name -> JSONValue? in
@@ -79,9 +77,9 @@ public struct CrawlStatus: Sendable {
     /// The URLs of a data folder's frontier whose verdict was `reason` (nil: any reason),
     /// at most `limit`, and how many URLs each reason holds.
     public static func urls(dataDirectory: String, reason: String?, limit: Int) throws -> (rows: [FrontierRow], counts: [String: Int]) {
-        let path = (dataDirectory as NSString).appendingPathComponent("frontier.sqlite")
+        let path = DataFolder(dataDirectory).frontierPath
         guard FileManager.default.fileExists(atPath: path) else { return ([], [:]) }
-        let frontier = try Frontier(path: path)
+        let frontier = try Frontier(readingAt: path)
         return (try frontier.rows(reason: reason, limit: limit), try frontier.reasonCounts())
     }
 

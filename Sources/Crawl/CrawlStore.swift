@@ -72,8 +72,9 @@ public final class LocalCrawlStore: CrawlStore {
 
     public init(dataDirectory: String) throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        frontier = try Frontier(path: (dataDirectory as NSString).appendingPathComponent("frontier.sqlite"))
-        index = try SearchIndex(path: (dataDirectory as NSString).appendingPathComponent("index.sqlite"))
+        let folder = DataFolder(dataDirectory)
+        frontier = try Frontier(path: folder.frontierPath)
+        index = try SearchIndex(path: folder.indexPath)
     }
 
     public func remember(seeds: [WebURL], now: Date) throws -> [WebURL] {

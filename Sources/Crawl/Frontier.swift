@@ -13,7 +13,23 @@ import WebURL
 ///
 /// Not thread-safe: the crawl coordinator owns it.
 final class Frontier {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
+    /// False for a frontier made before each URL kept its verdict's reason, opened to read.
+    let hasReasons: Bool
+
+    /// Opens an existing frontier to read, as `status` and `validate` do while a run may be
+    /// writing: read-only, no schema created or changed, the journal mode left as it is.
+    init(readingAt path: String) throws {
+        connection = try SQLiteConnection(path: path, mode: .readOnly)
+        hasReasons = try Self.hasReasonColumn(connection)
+    }
+
+    private static func hasReasonColumn(_ connection: SQLiteConnection) throws -> Bool {
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('urls') WHERE name = 'reason'")
+        try columns.step()
+        defer { columns.reset() }
+        return columns.int(0) > 0
+    }
 
     init(path: String) throws {
         connection = try SQLiteConnection(path: path)
@@ -60,12 +76,9 @@ final class Frontier {
             CREATE TABLE IF NOT EXISTS seeds(url TEXT PRIMARY KEY, added REAL NOT NULL);
             """)
         // Frontiers made before each URL kept its verdict's reason.
-        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('urls') WHERE name = 'reason'")
-        try columns.step()
-        let hasReason = columns.int(0) > 0
-        columns.reset()
-        if !hasReason { try connection.execute("ALTER TABLE urls ADD COLUMN reason TEXT") }
+        if try !Self.hasReasonColumn(connection) { try connection.execute("ALTER TABLE urls ADD COLUMN reason TEXT") }
         try connection.execute("CREATE INDEX IF NOT EXISTS urls_reason ON urls(reason) WHERE reason IS NOT NULL")
+        hasReasons = true
     }
 
     // MARK: seeds
@@ -141,24 +154,33 @@ final class Frontier {
     /// first), then new ones (sitemap URLs first, then the shallowest).
     func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
         var entries: [FrontierEntry] = []
+        // Every row read is claimed, also one whose URL no longer parses (it is never
+        // handed out, and a run does not read it again).
+        var claimed: [Int64] = []
+        func read(_ statement: SQLiteStatement) throws {
+            while try statement.step() {
+                claimed.append(Int64(statement.int(0)))
+                if let entry = Self.entry(statement) { entries.append(entry) }
+            }
+        }
         let revisit = try connection.statement("""
             SELECT \(Self.columns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY due LIMIT ?
             """)
         revisit.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
-        while try revisit.step() { entries.append(Self.entry(revisit)) }
+        try read(revisit)
         // The planner would pick urls_revisit for the due range and then sort every new URL
         // of the origin; walking urls_new in order stops after `limit` rows.
-        if entries.count < limit {
+        if claimed.count < limit {
             let fresh = try connection.statement("""
                 SELECT \(Self.columns) FROM urls INDEXED BY urls_new WHERE origin = ? AND claimed = 0 AND fetched = 0 AND due <= ?
                 ORDER BY from_sitemap DESC, depth, id LIMIT ?
                 """)
-            fresh.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - entries.count))])
-            while try fresh.step() { entries.append(Self.entry(fresh)) }
+            fresh.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - claimed.count))])
+            try read(fresh)
         }
-        guard !entries.isEmpty else { return [] }
+        guard !claimed.isEmpty else { return [] }
         let mark = try connection.statement("UPDATE urls SET claimed = 1 WHERE id = ?")
-        for entry in entries { try mark.run([.integer(entry.id)]) }
+        for id in claimed { try mark.run([.integer(id)]) }
         return entries
     }
 
@@ -167,9 +189,11 @@ final class Frontier {
         redirects, interval, sitemap_lastmod, fetched_at, changefreq
         """
 
-    private static func entry(_ s: SQLiteStatement) -> FrontierEntry {
-        FrontierEntry(
-            id: Int64(s.int(0)), url: WebURL(s.string(1) ?? "")!, origin: s.string(2) ?? "", depth: s.int(3), fromSitemap: s.int(4) != 0,
+    /// Nil when the stored URL does not parse (a file written by another version).
+    private static func entry(_ s: SQLiteStatement) -> FrontierEntry? {
+        guard let url = s.string(1).flatMap(WebURL.init) else { return nil }
+        return FrontierEntry(
+            id: Int64(s.int(0)), url: url, origin: s.string(2) ?? "", depth: s.int(3), fromSitemap: s.int(4) != 0,
             fetched: s.int(5) != 0, etag: s.string(6), lastModified: s.string(7), contentHash: s.string(8), itemID: s.string(9),
             failures: s.int(10), firstFailure: s.optionalDouble(11).map(Date.init(timeIntervalSince1970:)), redirects: s.int(12),
             interval: s.optionalDouble(13), sitemapLastModified: s.optionalDouble(14).map(Date.init(timeIntervalSince1970:)),
@@ -246,90 +270,6 @@ final class Frontier {
     /// Runs `body` in one transaction on the frontier's connection.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try connection.transaction("IMMEDIATE", body)
-    }
-
-    // MARK: status
-
-    /// URLs by state, those due at `now`, and hosts.
-    /// The URLs whose verdict was `reason` (or, for `all`, every URL with a verdict), up
-    /// to `limit`, oldest attempt first.
-    func rows(reason: String?, limit: Int) throws -> [FrontierRow] {
-        let statement = try connection.statement("""
-            SELECT url, state, reason, status, fetched_at, due FROM urls
-            WHERE (?1 IS NULL AND reason IS NOT NULL) OR reason = ?1 ORDER BY fetched_at, id LIMIT ?2
-            """)
-        statement.bind([SQLiteValue(reason), .integer(Int64(limit))])
-        var rows: [FrontierRow] = []
-        while try statement.step() {
-            rows.append(FrontierRow(url: statement.string(0) ?? "", state: statement.string(1) ?? "", reason: statement.string(2),
-                                    status: statement.optionalInt(3), lastAttempt: statement.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
-                                    due: Date(timeIntervalSince1970: statement.double(5))))
-        }
-        return rows
-    }
-
-    /// How many URLs are due at `now`, and when the next one after it is.
-    func schedule(now: Date) throws -> (due: Int, next: Date?) {
-        let statement = try connection.statement("SELECT count(*) FILTER (WHERE due <= ?1), min(due) FILTER (WHERE due > ?1) FROM urls")
-        statement.bind([.real(now.timeIntervalSince1970)])
-        try statement.step()
-        return (statement.int(0), statement.optionalDouble(1).map(Date.init(timeIntervalSince1970:)))
-    }
-
-    /// How many URLs have each verdict reason.
-    func reasonCounts() throws -> [String: Int] {
-        let statement = try connection.statement("SELECT reason, count(*) FROM urls WHERE reason IS NOT NULL GROUP BY reason")
-        var counts: [String: Int] = [:]
-        while try statement.step() { counts[statement.string(0) ?? "?"] = statement.int(1) }
-        return counts
-    }
-
-    /// Makes the selected URLs due now; returns how many. A URL not yet known is added (a
-    /// refetch of a new URL is a fetch). Conditional headers stay: an unchanged page costs a 304.
-    @discardableResult
-    func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int {
-        let time = SQLiteValue.real(now.timeIntervalSince1970)
-        switch selection {
-        case .all:
-            try connection.statement("UPDATE urls SET due = ?1 WHERE due > ?1").run([time])
-            return connection.changes
-        case .reason(let reason):
-            try connection.statement("UPDATE urls SET due = ?1 WHERE reason = ?2 AND due > ?1").run([time, .text(reason)])
-            return connection.changes
-        case .urls(let urls):
-            let update = try connection.statement("UPDATE urls SET due = ?1 WHERE url = ?2")
-            var changed = 0
-            for url in urls {
-                try update.run([time, .text(url.string)])
-                changed += connection.changes
-            }
-            return changed
-        }
-    }
-
-    func counts(now: Date) throws -> CrawlStatus.URLCounts {
-        var counts = CrawlStatus.URLCounts()
-        let states = try connection.statement("SELECT state, count(*) FROM urls GROUP BY state")
-        while try states.step() {
-            let number = states.int(1)
-            counts.known += number
-            switch states.string(0) {
-            case "new": counts.new += number
-            case "done": counts.done += number
-            case "failing": counts.failing += number
-            case "gone": counts.gone += number
-            case "excluded": counts.excluded += number
-            default: break
-            }
-        }
-        let due = try connection.statement("SELECT count(*) FROM urls WHERE due <= ?")
-        due.bind(1, now.timeIntervalSince1970)
-        try due.step()
-        counts.due = due.int(0)
-        let hosts = try connection.statement("SELECT count(DISTINCT origin) FROM urls")
-        try hosts.step()
-        counts.hosts = hosts.int(0)
-        return counts
     }
 
     // MARK: hosts

@@ -162,9 +162,9 @@ public struct PageValidator {
 
     private func firstURL(withContent digest: String) throws -> String? {
         guard let folder = options.dataDirectory else { return nil }
-        let path = (folder as NSString).appendingPathComponent("frontier.sqlite")
+        let path = DataFolder(folder).frontierPath
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try Frontier(path: path).firstURL(withContent: digest)
+        return try Frontier(readingAt: path).firstURL(withContent: digest)
     }
 
     // MARK: host files

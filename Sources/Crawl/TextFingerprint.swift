@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// What the crawl remembers of a page's visible text to tell new content from old: a
 /// 64-bit SimHash and the hashed shingles the URL-pattern budget counts as new or seen.
 ///
@@ -154,14 +156,14 @@ struct TextFingerprint: Sendable, Equatable {
 /// depends on every input bit (SimHash needs its 64 bits independent). Stable across runs
 /// and machines, unlike Swift's seeded `Hasher`: fingerprints are stored.
 enum FNV {
-    static let offset: UInt64 = 0xCBF2_9CE4_8422_2325
-    static let prime: UInt64 = 0x0000_0100_0000_01B3
+    static let offset = FNV1a.offset
 
-    static func add(_ byte: UInt8, to hash: UInt64) -> UInt64 { (hash ^ UInt64(byte)) &* prime }
+    static func add(_ byte: UInt8, to hash: UInt64) -> UInt64 { FNV1a.add(byte, to: hash) }
 
+    /// A scalar's four bytes, low first.
     static func add(_ scalar: UInt32, to hash: UInt64) -> UInt64 {
         var hash = hash
-        for shift in stride(from: 0, to: 32, by: 8) { hash = (hash ^ UInt64((scalar >> UInt32(shift)) & 0xFF)) &* prime }
+        for shift in stride(from: 0, to: 32, by: 8) { hash = FNV1a.add(UInt8(truncatingIfNeeded: scalar >> UInt32(shift)), to: hash) }
         return hash
     }
 
@@ -175,5 +177,5 @@ enum FNV {
     }
 
     /// A string's hash (the URL of a page, for the near-duplicate index).
-    static func hash(_ text: String) -> UInt64 { finish(text.utf8.reduce(offset) { add($1, to: $0) }) }
+    static func hash(_ text: String) -> UInt64 { finish(FNV1a.hash(text.utf8)) }
 }

@@ -1,3 +1,4 @@
+import ItemMapping
 import TextUtilities
 /// A key path resolved against a ``SourceSchema``: the relationships it follows, and the
 /// attribute it reads at the end (or the aggregate it computes over the members).

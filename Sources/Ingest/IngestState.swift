@@ -1,3 +1,4 @@
+import TextUtilities
 import FoundationEssentials
 import SQLite
 

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// Finding what changed (one scan per tracked table and join table) and which mapped rows
 /// that affects (walking key paths backwards from each changed row).
 extension Ingestor {

@@ -1,3 +1,4 @@
+import ItemMapping
 import FoundationEssentials
 import SearchIndex
 

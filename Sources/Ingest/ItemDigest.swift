@@ -1,3 +1,4 @@
+import TextUtilities
 import SearchIndex
 
 /// A digest of everything an ingested item puts in the index (not its time of writing): an

@@ -1,3 +1,4 @@
+import ItemMapping
 import FoundationEssentials
 import SQLite
 import TextUtilities
@@ -111,10 +112,7 @@ public enum RecordValue: Sendable, Hashable {
         }
     }
 
-    static func format(_ value: Double) -> String {
-        guard value.isFinite else { return "" }
-        return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
+    static func format(_ value: Double) -> String { RecordKeyPath.numberText(value) }
 
     /// Feeds the value into a version hash.
     func hash(into digest: inout FNV1a) {

@@ -1,3 +1,4 @@
+import ItemMapping
 import JSON
 
 /// The record behind an ingested item, as `objectFromUserActivity` gives an app: its

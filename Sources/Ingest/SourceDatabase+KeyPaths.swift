@@ -46,7 +46,8 @@ extension SourceDatabase {
                 let value = row.values[index]
                 if let number = value.number { numbers.append(number) } else if let text = value.text(as: attribute.type) { texts.append(text) }
             }
-            return Self.reduce(aggregate, numbers: numbers, texts: texts, type: attribute.type)
+            let type = attribute.type
+            return aggregate.reduce(numbers: numbers, texts: texts, extremum: { RecordValue.real($0).text(as: type == .integer ? nil : type) })
         }
         guard let attribute = path.attribute else { return nil }
         let texts = rows.compactMap { row -> String? in
@@ -73,22 +74,5 @@ extension SourceDatabase {
         }
         if texts.isEmpty { return nil }
         return texts.count == 1 ? texts[0] : texts.joined(separator: ", ")
-    }
-
-    /// `@sum`, `@avg`, `@min`, `@max` as KVC computes them: over numbers, or for `@min` and
-    /// `@max` over text when the values are not numbers. An empty sum is 0; an empty
-    /// average, minimum or maximum has no value.
-    static func reduce(_ aggregate: RecordKeyPath.Aggregate, numbers: [Double], texts: [String], type: DataModel.AttributeType?) -> String? {
-        switch aggregate {
-        case .count: return String(numbers.count + texts.count)
-        case .sum: return RecordValue.format(numbers.reduce(0, +))
-        case .avg: return numbers.isEmpty ? nil : RecordValue.format(numbers.reduce(0, +) / Double(numbers.count))
-        case .min, .max:
-            if !numbers.isEmpty {
-                let value = aggregate == .min ? numbers.min()! : numbers.max()!
-                return RecordValue.real(value).text(as: type == .integer ? nil : type)
-            }
-            return aggregate == .min ? texts.min() : texts.max()
-        }
     }
 }

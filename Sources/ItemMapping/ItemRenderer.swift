@@ -22,7 +22,7 @@ public enum ItemRenderer {
     ) throws -> Outcome {
         typealias Limits = SearchableItem.Limits
         // A value put into a URL is one URL component: `Acme Corp` → `Acme%20Corp`.
-        func component(_ path: RecordKeyPath) throws -> String? { try value(path).map(Self.percentEncoded) }
+        func component(_ path: RecordKeyPath) throws -> String? { try value(path).map(Unreserved.encodingOthers) }
         func text(_ name: Mapping.Field, _ limit: Int, multiline: Bool = false) throws -> String? {
             guard let template = mapping.fields[name] else { return nil }
             let text = clean(try template.render(value), limit: limit, multiline: multiline)
@@ -101,20 +101,6 @@ public enum ItemRenderer {
         } catch let invalid as Invalid {
             return .skipped(.invalidItem, invalid.detail)
         }
-    }
-
-    /// Every byte but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
-    static func percentEncoded(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: bytes.append(byte)
-            default: bytes += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Control characters become spaces (tab and line breaks stay where text may be

@@ -26,8 +26,7 @@ public enum JSONObjectPaths {
             return current.first.flatMap(text)
         }
         let numbers = members.compactMap { Double($0) }
-        return SourceDatabase.reduce(aggregate, numbers: numbers.count == members.count ? numbers : [],
-                                     texts: numbers.count == members.count ? [] : members, type: nil)
+        return aggregate.reduce(numbers: numbers.count == members.count ? numbers : [], texts: numbers.count == members.count ? [] : members)
     }
 
     private static func member(_ key: String, of value: JSONValue) -> JSONValue? {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import JSON
 import SearchIndex
+import TextUtilities
 
 /// Reads a mapping file (JSON) into a ``MappingSet``, checking its shape; key paths are
 /// checked against a data model by ``MappingSet/validate(against:file:)``.

@@ -67,3 +67,29 @@ public struct RecordKeyPath: Sendable, Hashable, CustomStringConvertible {
         (steps + (aggregate.map { [$0.rawValue] } ?? []) + memberSteps).joined(separator: ".")
     }
 }
+
+extension RecordKeyPath.Aggregate {
+    /// `@count`, `@sum`, `@avg`, `@min`, `@max` as KVC computes them: over numbers, or for
+    /// `@min` and `@max` over text when the values are not numbers. An empty sum is 0; an
+    /// empty average, minimum or maximum has no value. `extremum` writes a minimum or
+    /// maximum number as its attribute would show it (a date as a date).
+    public func reduce(numbers: [Double], texts: [String], extremum: (Double) -> String? = RecordKeyPath.numberText) -> String? {
+        switch self {
+        case .count: return String(numbers.count + texts.count)
+        case .sum: return RecordKeyPath.numberText(numbers.reduce(0, +))
+        case .avg: return numbers.isEmpty ? nil : RecordKeyPath.numberText(numbers.reduce(0, +) / Double(numbers.count))
+        case .min, .max:
+            if let value = self == .min ? numbers.min() : numbers.max() { return extremum(value) }
+            return self == .min ? texts.min() : texts.max()
+        }
+    }
+}
+
+extension RecordKeyPath {
+    /// A number as a template shows it: whole numbers without a fraction (`3`, not `3.0`),
+    /// nothing for infinities and NaN.
+    public static func numberText(_ value: Double) -> String {
+        guard value.isFinite else { return "" }
+        return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -34,15 +34,9 @@ enum BlockTag: UInt8 {
     var startsBlock: Bool { self != .inline && self != .annotation }
 
     init(name p: UnsafePointer<UInt8>) {
-        var length = 0
-        while length < 12, p[length] != 0 { length += 1 }
-        @inline(__always) func eq(_ s: StaticString) -> Bool {
-            let n = s.utf8CodeUnitCount
-            guard n == length else { return false }
-            let q = s.utf8Start
-            for i in 0..<n where p[i] != q[i] { return false }
-            return true
-        }
+        let name = TagName(p, upTo: 12)
+        let length = name.length
+        @inline(__always) func eq(_ s: StaticString) -> Bool { name.is(s) }
         switch length {
         case 1:
             switch p[0] {
@@ -98,6 +92,33 @@ enum BlockTag: UInt8 {
             self = eq("blockquote") ? .quote : eq("figcaption") ? .caption : .inline
         default:
             self = .inline
+        }
+    }
+}
+
+extension BlockTag {
+    /// Blocks that are a paragraph of a container rather than a container.
+    var isParagraphLike: Bool {
+        switch self {
+        case .paragraph, .headline, .heading, .listItem, .cell, .preformatted, .quote: true
+        default: false
+        }
+    }
+
+    var isHeading: Bool { self == .headline || self == .heading }
+
+    /// Elements around the content by their nature.
+    var isBoilerplate: Bool {
+        switch self {
+        case .navigation, .header, .footer, .aside, .form, .noscript: true
+        default: false
+        }
+    }
+
+    var hintWeight: Double {
+        switch self {
+        case .article, .main: 25
+        default: 0
         }
     }
 }

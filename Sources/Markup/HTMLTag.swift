@@ -40,15 +40,9 @@ enum HTMLTag: UInt8 {
 
     init(name p: UnsafePointer<UInt8>) {
         @inline(__always) func at(_ i: Int) -> UInt8 { p[i] }
-        var length = 0
-        while length < 10, p[length] != 0 { length += 1 }
-        @inline(__always) func eq(_ s: StaticString) -> Bool {
-            let n = s.utf8CodeUnitCount
-            guard n == length else { return false }
-            let q = s.utf8Start
-            for i in 0..<n where p[i] != q[i] { return false }
-            return true
-        }
+        let name = TagName(p, upTo: 10)
+        let length = name.length
+        @inline(__always) func eq(_ s: StaticString) -> Bool { name.is(s) }
         switch length {
         case 1:
             switch at(0) {
@@ -83,5 +77,29 @@ enum HTMLTag: UInt8 {
         default:
             self = .other
         }
+    }
+}
+
+/// An element name as libxml2 reports it (lower case, NUL-terminated), compared with
+/// literals without making a String; names longer than `upTo` bytes match none.
+struct TagName {
+    let bytes: UnsafePointer<UInt8>
+    let length: Int
+
+    @inline(__always)
+    init(_ bytes: UnsafePointer<UInt8>, upTo maximum: Int) {
+        self.bytes = bytes
+        var length = 0
+        while length < maximum, bytes[length] != 0 { length += 1 }
+        self.length = length
+    }
+
+    @inline(__always)
+    func `is`(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard count == length else { return false }
+        let other = literal.utf8Start
+        for i in 0..<count where bytes[i] != other[i] { return false }
+        return true
     }
 }

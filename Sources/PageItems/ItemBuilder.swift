@@ -1,5 +1,5 @@
 import Foundation
-import Ingest
+import ItemMapping
 import Markup
 import SearchIndex
 import TextUtilities

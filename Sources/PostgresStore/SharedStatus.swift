@@ -38,7 +38,7 @@ extension SharedStore {
             }
             let runs = try connection.execute("SELECT report FROM runs ORDER BY started DESC LIMIT $1", [.int(Int64(count))]).rows
                 .compactMap { $0.string(0).flatMap { try? JSONParser.parse($0) } }
-            let running = CrawlLock.holder(path: (dataDirectory as NSString).appendingPathComponent("crawl.lock"))
+            let running = CrawlLock.holder(path: DataFolder(dataDirectory).lockPath)
             return CrawlStatus(dataDirectory: dataDirectory, index: SearchIndex.Statistics(itemsBySource: bySource, expired: expired, domains: domains),
                                urls: urls, running: running, runs: runs, store: Self.redacted(url), nodes: nodes)
         }

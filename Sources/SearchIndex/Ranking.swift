@@ -1,3 +1,4 @@
+import TextUtilities
 import FoundationEssentials
 import Glibc
 
@@ -87,16 +88,16 @@ public enum Ranking {
         mutating func add(_ text: String) {
             var text = text
             text.withUTF8 { bytes in
-                var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+                var hash = FNV1a.offset
                 var length = 0
                 for byte in bytes.prefix(max(0, Self.byteBudget - bytesRead)) {
                     let isWordByte = byte >= 0x80 || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
                     if isWordByte {
-                        hash = (hash ^ UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)) &* 0x100_0000_01B3
+                        hash = FNV1a.add(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte, to: hash)
                         length += 1
                     } else {
                         finishWord(hash, length)
-                        hash = 0xCBF2_9CE4_8422_2325
+                        hash = FNV1a.offset
                         length = 0
                     }
                 }

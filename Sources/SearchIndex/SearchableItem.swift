@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TextUtilities
 import WebURL
 
 /// One searchable thing, in the CoreSpotlight model: a crawled web page, an item an app
@@ -168,7 +169,7 @@ public struct AppTarget: Sendable, Hashable {
         switch platform {
         case .ios: return appStoreID.map { "https://apps.apple.com/app/id\($0)" }
         case .android:
-            return package.map { "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodedQueryValue($0))" }
+            return package.map { "https://play.google.com/store/apps/details?id=\(Unreserved.encodingOthers($0))" }
         }
     }
 }

@@ -20,11 +20,7 @@ enum URLNormalization {
     }
 
     @inline(__always)
-    static func isUnreserved(_ c: UInt8) -> Bool {
-        (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
-            || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
-            || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
-    }
+    static func isUnreserved(_ c: UInt8) -> Bool { Unreserved.contains(c) }
 
     /// Bytes a component in normal form holds as they are: everything outside the
     /// component's percent-encode set but `%` (checked separately), and, in a path, not `\`
@@ -221,21 +217,4 @@ public enum PercentEncoding {
         return URLNormalization.normalizeComponent(text[..<question], kind: .path) + "?"
             + URLNormalization.normalizeComponent(text[text.index(after: question)...], kind: .query)
     }
-
-    /// Text to put in a query value: every byte but RFC 3986's unreserved characters
-    /// (`A-Z a-z 0-9 - . _ ~`) encoded, so that no `&`, `=` or `#` can end the value.
-    public static func encodedQueryValue(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
-            }
-        }
-        return out
-    }
-
 }

@@ -15,9 +15,8 @@ struct CrawlRun {
     /// Runs, or returns nil (after saying why) when another run holds the data folder.
     func run(progress display: ProgressDisplay.Mode) throws -> RunReport? {
         let runID = Self.newRunID()
-        let lockPath = (configuration.dataDirectory as NSString).appendingPathComponent("crawl.lock")
         let lock: CrawlLock
-        switch try CrawlLock.acquire(path: lockPath, runID: runID) {
+        switch try CrawlLock.acquire(path: configuration.folder.lockPath, runID: runID) {
         case .success(let acquired):
             lock = acquired
         case .failure(let busy):
@@ -44,7 +43,7 @@ struct CrawlRun {
     }
 
     private func save(_ report: RunReport) throws {
-        let folder = (configuration.dataDirectory as NSString).appendingPathComponent("runs")
+        let folder = configuration.folder.runsDirectory
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = (folder as NSString).appendingPathComponent("\(report.id).json")
         try Data(JSONWriter.bytes(report.json, style: .pretty) + [0x0A]).write(to: URL(fileURLWithPath: path))

@@ -1,3 +1,4 @@
+import Crawl
 import Foundation
 
 /// The data folder (`--data`, default `./crawl-data`) and the files in it.
@@ -15,11 +16,11 @@ struct DataDirectory {
         self.path = path
     }
 
-    var indexPath: String { (path as NSString).appendingPathComponent("index.sqlite") }
-    /// What `ingest` remembers of each source between runs (``IngestState``).
-    var ingestPath: String { (path as NSString).appendingPathComponent("ingest.sqlite") }
-    /// Keys and activity reports: the service's own file.
-    var servicePath: String { (path as NSString).appendingPathComponent("service.sqlite") }
+    /// Its files, as ``DataFolder`` names them.
+    var folder: DataFolder { DataFolder(path) }
+    var indexPath: String { folder.indexPath }
+    var ingestPath: String { folder.ingestPath }
+    var servicePath: String { folder.servicePath }
 
     /// Creates the folder when it is missing.
     func create() throws {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import JSON
 import SearchIndex
+import TextUtilities
 
 /// `search --server`: the same search asked of a running `searchlight serve` over
 /// libcurl, read back into the same ``SearchResponse`` a local search gives.
@@ -16,7 +17,7 @@ struct RemoteSearch {
         if request.snippets { parameters.append(("snippets", "1")) }
         if request.offset > 0 { parameters.append(("offset", String(request.offset))) }
         if request.typing { parameters.append(("typing", "1")) }
-        let url = ServerClient.base(server) + "/v1/search?" + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
+        let url = ServerClient.base(server) + "/v1/search?" + parameters.map { "\($0.0)=\(Unreserved.encodingOthers($0.1))" }.joined(separator: "&")
         let client = ServerClient.make(caCertificates: caCertificates, timeout: 30)
         defer { client.shutdown() }
         let response = client.fetch(FetchRequest(url: url, headers: [HTTPField("Accept", "application/json")]))
@@ -34,10 +35,4 @@ struct RemoteSearch {
         }
     }
 
-    /// Percent-encodes everything but RFC 3986's unreserved characters.
-    static func encode(_ text: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
 }

@@ -1,3 +1,4 @@
+import ItemMapping
 import Foundation
 import Ingest
 import Testing

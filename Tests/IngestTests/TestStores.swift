@@ -1,3 +1,4 @@
+import ItemMapping
 import DemoWeb
 import Foundation
 import Ingest

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// Interns terms (byte strings) to dense ids: an open-addressing hash table over one byte
 /// arena, so that collecting a batch's postings allocates nothing per token.
 struct TermTable {
@@ -18,8 +20,7 @@ struct TermTable {
 
     /// The id of `term`, added when new.
     mutating func id(_ term: UnsafeRawBufferPointer) -> Int32 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in term { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        let hash = FNV1a.hash(term)
         var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
         while true {
             let found = slots[slot]
@@ -45,11 +46,7 @@ struct TermTable {
         slots = [Int32](repeating: -1, count: slots.count * 2)
         mask = slots.count - 1
         for id in starts.indices {
-            let hash = withBytes(Int32(id)) { term -> UInt64 in
-                var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-                for byte in term { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-                return hash
-            }
+            let hash = withBytes(Int32(id)) { FNV1a.hash($0) }
             var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(id)

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import ItemMapping
 import SearchIndex
 
 /// Finds the record behind an ingested item: the source's database, model and mapping as

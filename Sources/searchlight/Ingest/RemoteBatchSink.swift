@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import HTTPTypes
 import Ingest
+import ItemMapping
 import JSON
 import SearchIndex
 

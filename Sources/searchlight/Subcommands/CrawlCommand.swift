@@ -1,7 +1,7 @@
 import Crawl
 import Fetch
 import Foundation
-import Ingest
+import ItemMapping
 import Glibc
 import JSON
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import ItemMapping
 import JSON
 import SearchIndex
 import WebURL

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import ItemMapping
 import HTTPServer
 import JSON
 import PostgresStore

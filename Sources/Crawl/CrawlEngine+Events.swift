@@ -1,0 +1,125 @@
+import Dispatch
+import Fetch
+import Foundation
+import PageItems
+import WebRules
+import WebURL
+
+/// What the coordinator does with each event the fetch and extraction threads post: host
+/// files, sitemaps, and pages (their decision, duplicates, counters and writes).
+extension CrawlEngine {
+    // MARK: events
+
+    func handle(_ event: CrawlEvent, now: Date) throws {
+        switch event {
+        case .page(let result, let response):
+            try handlePage(result, response, now: now)
+        case .file(let origin, let file, let response):
+            inFlight -= 1
+            hosts[origin]?.finished()
+            archive?.archive(response, url: response.request.url, digest: nil, duplicateOf: nil)
+            guard var host = hosts[origin] else { return }
+            let effects: HostMachine.Effects
+            switch file {
+            case .robots(let hops):
+                if let error = response.error { report.hosts[origin, default: RunReport.Host()].lastError = error.message }
+                let verdict = HostFiles.robots(response, hops: hops, origin: origin, record: host.record, now: now, token: configuration.productToken)
+                effects = host.robotsArrived(verdict, hops: hops, configuration: configuration, now: now)
+            case .association(let kind):
+                effects = host.associationArrived(HostFiles.association(kind, response), now: now)
+            case .sitemap(let url, let crossSubmit):
+                host.sitemapFinished()
+                hosts[origin] = host
+                try readSitemap(HostFiles.sitemap(response, url: url, crossSubmit: crossSubmit, admission: admission), from: url, origin: origin)
+                return
+            }
+            hosts[origin] = host
+            try apply(effects, for: origin)
+        }
+    }
+
+    func readSitemap(_ reading: HostFiles.SitemapReading, from url: WebURL, origin: String) throws {
+        for (reason, count) in reading.skipped { report.skip(reason, count: count) }
+        guard reading.read else { return }
+        report.sitemaps += 1
+        report.sitemapURLs += reading.listed
+        for nested in reading.nested where admission.scope.contains(nested) || nested.origin == origin {
+            try activate(nested.origin)
+            hosts[nested.origin]?.queueSitemap(nested)
+        }
+        for entry in reading.entries {
+            batch.sitemapNotes.append((entry.url, entry.lastModified, entry.changeFrequency))
+            try addLink(FrontierURL(url: entry.url, depth: 1, foundOn: url.string, fromSitemap: true, priority: entry.priority,
+                                changeFrequency: entry.changeFrequency, sitemapLastModified: entry.lastModified))
+        }
+    }
+
+    func handlePage(_ result: PageAnalyzer.Result, _ response: FetchResponse, now: Date) throws {
+        let entry = result.entry
+        inFlight -= 1
+        hosts[entry.origin]?.finished()
+        report.fetched += 1
+        report.bytes += result.bytes
+        report.hosts[entry.origin, default: RunReport.Host()].fetched += 1
+        report.hosts[entry.origin, default: RunReport.Host()].bytes += result.bytes
+        let urlHash = FNV.hash(entry.url.string)
+        var duplicate: PageDecision.Duplicate?
+        if case .indexed = result.kind {
+            if let hash = result.digest?.description, let first = try firstURL(withContent: hash, other: entry.url.string) {
+                duplicate = .exact(of: first)
+            } else if let print = result.fingerprint, nearDuplicates[entry.origin]?.hasNearDuplicate(of: print.simhash, url: urlHash) == true {
+                duplicate = .near
+            }
+        }
+        if let print = result.fingerprint,
+            let (template, evidence) = hosts[entry.origin]?.patterns.record(entry.url, duplicate: duplicate != nil, pageShingles: print.shingles,
+                                                                pageWords: print.words, identity: print.identity)
+        {
+            report.note(RunReport.Pattern(template: template.text, verdict: evidence.verdict.rawValue, fetched: evidence.fetched,
+                                          stale: evidence.stale, duplicates: evidence.duplicates))
+        }
+        let decision = PageDecision(result, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
+        for (reason, count) in decision.skipped { report.skip(reason, count: count) }
+        if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
+        if let due = decision.postpone { batch.postponed.append((entry.id, due)) }
+        if decision.hostError { report.hosts[entry.origin, default: RunReport.Host()].errors += 1 }
+        if decision.notModified { report.notModified += 1 }
+        if decision.redirect { report.redirects += 1 }
+        if decision.indexed {
+            report.indexed += 1
+            report.hosts[entry.origin, default: RunReport.Host()].indexed += 1
+        }
+        for id in decision.deletes { batch.delete(id) }
+        if let item = decision.upsert { batch.upserts.append(item) }
+        if let (id, until) = decision.confirmation { batch.confirmations[id] = until }
+        if let (hash, url) = decision.content {
+            contentsThisRun[hash] = url
+            batch.contents.append((hash, url))
+        }
+        if decision.indexed, let print = result.fingerprint {
+            nearDuplicates[entry.origin]?.insert(print.simhash, url: urlHash)
+            batch.fingerprints.append((entry.origin, entry.url.string, print.simhash))
+        }
+        if let outcome = decision.outcome { batch.outcomes.append(outcome) }
+        for link in decision.links { try addLink(link) }
+        var duplicateOf: String?
+        if case .exact(let first) = duplicate { duplicateOf = first }
+        if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
+    }
+
+    func firstURL(withContent hash: String, other url: String) throws -> String? {
+        if let first = contentsThisRun[hash] { return first == url ? nil : first }
+        guard let first = try store.firstURL(withContent: hash), first != url else { return nil }
+        return first
+    }
+
+    func addLink(_ link: FrontierURL) throws {
+        guard seen.insert(link.url.string) else { return }
+        if hosts[link.url.origin]?.patterns.isTrapped(link.url) == true {
+            report.skip(.trapPattern)
+            return
+        }
+        batch.newURLs.append(link)
+        try activate(link.url.origin)
+    }
+}

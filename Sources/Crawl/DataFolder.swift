@@ -1,0 +1,28 @@
+import Foundation
+
+/// The files of a data folder, named in this one place: every command and store that
+/// opens one of them asks here.
+public struct DataFolder: Sendable, Hashable {
+    public let path: String
+
+    public init(_ path: String) {
+        self.path = path
+    }
+
+    private func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    /// The search index (``SearchIndex``).
+    public var indexPath: String { file("index.sqlite") }
+    /// The crawl's URLs and hosts (``Frontier``).
+    public var frontierPath: String { file("frontier.sqlite") }
+    /// What `ingest` remembers of each source between runs.
+    public var ingestPath: String { file("ingest.sqlite") }
+    /// Keys and activity reports: the service's own file.
+    public var servicePath: String { file("service.sqlite") }
+    /// Held by the run crawling the folder (``CrawlLock``).
+    public var lockPath: String { file("crawl.lock") }
+    /// One JSON report per run.
+    public var runsDirectory: String { file("runs") }
+    /// The crawl's WARC files.
+    public var warcDirectory: String { file("warc") }
+}

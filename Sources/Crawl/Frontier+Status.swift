@@ -1,0 +1,91 @@
+import Foundation
+import SQLite
+import WebURL
+
+/// What `status`, `--urls` and `--refetch` ask of the frontier: counts, the URLs behind a
+/// reason, the schedule, and forced revisits.
+extension Frontier {
+    /// The URLs whose verdict was `reason` (or, for `all`, every URL with a verdict), up
+    /// to `limit`, oldest attempt first.
+    func rows(reason: String?, limit: Int) throws -> [FrontierRow] {
+        guard hasReasons else { return [] }
+        let statement = try connection.statement("""
+            SELECT url, state, reason, status, fetched_at, due FROM urls
+            WHERE (?1 IS NULL AND reason IS NOT NULL) OR reason = ?1 ORDER BY fetched_at, id LIMIT ?2
+            """)
+        statement.bind([SQLiteValue(reason), .integer(Int64(limit))])
+        var rows: [FrontierRow] = []
+        while try statement.step() {
+            rows.append(FrontierRow(url: statement.string(0) ?? "", state: statement.string(1) ?? "", reason: statement.string(2),
+                                    status: statement.optionalInt(3), lastAttempt: statement.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
+                                    due: Date(timeIntervalSince1970: statement.double(5))))
+        }
+        return rows
+    }
+
+    /// How many URLs are due at `now`, and when the next one after it is.
+    func schedule(now: Date) throws -> (due: Int, next: Date?) {
+        let statement = try connection.statement("SELECT count(*) FILTER (WHERE due <= ?1), min(due) FILTER (WHERE due > ?1) FROM urls")
+        statement.bind([.real(now.timeIntervalSince1970)])
+        try statement.step()
+        return (statement.int(0), statement.optionalDouble(1).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// How many URLs have each verdict reason.
+    func reasonCounts() throws -> [String: Int] {
+        guard hasReasons else { return [:] }
+        let statement = try connection.statement("SELECT reason, count(*) FROM urls WHERE reason IS NOT NULL GROUP BY reason")
+        var counts: [String: Int] = [:]
+        while try statement.step() { counts[statement.string(0) ?? "?"] = statement.int(1) }
+        return counts
+    }
+
+    /// Makes the selected URLs due now; returns how many. A URL not yet known is added (a
+    /// refetch of a new URL is a fetch). Conditional headers stay: an unchanged page costs a 304.
+    @discardableResult
+    func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int {
+        let time = SQLiteValue.real(now.timeIntervalSince1970)
+        switch selection {
+        case .all:
+            try connection.statement("UPDATE urls SET due = ?1 WHERE due > ?1").run([time])
+            return connection.changes
+        case .reason(let reason):
+            try connection.statement("UPDATE urls SET due = ?1 WHERE reason = ?2 AND due > ?1").run([time, .text(reason)])
+            return connection.changes
+        case .urls(let urls):
+            let update = try connection.statement("UPDATE urls SET due = ?1 WHERE url = ?2")
+            var changed = 0
+            for url in urls {
+                try update.run([time, .text(url.string)])
+                changed += connection.changes
+            }
+            return changed
+        }
+    }
+
+    /// URLs by state, those due at `now`, and hosts.
+    func counts(now: Date) throws -> CrawlStatus.URLCounts {
+        var counts = CrawlStatus.URLCounts()
+        let states = try connection.statement("SELECT state, count(*) FROM urls GROUP BY state")
+        while try states.step() {
+            let number = states.int(1)
+            counts.known += number
+            switch states.string(0) {
+            case "new": counts.new += number
+            case "done": counts.done += number
+            case "failing": counts.failing += number
+            case "gone": counts.gone += number
+            case "excluded": counts.excluded += number
+            default: break
+            }
+        }
+        let due = try connection.statement("SELECT count(*) FROM urls WHERE due <= ?")
+        due.bind(1, now.timeIntervalSince1970)
+        try due.step()
+        counts.due = due.int(0)
+        let hosts = try connection.statement("SELECT count(DISTINCT origin) FROM urls")
+        try hosts.step()
+        counts.hosts = hosts.int(0)
+        return counts
+    }
+}
