@@ -9,7 +9,12 @@ import TextUtilities
 ///   trailing or missing commas, `//` and `/* */` comments, HTML comment and CDATA wrappers,
 ///   raw control characters and unknown escapes in strings, single quotes, bare keys,
 ///   Python-style literals, several values in a row, and a truncated end. Every repair is
-///   reported with its line, and whatever was read before an unrecoverable error is kept.
+///   reported with its line and column, and whatever was read before an unrecoverable
+///   error is kept.
+///
+/// One file, over the 400 lines others keep to, on purpose: the reader is one recursive
+/// descent whose strict and lenient paths share every production, and splitting the
+/// productions across files would hide which repair each one makes.
 ///
 /// Nesting deeper than ``maximumDepth`` is an error in both modes, so hostile input cannot
 /// exhaust the stack.
