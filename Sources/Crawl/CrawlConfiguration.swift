@@ -1,6 +1,7 @@
-import ItemMapping
 import Fetch
 import Foundation
+import ItemMapping
+import SearchIndex
 import WebRules
 import WebURL
 
@@ -44,7 +45,7 @@ public struct CrawlConfiguration: Sendable {
     public var robotsLifetime: TimeInterval = 24 * 3600
     /// Items a crawled page produces live this long unless the page is confirmed again
     /// (CoreSpotlight's default expiration).
-    public var itemLifetime: TimeInterval = 30 * 24 * 3600
+    public var itemLifetime: TimeInterval = SearchableItem.defaultLifetime
     /// A page that keeps failing transiently (timeouts, 5xx, refused connections) keeps
     /// its item this long after its first failure, then loses it.
     public var failureGracePeriod: TimeInterval = 7 * 24 * 3600

@@ -34,9 +34,9 @@ import WebURL
 public struct ItemBuilder: Sendable {
     /// How long a crawled item lives unless it is confirmed again (CoreSpotlight's default
     /// of one month).
-    public var timeToLive: TimeInterval = 30 * 24 * 3600
+    public var timeToLive: TimeInterval = SearchableItem.defaultLifetime
     /// Bytes of body text kept for recall.
-    public var bodyTextLimit = 32 * 1024
+    public var bodyTextLimit = SearchableItem.crawledTextBytes
     /// The site owner's templates (`crawl --mapping`): a page whose schema.org object is of
     /// a mapped type (`"entity": "Recipe"`) reads as the mapping says.
     public var mappings: MappingSet?
@@ -105,7 +105,13 @@ public struct ItemBuilder: Sendable {
             source: .crawled,
             lastUpdated: now,
             language: markup.language.flatMap { SearchableItem.isValidLanguageTag($0) ? $0 : nil })
-        return mapped(item, markup: markup, now: now)
+        // The item contract for a page: text cleaned and cut, a value that breaks a rule (a
+        // rating off its scale, a thumbnail that is not http(s)) left out.
+        var page = mapped(item, markup: markup, now: now)
+        page = (try? page.validated(.crawled, now: now)) ?? page
+        // A count of ratings says nothing without the rating.
+        if page.rating == nil { page.ratingCount = nil }
+        return page
     }
 
     /// The item with its mapping applied, for the first schema.org object of a mapped type.
@@ -121,14 +127,10 @@ public struct ItemBuilder: Sendable {
         return item
     }
 
-    /// A page's aggregate rating within the limits a pushed item has: a scale above 0 and
-    /// at most 100 (else 5), a value on that scale (else none), a count from 0 up.
+    /// A page's aggregate rating as written (5 when it names no best rating); the item
+    /// contract leaves out a scale or a value outside its rules.
     static func rating(_ rating: SchemaSummary.Rating?) -> (value: Double?, scale: Double, count: Int?) {
-        let limits = (scale: SearchableItem.Limits.ratingScale, count: SearchableItem.Limits.ratingCount)
-        let scale = rating?.best.flatMap { $0.isFinite && $0 > 0 && $0 <= limits.scale ? $0 : nil } ?? 5
-        let value = rating.flatMap { $0.value.isFinite && (0...scale).contains($0.value) ? $0.value : nil }
-        let count = rating?.count.flatMap { (0...limits.count).contains($0) ? $0 : nil }
-        return (value, scale, value == nil ? nil : count)
+        (rating?.value, rating?.best ?? 5, rating?.count)
     }
 
     /// The canonical URL when it stays on the site, else the page URL; without fragment.

@@ -31,15 +31,14 @@ extension SearchableItem {
         public static let lifetime: TimeInterval = 10 * 365 * 86_400
     }
 
-    static let pushedTimeToLive: TimeInterval = 30 * 24 * 3600
-
     private static let knownFields: Set<String> = [
         "uniqueIdentifier", "domainIdentifier", "contentType", "title", "contentDescription", "keywords", "thumbnailURL",
         "webURL", "rating", "ratingScale", "ratingCount", "price", "currency", "telephone", "address", "apps",
         "allowsWebFallback", "expirationDate", "text", "source", "language",
     ]
 
-    /// Reads one pushed item. Items without `expirationDate` expire a month after `now`.
+    /// Reads one pushed item and holds it to the item contract (``validated(_:now:)``):
+    /// items without `expirationDate` expire ``defaultLifetime`` after `now`.
     public init(pushed value: JSONValue, path: String = "item", owner: String? = nil, now: Date = Date()) throws(SearchIndexError) {
         do {
             try self.init(reading: try FieldReader(value: value, path: path), owner: owner, now: now)
@@ -52,14 +51,10 @@ extension SearchableItem {
         try reader.rejectUnknown(Self.knownFields)
         try reader.rejectDuplicates()
         let scale = try reader.number("ratingScale", in: 0...Limits.ratingScale) ?? 5
-        guard scale > 0 else { throw FieldError(path: reader.path + ".ratingScale", "must be greater than 0") }
-        var expiration = now.addingTimeInterval(Self.pushedTimeToLive)
+        var expiration: Date?
         if let text = try reader.string("expirationDate", maximumBytes: Limits.shortTextBytes) {
             guard let seconds = ISO8601.seconds(from: text) else {
                 throw FieldError(path: reader.path + ".expirationDate", "expected an ISO 8601 date such as 2026-12-31T00:00:00Z")
-            }
-            guard seconds <= now.timeIntervalSince1970 + Limits.lifetime else {
-                throw FieldError(path: reader.path + ".expirationDate", "at most ten years ahead")
             }
             expiration = Date(timeIntervalSince1970: seconds)
         }
@@ -69,13 +64,14 @@ extension SearchableItem {
         }
         self.init(
             uniqueIdentifier: try reader.requiredString("uniqueIdentifier", maximumBytes: Limits.identifierBytes),
-            domainIdentifier: try Self.domainIdentifier(reader),
+            domainIdentifier: try reader.string("domainIdentifier", maximumBytes: Limits.domainIdentifierBytes),
             contentType: try reader.string("contentType", maximumBytes: Limits.contentTypeBytes),
             title: try reader.requiredString("title", maximumBytes: Limits.titleBytes),
             contentDescription: try reader.string("contentDescription", maximumBytes: Limits.descriptionBytes, multiline: true),
             keywords: try reader.strings("keywords", maximumCount: Limits.keywords, maximumBytes: Limits.keywordBytes),
             thumbnailURL: try Self.url(reader, "thumbnailURL"), webURL: try Self.url(reader, "webURL"),
-            rating: try reader.number("rating", in: 0...scale), ratingScale: scale,
+            // A zero scale is the contract's to refuse (below), before any rating is measured on it.
+            rating: try reader.number("rating", in: 0...(scale > 0 ? scale : Limits.ratingScale)), ratingScale: scale,
             ratingCount: try reader.integer("ratingCount", in: 0...Limits.ratingCount),
             price: try reader.string("price", maximumBytes: Limits.shortTextBytes),
             currency: try reader.string("currency", maximumBytes: Limits.shortTextBytes),
@@ -87,19 +83,16 @@ extension SearchableItem {
             record: try reader.object["source"].map { value throws(FieldError) in
                 try RecordReference.pushed(try FieldReader(value: value, path: reader.path + ".source"))
             },
-            language: try Self.language(reader))
+            language: try reader.string("language", maximumBytes: 35))
+        do {
+            self = try validated(.pushed, now: now)
+        } catch {
+            throw FieldError(path: reader.path + "." + error.field, error.message)
+        }
     }
 
     /// A BCP 47 language tag (`en`, `pt-BR`, `zh-Hant`): letters, digits and hyphens, at most
     /// 35 bytes, a primary subtag of 2–8 letters. It picks the stemmer of the item's words.
-    private static func language(_ reader: FieldReader) throws(FieldError) -> String? {
-        guard let text = try reader.string("language", maximumBytes: 35) else { return nil }
-        guard isValidLanguageTag(text) else {
-            throw FieldError(path: reader.path + ".language", "expected a BCP 47 language tag such as en, fr or pt-BR")
-        }
-        return text
-    }
-
     public static func isValidLanguageTag(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count <= 35, let primary = parts.first, (2...8).contains(primary.utf8.count),
@@ -110,14 +103,6 @@ extension SearchableItem {
 
     /// A reverse-DNS name (`com.example.people`): ASCII letters, digits, `-`, `_` and dots
     /// between non-empty labels. Compared exactly, as CoreSpotlight compares them.
-    private static func domainIdentifier(_ reader: FieldReader) throws(FieldError) -> String? {
-        guard let text = try reader.string("domainIdentifier", maximumBytes: Limits.domainIdentifierBytes) else { return nil }
-        guard isValidDomainIdentifier(text) else {
-            throw FieldError(path: reader.path + ".domainIdentifier", "expected dot-separated labels of letters, digits, '-' and '_'")
-        }
-        return text
-    }
-
     public static func isValidDomainIdentifier(_ text: String) -> Bool {
         text.utf8.count <= Limits.domainIdentifierBytes && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             !label.isEmpty && label.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }

@@ -40,11 +40,12 @@ struct ActivityReport {
     /// The item's id: one per activity type and page, whoever reported it.
     var itemID: String { "activity:" + activityType + ":" + webpageURL }
 
-    /// The searchable item, as of this report; it lives a month past the last one.
-    func item(owner: String, now: Date) -> SearchableItem {
-        SearchableItem(
+    /// The searchable item, as of this report, held to the item contract; it lives
+    /// ``SearchableItem/defaultLifetime`` past the last report.
+    func item(owner: String, now: Date) throws(SearchableItem.Problem) -> SearchableItem {
+        try SearchableItem(
             uniqueIdentifier: itemID, contentType: activityType, title: title, contentDescription: contentDescription, keywords: keywords,
-            thumbnailURL: thumbnailURL, webURL: webpageURL, apps: apps, expirationDate: now.addingTimeInterval(30 * 86_400),
-            source: .activity, owner: owner, lastUpdated: now)
+            thumbnailURL: thumbnailURL, webURL: webpageURL, apps: apps, source: .activity, owner: owner, lastUpdated: now
+        ).validated(.pushed, now: now)
     }
 }

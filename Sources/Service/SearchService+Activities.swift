@@ -25,7 +25,13 @@ extension SearchService {
                                              webpageURL: report.webpageURL, deviceHash: deviceHash, networkHash: networkHash, now: now)
         let isPublic = min(reach.devices, reach.networks) >= configuration.activityThreshold
         if isPublic {
-            var batch = SearchIndex.Batch(upserts: [report.item(owner: key.owner, now: now)])
+            let item: SearchableItem
+            do {
+                item = try report.item(owner: key.owner, now: now)
+            } catch {
+                throw FieldError(path: "body." + error.field, error.message)
+            }
+            var batch = SearchIndex.Batch(upserts: [item])
             batch.owner = key.owner
             try write { try $0.commit(batch, now: now) }
         }

@@ -96,7 +96,7 @@ struct CrawlCommand: Command {
         configuration.maximumDepth = try arguments.int(Option.maxDepth, in: 0...1000) ?? 20
         configuration.maximumTime = try arguments.duration(Option.maxTime, in: 1...(365 * 86_400)) ?? .infinity
         every = try arguments.duration(Option.every, in: 1...(365 * 86_400))
-        configuration.itemLifetime = try arguments.duration(Option.expireAfter, in: 3600...(10 * 365 * 86_400)) ?? 30 * 86_400
+        if let lifetime = try arguments.duration(Option.expireAfter, in: 3600...(10 * 365 * 86_400)) { configuration.itemLifetime = lifetime }
         configuration.failureGracePeriod = try arguments.duration(Option.grace, in: 0...(365 * 86_400)) ?? 7 * 86_400
         configuration.maximumPagesPerHost = try arguments.int(Option.maxPagesPerHost, in: 1...Int.max) ?? 10_000
         configuration.concurrency = try arguments.int(Option.concurrency, in: 1...1024) ?? 32

@@ -1,0 +1,217 @@
+import FoundationEssentials
+import TextUtilities
+
+/// The item contract: every rule an item in the index keeps, in one place. Each source
+/// fills a ``SearchableItem`` its own way (a push's JSON, a mapped record, a crawled page,
+/// an activity report) and hands it to ``validated(_:now:)``, which either returns it
+/// within the rules or says which field broke which rule. The limits are ``Limits``.
+extension SearchableItem {
+    /// How ``validated(_:now:)`` treats what breaks a rule.
+    public struct Policy: Sendable {
+        public enum Text: Sendable {
+            /// Over a limit, or holding a control character: an error.
+            case refuse
+            /// Control characters become spaces (line breaks and tabs stay in multi-line
+            /// fields), surrounding whitespace goes, and the text is cut at its limit.
+            case clean
+        }
+
+        public enum Invalid: Sendable {
+            /// A value that breaks a rule (a URL that is not http(s), a rating off its scale): an error.
+            case fail
+            /// Such a value is left out (a crawled page keeps what it could give).
+            case drop
+        }
+
+        public var text: Text
+        public var invalid: Invalid
+        /// How long an item without an `expirationDate` lives; nil: until its source removes it.
+        public var lifetime: TimeInterval?
+
+        /// An app's push (`index add`, `POST /v1/items`) and a reported activity: everything
+        /// as sent, or an error; ``SearchableItem/defaultLifetime`` unless it says otherwise.
+        public static let pushed = Policy(text: .refuse, invalid: .fail, lifetime: SearchableItem.defaultLifetime)
+        /// A mapped record: text cleaned and cut; a value that breaks a rule skips the record.
+        /// It lives as long as its record (ingest deletes it with the record).
+        public static let rendered = Policy(text: .clean, invalid: .fail, lifetime: nil)
+        /// A crawled page: text cleaned and cut; a value that breaks a rule is left out. Its
+        /// lifetime is the crawl's `--expire-after`, set by the item builder.
+        public static let crawled = Policy(text: .clean, invalid: .drop, lifetime: SearchableItem.defaultLifetime)
+    }
+
+    /// Which field broke which rule (`webURL`, `apps[0].deepLink`), with the value as given.
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public enum Kind: Sendable {
+            /// A required text (the identifier, the title) is empty.
+            case empty
+            case tooLong
+            case controlCharacter
+            /// A value outside its rule (a URL, a rating, a date, a tag).
+            case invalid
+        }
+
+        public var kind: Kind
+        public var field: String
+        public var value: String?
+        public var message: String
+
+        public var description: String { field + (value.map { " '\($0)'" } ?? "") + ": " + message }
+    }
+
+    /// How long an item lives without an `expirationDate` (CoreSpotlight's default is a month too).
+    public static let defaultLifetime: TimeInterval = 30 * 86_400
+
+    /// The largest body a crawled page's item holds: its main text, cut here (the push
+    /// format's `text` is ``Limits/textBytes``).
+    public static let crawledTextBytes = 32 * 1024
+
+    /// The item within every rule, or the first rule it breaks. No expiration date means
+    /// the policy's lifetime from `now`.
+    public func validated(_ policy: Policy, now: Date) throws(Problem) -> SearchableItem {
+        var item = self
+        var failure: Problem?
+        /// Records a broken rule: with `.fail` the first one is thrown, with `.drop` the
+        /// caller leaves the value out.
+        func broken(_ field: String, _ value: String?, _ message: String) {
+            if policy.invalid == .fail, failure == nil { failure = Problem(kind: .invalid, field: field, value: value, message: message) }
+        }
+        func text(_ field: String, _ value: String, _ limit: Int, multiline: Bool = false) -> String {
+            switch policy.text {
+            case .clean:
+                return Self.clean(value, limit: limit, multiline: multiline)
+            case .refuse:
+                if value.utf8.count > limit {
+                    if failure == nil { failure = Problem(kind: .tooLong, field: field, value: nil, message: "at most \(limit) bytes") }
+                } else if Self.hasControlCharacter(value, multiline: multiline), failure == nil {
+                    failure = Problem(kind: .controlCharacter, field: field, value: nil, message: "control characters are not allowed")
+                }
+                return value
+            }
+        }
+        func optionalText(_ field: String, _ value: String?, _ limit: Int, multiline: Bool = false) -> String? {
+            guard let value else { return nil }
+            let result = text(field, value, limit, multiline: multiline)
+            return result.isEmpty ? nil : result
+        }
+        func url(_ field: String, _ value: String?) -> String? {
+            guard let value = optionalText(field, value, Limits.urlBytes) else { return nil }
+            switch Self.acceptableURL(value) {
+            case .success(let url): return url
+            case .failure(let problem):
+                broken(field, value, problem.message)
+                return nil
+            }
+        }
+
+        item.uniqueIdentifier = text("uniqueIdentifier", uniqueIdentifier, Limits.identifierBytes)
+        if item.uniqueIdentifier.isEmpty { throw failure ?? Problem(kind: .empty, field: "uniqueIdentifier", value: nil, message: "must not be empty") }
+        item.title = text("title", title, Limits.titleBytes)
+        if item.title.isEmpty { throw failure ?? Problem(kind: .empty, field: "title", value: nil, message: "must not be empty") }
+        item.domainIdentifier = optionalText("domainIdentifier", domainIdentifier, Limits.domainIdentifierBytes)
+        if let domain = item.domainIdentifier, !Self.isValidDomainIdentifier(domain) {
+            broken("domainIdentifier", domain, "expected dot-separated labels of letters, digits, '-' and '_'")
+            item.domainIdentifier = nil
+        }
+        item.contentType = optionalText("contentType", contentType, Limits.contentTypeBytes)
+        item.contentDescription = optionalText("contentDescription", contentDescription, Limits.descriptionBytes, multiline: true)
+        item.keywords = []
+        for (index, keyword) in keywords.enumerated() {
+            guard item.keywords.count < Limits.keywords else {
+                broken("keywords", nil, "at most \(Limits.keywords)")
+                break
+            }
+            if let kept = optionalText("keywords[\(index)]", keyword, Limits.keywordBytes) { item.keywords.append(kept) }
+        }
+        item.thumbnailURL = url("thumbnailURL", thumbnailURL)
+        item.webURL = url("webURL", webURL)
+        item.price = optionalText("price", price, Limits.shortTextBytes)
+        item.currency = optionalText("currency", currency, Limits.shortTextBytes)
+        item.telephone = optionalText("telephone", telephone, Limits.shortTextBytes)
+        item.address = optionalText("address", address, Limits.addressBytes, multiline: true)
+        item.bodyText = text("text", bodyText, source == .crawled ? Self.crawledTextBytes : Limits.textBytes, multiline: true)
+
+        if !(ratingScale.isFinite && ratingScale > 0 && ratingScale <= Limits.ratingScale) {
+            broken("ratingScale", String(ratingScale), "must be greater than 0 and at most \(Int(Limits.ratingScale))")
+            item.ratingScale = 5
+        }
+        if let rating, !(rating.isFinite && (0...item.ratingScale).contains(rating)) {
+            broken("rating", String(rating), "must be from 0 to the rating scale (\(item.ratingScale))")
+            item.rating = nil
+        }
+        if let count = ratingCount, !(0...Limits.ratingCount).contains(count) {
+            broken("ratingCount", String(count), "must be from 0 to \(Limits.ratingCount)")
+            item.ratingCount = nil
+        }
+
+        item.apps = []
+        for (index, var app) in apps.enumerated() {
+            guard item.apps.count < Limits.apps else {
+                broken("apps", nil, "at most \(Limits.apps)")
+                break
+            }
+            app.deepLink = optionalText("apps[\(index)].deepLink", app.deepLink, Limits.urlBytes)
+            if let link = app.deepLink, !AppTarget.isAcceptableDeepLink(link) {
+                broken("apps[\(index)].deepLink", link, "expected an absolute URI such as myapp://item/42 (not javascript:, data:, vbscript: or file:)")
+                app.deepLink = nil
+            }
+            item.apps.append(app)
+        }
+
+        let latest = now.addingTimeInterval(Limits.lifetime)
+        if let expiration = expirationDate, expiration > latest {
+            broken("expirationDate", ISO8601.string(fromSeconds: expiration.timeIntervalSince1970), "at most ten years ahead")
+            item.expirationDate = latest
+        }
+        if item.expirationDate == nil, let lifetime = policy.lifetime { item.expirationDate = now.addingTimeInterval(lifetime) }
+        if let language, !Self.isValidLanguageTag(language) {
+            broken("language", language, "expected a BCP 47 language tag such as en, fr or pt-BR")
+            item.language = nil
+        }
+        if let failure { throw failure }
+        return item
+    }
+
+    /// Control characters become spaces (tab and line breaks stay where text may be
+    /// multi-line), surrounding whitespace goes, and the text is cut at `limit` bytes on a
+    /// character boundary.
+    public static func clean(_ text: String, limit: Int, multiline: Bool) -> String {
+        if isClean(text, limit: limit) { return text }
+        var result = ""
+        result.reserveCapacity(min(text.utf8.count, limit))
+        var bytes = 0
+        for character in text {
+            var kept = character
+            let scalars = character.unicodeScalars
+            if scalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                if !(multiline && scalars.allSatisfy({ $0 == "\n" || $0 == "\t" || $0 == "\r" })) { kept = " " }
+            }
+            let size = kept.utf8.count
+            if bytes + size > limit { break }
+            result.append(kept)
+            bytes += size
+        }
+        return result.trimmingASCIIWhitespace()
+    }
+
+    /// Whether `text` needs no cleaning: within the limit, no control character (C0, DEL,
+    /// or C1, which UTF-8 writes as C2 80–9F), no whitespace at either end. Bytes only, for
+    /// the common case.
+    private static func isClean(_ text: String, limit: Int) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count <= limit else { return false }
+        if let first = utf8.first, first == 0x20 || (0x09...0x0D).contains(first) { return false }
+        if let last = utf8.last, last == 0x20 || (0x09...0x0D).contains(last) { return false }
+        return !hasControlCharacter(text, multiline: false)
+    }
+
+    /// A C0 control (tab and line breaks allowed when `multiline`), DEL, or a C1 control.
+    private static func hasControlCharacter(_ text: String, multiline: Bool) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte < 0x20, !(multiline && (byte == 0x09 || byte == 0x0A || byte == 0x0D)) { return true }
+            if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
+            previous = byte
+        }
+        return false
+    }
+}

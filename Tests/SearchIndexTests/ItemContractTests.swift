@@ -1,0 +1,67 @@
+import Foundation
+import SearchIndex
+import Testing
+
+/// The item contract (`SearchableItem.validated`): one set of rules, three ways of meeting
+/// a broken one — a push is refused, a mapped record is cleaned or skipped, a crawled page
+/// keeps what it could give.
+@Suite struct ItemContractTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func item(_ change: (inout SearchableItem) -> Void) -> SearchableItem {
+        var item = SearchableItem(uniqueIdentifier: "a", title: "A", webURL: "https://example.com/a", lastUpdated: now)
+        change(&item)
+        return item
+    }
+
+    @Test func eachPolicyMeetsABrokenValueItsOwnWay() throws {
+        let bad = item {
+            $0.thumbnailURL = "javascript:alert(1)"
+            $0.rating = 7
+            $0.ratingScale = 5
+            $0.apps = [AppTarget(platform: .ios, appStoreID: "1", deepLink: "data:text/html,x")]
+            $0.language = "not a tag"
+        }
+        let pushed = #expect(throws: SearchableItem.Problem.self) { try bad.validated(.pushed, now: now) }
+        #expect(pushed?.field == "thumbnailURL" && pushed?.kind == .invalid, "the first broken rule, by field")
+        #expect(throws: SearchableItem.Problem.self) { try bad.validated(.rendered, now: now) }
+        let crawled = try bad.validated(.crawled, now: now)
+        #expect(crawled.thumbnailURL == nil && crawled.rating == nil && crawled.language == nil)
+        #expect(crawled.apps.first?.deepLink == nil && crawled.apps.count == 1, "the app stays, its unsafe link goes")
+    }
+
+    @Test func textIsRefusedForAPushAndCleanedOtherwise() throws {
+        let messy = item {
+            $0.title = "  Lemon\u{7}tart  "
+            $0.contentDescription = "one\ntwo\u{85}"
+            $0.address = String(repeating: "x", count: SearchableItem.Limits.addressBytes + 10)
+        }
+        let refused = #expect(throws: SearchableItem.Problem.self) { try messy.validated(.pushed, now: now) }
+        #expect(refused?.kind == .controlCharacter && refused?.field == "title")
+        let cleaned = try messy.validated(.rendered, now: now)
+        #expect(cleaned.title == "Lemon tart")
+        #expect(cleaned.contentDescription == "one\ntwo", "a multi-line field keeps its line break, loses the C1 control")
+        #expect(cleaned.address?.utf8.count == SearchableItem.Limits.addressBytes)
+        let empty = #expect(throws: SearchableItem.Problem.self) { try item { $0.title = " \u{1} " }.validated(.rendered, now: now) }
+        #expect(empty?.kind == .empty && empty?.field == "title")
+    }
+
+    /// One lifetime rule: a month without a date for pushes and activities, none for a
+    /// mapped record (its ingest removes it), at most ten years ahead for all.
+    @Test func lifetimes() throws {
+        #expect(try item { _ in }.validated(.pushed, now: now).expirationDate == now.addingTimeInterval(SearchableItem.defaultLifetime))
+        #expect(try item { _ in }.validated(.rendered, now: now).expirationDate == nil)
+        let far = item { $0.expirationDate = now.addingTimeInterval(20 * 365 * 86_400) }
+        #expect((#expect(throws: SearchableItem.Problem.self) { try far.validated(.pushed, now: now) })?.field == "expirationDate")
+        #expect(try far.validated(.crawled, now: now).expirationDate == now.addingTimeInterval(SearchableItem.Limits.lifetime))
+    }
+
+    @Test func ratingsAndCountsKeepToTheirScale() throws {
+        #expect(try item { $0.ratingScale = 0 }.validated(.crawled, now: now).ratingScale == 5)
+        #expect(try item { $0.rating = 80; $0.ratingScale = 100 }.validated(.pushed, now: now).rating == 80)
+        #expect(try item { $0.rating = .nan }.validated(.crawled, now: now).rating == nil)
+        #expect(try item { $0.ratingCount = -1 }.validated(.crawled, now: now).ratingCount == nil)
+        #expect(throws: SearchableItem.Problem.self) { try item { $0.domainIdentifier = "bad domain" }.validated(.pushed, now: now) }
+        #expect(try item { $0.domainIdentifier = "com.example" }.validated(.pushed, now: now).domainIdentifier == "com.example")
+    }
+}
