@@ -36,18 +36,21 @@ let package = Package(
         .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
+        /// The seams between the engines and their stores (the crawl's, the service's) and the
+        /// value types that cross them: what a second store implements without the engines.
+        .target(name: "StoreSeams", dependencies: ["CLibCrypto", "JSON", "SearchIndex", "WebURL"]),
         /// Mapping files and templates, and the one renderer from a mapped record to an item:
         /// what ingest and the crawl (a page's schema.org object) share.
         .target(name: "ItemMapping", dependencies: ["JSON", "SearchIndex", "TextUtilities"]),
         .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
-        .target(name: "PostgresStore", dependencies: ["Postgres", "Crawl", "JSON", "SearchIndex", "Service", "WebURL"]),
-        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "TextUtilities", "WebURL"]),
+        .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "SearchIndex", "StoreSeams", "WebURL"]),
+        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(

@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import PostgresStore
 import SearchIndex
+import StoreSeams
 import Synchronization
 import WebURL
 

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import ItemMapping
 import SearchIndex
+import StoreSeams
 import WebRules
 import WebURL
 

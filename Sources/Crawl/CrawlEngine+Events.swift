@@ -2,6 +2,7 @@ import Dispatch
 import Fetch
 import Foundation
 import PageItems
+import StoreSeams
 import WebRules
 import WebURL
 

@@ -1,4 +1,5 @@
 import Dispatch
+import StoreSeams
 import Synchronization
 
 /// Runs page analysis on at most `width` threads without ever blocking the thread that

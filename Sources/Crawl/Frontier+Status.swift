@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import StoreSeams
 import WebURL
 
 /// What `status`, `--urls` and `--refetch` ask of the frontier: counts, the URLs behind a

@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import StoreSeams
 import WebURL
 
 /// The crawl frontier in `frontier.sqlite`: every URL the crawl knows, with its state,

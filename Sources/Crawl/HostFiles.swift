@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import PageItems
+import StoreSeams
 import WebRules
 import WebURL
 

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import HTTPTypes
 import PageItems
+import StoreSeams
 import WebRules
 import WebURL
 

@@ -3,6 +3,7 @@ import Foundation
 import Markup
 import PageItems
 import SearchIndex
+import StoreSeams
 import TextUtilities
 import WebRules
 import WebURL

@@ -1,5 +1,6 @@
 import Foundation
 import SearchIndex
+import StoreSeams
 import WebRules
 import WebURL
 

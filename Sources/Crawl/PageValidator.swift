@@ -5,6 +5,7 @@ import JSON
 import Markup
 import PageItems
 import SearchIndex
+import StoreSeams
 import Synchronization
 import WebRules
 import WebURL

@@ -1,3 +1,4 @@
+import StoreSeams
 import Synchronization
 
 /// Text a site repeats on its pages — a menu, a sidebar, a footer, a "free delivery" strip

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import Gzip
 import HTTPTypes
+import StoreSeams
 import TextUtilities
 
 /// WARC/1.1 records of what a crawl fetched, one gzip member per record, in files under

@@ -2,7 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import SearchIndex
-import Service
+import StoreSeams
 import Synchronization
 
 /// Keeps a node's local index a copy of the shared store's items: a new copy starts from

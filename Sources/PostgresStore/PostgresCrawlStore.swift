@@ -1,7 +1,7 @@
-import Crawl
 import Foundation
 import Postgres
 import SearchIndex
+import StoreSeams
 import WebURL
 
 /// The frontier and the items of a crawl in PostgreSQL, shared by several workers.

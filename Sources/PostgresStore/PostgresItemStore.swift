@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 import SearchIndex
-import Service
+import StoreSeams
 
 /// The service's writes in multi-machine mode: into PostgreSQL's `items`, logged for
 /// every node's copy (``ItemTable``).

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import Service
+import StoreSeams
 
 /// API keys, the device salt and activity reports in PostgreSQL, shared by every node.
 public final class PostgresKeyStore: KeyStore {

@@ -1,8 +1,8 @@
-import Crawl
 import Foundation
 import JSON
 import Postgres
 import SearchIndex
+import StoreSeams
 
 extension SharedStore {
     /// `searchlight status` for a shared store: its items and frontier, the search nodes
@@ -64,11 +64,12 @@ extension SharedStore {
         }
     }
 
-    public func save(report: RunReport, worker: String) throws {
+    /// Keeps a run's report (its JSON form) with the store, for `status --store`.
+    public func save(report: JSONValue, id: String, started: Date, worker: String) throws {
         try session.run { connection in
             try connection.execute("""
                 INSERT INTO runs(id, worker, started, report) VALUES($1, $2, $3, $4) ON CONFLICT (id) DO UPDATE SET report = excluded.report
-                """, [.text(report.id), .text(worker), .double(report.started.timeIntervalSince1970), .text(JSONWriter.string(report.json))])
+                """, [.text(id), .text(worker), .double(started.timeIntervalSince1970), .text(JSONWriter.string(report))])
         }
     }
 

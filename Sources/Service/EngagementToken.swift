@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SearchIndex
+import StoreSeams
 
 /// Proof, carried by each search answer, of which items it showed and when: the
 /// search page sends it back with its impressions and clicks, and anonymous engagement

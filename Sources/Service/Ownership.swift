@@ -1,4 +1,5 @@
 import SearchIndex
+import StoreSeams
 import TextUtilities
 import WebURL
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import SearchIndex
+import StoreSeams
 import Synchronization
 
 /// Search responses reused across requests, as search engines keep a query-result cache:

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSON
 import SearchIndex
+import StoreSeams
 import WebURL
 
 /// Public activities (the NSUserActivity model with `isEligibleForPublicIndexing`).

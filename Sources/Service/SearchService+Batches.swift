@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSON
 import SearchIndex
+import StoreSeams
 
 /// Batches with client state (CoreSpotlight's `beginBatch`/`endBatch(withClientState:)`):
 /// committed whole, and only when the stored state is the one the client expects.

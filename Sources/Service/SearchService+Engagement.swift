@@ -3,6 +3,7 @@ import HTTPServer
 import HTTPTypes
 import JSON
 import SearchIndex
+import StoreSeams
 
 /// Impressions and clicks, the ranking's engagement signal, and the rules that keep it
 /// honest (README, "Engagement"):

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSON
 import SearchIndex
+import StoreSeams
 
 /// Pushed items (the CoreSpotlight model): a key's items are its owner's, identified by
 /// owner and identifier, so two tenants' `tart`s never meet.

@@ -3,6 +3,7 @@ import HTTPServer
 import HTTPTypes
 import JSON
 import SearchIndex
+import StoreSeams
 import TextUtilities
 import Synchronization
 import WebURL

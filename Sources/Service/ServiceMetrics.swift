@@ -1,4 +1,5 @@
 import Foundation
+import StoreSeams
 import Synchronization
 
 /// Request counts and latencies per route and status, in Prometheus's text format

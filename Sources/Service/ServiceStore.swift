@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import StoreSeams
 
 /// The service's own file, `service.sqlite` next to the index: API keys (only the hash of
 /// each secret), the secret salt for device ids, and public-activity reports (only salted
@@ -187,27 +188,5 @@ public final class ServiceStore: KeyStore {
                 return reach
             }
         }
-    }
-}
-
-/// An API key as stored: everything but the secret.
-public struct APIKey: Sendable, Equatable {
-    /// Keys look like `slk_<id>_<secret>`.
-    public static let prefix = "slk_"
-
-    public var id: String
-    /// Who pushes with the key; items it writes are owned by this name.
-    public var owner: String
-    /// The DNS domain the key may write for.
-    public var domain: String
-    public var created: Date
-    public var revoked: Date?
-
-    public init(id: String, owner: String, domain: String, created: Date, revoked: Date?) {
-        self.id = id
-        self.owner = owner
-        self.domain = domain
-        self.created = created
-        self.revoked = revoked
     }
 }

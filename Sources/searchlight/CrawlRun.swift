@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import JSON
 import PostgresStore
+import StoreSeams
 import Synchronization
 
 /// One crawl run as the CLI runs it: the data-folder lock, signal handling, progress on
@@ -38,7 +39,7 @@ struct CrawlRun {
         let report = try crawler.run(progress: shown.isOn ? { shown.show($0) } : nil, shouldStop: { StopSignal.requested })
         shown.clear()
         try save(report)
-        if let shared, let worker = (crawlStore as? PostgresCrawlStore)?.worker { try shared.save(report: report, worker: worker) }
+        if let shared, let worker = (crawlStore as? PostgresCrawlStore)?.worker { try shared.save(report: report.json, id: report.id, started: report.started, worker: worker) }
         return report
     }
 

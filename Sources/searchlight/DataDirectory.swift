@@ -1,5 +1,6 @@
 import Crawl
 import Foundation
+import StoreSeams
 
 /// The data folder (`--data`, default `./crawl-data`) and the files in it.
 struct DataDirectory {

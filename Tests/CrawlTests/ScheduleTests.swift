@@ -5,6 +5,7 @@ import HTTPServer
 import HTTPTypes
 import SearchIndex
 import SearchlightTestSupport
+import StoreSeams
 import Synchronization
 import Testing
 import WebRules

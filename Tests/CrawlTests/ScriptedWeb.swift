@@ -3,6 +3,7 @@ import Dispatch
 import Fetch
 import Foundation
 import HTTPTypes
+import StoreSeams
 import Synchronization
 
 /// A web in memory for the engine's tests: a response per URL (404 for the rest), every

@@ -6,6 +6,7 @@ import JSON
 import SearchIndex
 import SearchlightTestSupport
 import Service
+import StoreSeams
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import PostgresStore
 import SearchIndex
 import Service
+import StoreSeams
 
 /// `--store postgres://USER@HOST:PORT/DB` (or `SEARCHLIGHT_STORE`): the shared PostgreSQL
 /// store of multi-machine mode. Without it every command works on the data folder alone.

@@ -1,6 +1,7 @@
 import Crawl
 import Foundation
 import JSON
+import StoreSeams
 
 /// `searchlight status [--data DIR] [--runs N] [--json]`
 struct StatusCommand: Command {

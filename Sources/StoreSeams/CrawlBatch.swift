@@ -34,7 +34,7 @@ public struct CrawlBatch: Sendable {
     }
 
     /// Deletes an item, dropping an upsert of it from this batch.
-    mutating func delete(_ id: String) {
+    public mutating func delete(_ id: String) {
         deletes.insert(id)
         upserts.removeAll { $0.uniqueIdentifier == id }
     }

@@ -57,32 +57,6 @@ public struct CrawlStatus: Sendable {
         self.nodes = nodes
     }
 
-    /// Reads the folder; missing files leave their part nil (or empty).
-    public static func read(dataDirectory: String, now: Date = Date(), runs count: Int = 5) throws -> CrawlStatus {
-        let folder = DataFolder(dataDirectory)
-        let index = FileManager.default.fileExists(atPath: folder.indexPath)
-            ? try SearchIndex(path: folder.indexPath, mode: .existing).statistics(now: now) : nil
-        let urls = FileManager.default.fileExists(atPath: folder.frontierPath) ? try Frontier(readingAt: folder.frontierPath).counts(now: now) : nil
-        let running = CrawlLock.holder(path: folder.lockPath)
-        let runsFolder = folder.runsDirectory
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: runsFolder)) ?? [])
-            .filter { $0.hasSuffix(".json") }.sorted(by: >).prefix(count)
-        let runs = names.compactMap { name -> JSONValue? in
-            guard let data = FileManager.default.contents(atPath: (runsFolder as NSString).appendingPathComponent(name)) else { return nil }
-            return try? JSONParser.parse(bytes: [UInt8](data))
-        }
-        return CrawlStatus(dataDirectory: dataDirectory, index: index, urls: urls, running: running, runs: runs)
-    }
-
-    /// The URLs of a data folder's frontier whose verdict was `reason` (nil: any reason),
-    /// at most `limit`, and how many URLs each reason holds.
-    public static func urls(dataDirectory: String, reason: String?, limit: Int) throws -> (rows: [FrontierRow], counts: [String: Int]) {
-        let path = DataFolder(dataDirectory).frontierPath
-        guard FileManager.default.fileExists(atPath: path) else { return ([], [:]) }
-        let frontier = try Frontier(readingAt: path)
-        return (try frontier.rows(reason: reason, limit: limit), try frontier.reasonCounts())
-    }
-
     public var json: JSONValue {
         let formatter = ISO8601DateFormatter()
         var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]

@@ -2,8 +2,8 @@ import CLibCrypto
 
 /// SHA-256 through OpenSSL's libcrypto: API keys are stored as the hash of their secret,
 /// device ids as the hash of a secret salt and the id; engagement tokens carry an HMAC.
-enum SHA256 {
-    static func hash(_ data: [UInt8]) -> [UInt8] {
+public enum SHA256 {
+    public static func hash(_ data: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         data.withUnsafeBufferPointer { input in
             _ = CLibCrypto.SHA256(input.baseAddress, input.count, &digest)
@@ -12,7 +12,7 @@ enum SHA256 {
     }
 
     /// HMAC-SHA256 (RFC 2104) of `data` under `key`.
-    static func hmac(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
+    public static func hmac(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         var length: UInt32 = 0
         key.withUnsafeBufferPointer { key in
@@ -24,7 +24,7 @@ enum SHA256 {
     }
 
     /// Bytes from lower- or upper-case hexadecimal; nil for anything else.
-    static func bytes(hex: String) -> [UInt8]? {
+    public static func bytes(hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count.isMultiple(of: 2) else { return nil }
         func value(_ digit: UInt8) -> UInt8? {
@@ -46,7 +46,7 @@ enum SHA256 {
         return bytes
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { byte in
             let digits = Array("0123456789abcdef")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
@@ -54,7 +54,7 @@ enum SHA256 {
     }
 
     /// Compares two digests in time that does not depend on where they differ.
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for index in a.indices { difference |= a[index] ^ b[index] }
@@ -62,7 +62,7 @@ enum SHA256 {
     }
 
     /// `count` bytes from the system's cryptographically secure generator.
-    static func randomBytes(_ count: Int) -> [UInt8] {
+    public static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
