@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "ItemMapping", dependencies: ["JSON", "SearchIndex", "TextUtilities"]),
         .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
         .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "SearchIndex", "StoreSeams", "WebURL"]),
-        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
+        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
 
         .executableTarget(
             name: "searchlight",

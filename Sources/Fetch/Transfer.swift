@@ -2,6 +2,7 @@ import CCurl
 import FoundationEssentials
 import HTTPTypes
 import TextUtilities
+import WebURL
 
 /// One request in flight: owns its libcurl easy handle, receives libcurl's callbacks, and
 /// turns the result into a ``FetchResponse``.

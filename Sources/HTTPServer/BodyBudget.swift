@@ -11,7 +11,7 @@ public enum AdmissionDecision: Sendable {
 }
 
 /// Whose budget a request body's bytes count against, and how large and slow it may be.
-public struct BodyAllowance: Sendable, Hashable {
+public struct BodyAllowance: Sendable {
     public enum Holder: Sendable, Hashable {
         /// The server's shared budget (fixture sites, requests no admission tells apart).
         case everyone
@@ -28,11 +28,15 @@ public struct BodyAllowance: Sendable, Hashable {
     /// The body must have arrived this many seconds after the head (the server's
     /// deadline when longer or nil).
     public var maximumSeconds: Double?
+    /// What admission learned from the head (the API key it checked), handed to the handler
+    /// as ``HTTPServerRequest/admission`` so that it is not worked out twice.
+    public var context: (any Sendable)?
 
-    public init(holder: Holder, maximumBytes: Int? = nil, maximumSeconds: Double? = nil) {
+    public init(holder: Holder, maximumBytes: Int? = nil, maximumSeconds: Double? = nil, context: (any Sendable)? = nil) {
         self.holder = holder
         self.maximumBytes = maximumBytes
         self.maximumSeconds = maximumSeconds
+        self.context = context
     }
 
     public static let standard = BodyAllowance(holder: .everyone)

@@ -14,10 +14,13 @@ public struct HTTPServerRequest: Sendable {
     /// True when the body was larger than the server accepts; ``body`` is then empty.
     public var bodyTooLarge: Bool
     public var remoteAddress: String?
+    /// What the server's admission learned from the head (``BodyAllowance/context``).
+    public var admission: (any Sendable)?
 
     public init(method: String, path: String, rawQueryItems: [(name: String, value: String?)] = [], headers: [HTTPField] = [],
-                body: [UInt8] = [], bodyTooLarge: Bool = false, remoteAddress: String? = nil)
+                body: [UInt8] = [], bodyTooLarge: Bool = false, remoteAddress: String? = nil, admission: (any Sendable)? = nil)
     {
+        self.admission = admission
         self.method = method
         self.path = path
         self.rawQueryItems = rawQueryItems

@@ -51,7 +51,7 @@ final class ServerContext: @unchecked Sendable {
             // The head is in; no body byte has been read yet.
             let state = RequestState(budget: budget)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-            let head = request(connection, url, method, body: [], tooLarge: false)
+            let head = request(connection, url, method, body: [], tooLarge: false, admission: nil)
             // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to
             // any HTTP/1.1 request message that lacks a Host header field".
             if head.header("Host") == nil, let version, strcmp(version, "HTTP/1.1") == 0 {
@@ -105,7 +105,7 @@ final class ServerContext: @unchecked Sendable {
         if state.overBudget { return Self.queue(busy, on: connection) }
         active.add(1, ordering: .relaxed)
         defer { active.subtract(1, ordering: .relaxed) }
-        let response = handler(request(connection, url, method, body: state.body, tooLarge: state.tooLarge))
+        let response = handler(request(connection, url, method, body: state.body, tooLarge: state.tooLarge, admission: state.context))
         state.body = []
         state.release()
         return Self.queue(response, on: connection)
@@ -118,12 +118,12 @@ final class ServerContext: @unchecked Sendable {
     }
 
     private func request(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
-                         body: [UInt8], tooLarge: Bool) -> HTTPServerRequest {
+                         body: [UInt8], tooLarge: Bool, admission: (any Sendable)?) -> HTTPServerRequest {
         HTTPServerRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             rawQueryItems: Self.values(connection, .GET_ARGUMENT_KIND).map { (name: $0.name, value: $0.value) },
             headers: Self.values(connection, .HEADER_KIND).map { HTTPField($0.name, $0.value ?? "") },
-            body: body, bodyTooLarge: tooLarge, remoteAddress: Self.clientAddress(connection))
+            body: body, bodyTooLarge: tooLarge, remoteAddress: Self.clientAddress(connection), admission: admission)
     }
 
     private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
@@ -177,6 +177,7 @@ final class RequestState {
     /// request answered 503.
     var overBudget = false
     private(set) var holder = BodyAllowance.Holder.everyone
+    private(set) var context: (any Sendable)?
     private(set) var limit = Int.max
     private var deadline: UInt64 = .max
     /// Bytes of the server's body budget this request holds.
@@ -189,6 +190,7 @@ final class RequestState {
 
     func start(_ allowance: BodyAllowance, limit: Int, deadline seconds: Double) {
         holder = allowance.holder
+        context = allowance.context
         self.limit = limit
         deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9)
     }

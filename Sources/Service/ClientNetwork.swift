@@ -1,4 +1,4 @@
-import Fetch
+import WebURL
 
 /// The network a client address belongs to: an IPv4 address's /24, an IPv6 address's
 /// first `ipv6PrefixBytes` bytes, the address itself otherwise. Many devices behind one

@@ -12,7 +12,7 @@ extension SearchService {
     /// distinct networks (``ClientNetwork``): a key that invents device ids from one server
     /// counts as one network. Another owner's activity of the same page is another item.
     func reportActivity(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         let body = try body(request, known: ["activityType", "title", "webpageURL", "keywords", "contentDescription", "thumbnailURL",
                                              "deviceId", "apps"])
         let now = configuration.clock()

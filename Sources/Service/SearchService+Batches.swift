@@ -12,13 +12,13 @@ extension SearchService {
     private func batchName(_ name: String, key: APIKey) -> String { key.owner + "/" + name }
 
     func readBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         let state = try items.clientState(batch: batchName(name, key: key))
         return .json(["name": .string(name), "clientState": state.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null])
     }
 
     func commitBatch(_ request: HTTPServerRequest, _ name: String) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         let body = try body(request, known: ["items", "deleteIdentifiers", "expectedClientState", "clientState"])
         guard body.contains("expectedClientState") else {
             throw APIError(400, "invalid-field", "body.expectedClientState: required (null when the batch has no state yet)")

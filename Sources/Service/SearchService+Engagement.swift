@@ -19,7 +19,7 @@ extension SearchService {
     func recordEngagement(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let now = configuration.clock()
         guard request.header("Authorization") != nil else { return try recordAnonymousEngagement(request, now: now) }
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         let body = try body(request, known: ["query", "events"])
         _ = try body.requiredString("query", maximumBytes: 1024)
         let counts = try events(body)

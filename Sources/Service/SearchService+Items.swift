@@ -24,7 +24,7 @@ extension SearchService {
     }
 
     func pushItems(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         let items = try items(try body(request, known: ["items"]), key: key)
         var batch = SearchIndex.Batch(upserts: items)
         batch.owner = key.owner
@@ -35,7 +35,7 @@ extension SearchService {
     /// Deletes the caller's items by the ids in the query (`?id=…&id=…`) or in a JSON body
     /// (`{"ids": […]}`, for long lists); without either, every item of the caller.
     func deleteItems(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         var ids = request.queryValues("id")
         if let bad = ids.first(where: { $0.isEmpty || $0.utf8.count > SearchableItem.Limits.identifierBytes || Route.hasControlCharacters($0) }) {
             throw APIError(400, "invalid-field", "id: '\(bad.prefix(100))' is empty, longer than \(SearchableItem.Limits.identifierBytes) bytes or holds control characters")
@@ -57,7 +57,7 @@ extension SearchService {
     }
 
     func deleteDomain(_ request: HTTPServerRequest, _ domainIdentifier: String) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         guard Ownership.allows(domainIdentifier: domainIdentifier, forDomain: key.domain) else {
             throw APIError.forbidden("a key for \(key.domain) may only delete domains under \(Ownership.reversedDomain(key.domain))")
         }
@@ -71,7 +71,7 @@ extension SearchService {
     /// name (``Configuration/recordResolver``). Anyone else's item gets the same 404 as
     /// one that does not exist.
     func itemSource(_ request: HTTPServerRequest, _ id: String) throws -> HTTPServerResponse {
-        let key = try authenticate(request)
+        let key = try authenticated(request)
         guard let item = try items.item(ItemKey(owner: key.owner, identifier: id)) else { throw APIError.notFound("no item '\(id)' of yours") }
         guard let record = item.record else { throw APIError.notFound("item '\(id)' was not ingested from an app database") }
         var fields: [(String, JSONValue)] = [("id", .string(id)), ("source", record.json)]

@@ -153,9 +153,9 @@ public final class SearchService: Sendable {
                 return .accept(BodyAllowance(holder: .anonymous(network: network), maximumBytes: Self.anonymousBodyBytes, maximumSeconds: 10))
             }
             let key = try authenticate(request)
-            guard route.takesBody else { return .accept(BodyAllowance(holder: .principal(key.id), maximumBytes: 0)) }
+            guard route.takesBody else { return .accept(BodyAllowance(holder: .principal(key.id), maximumBytes: 0, context: key)) }
             try checkContentType(request)
-            return .accept(BodyAllowance(holder: .principal(key.id)))
+            return .accept(BodyAllowance(holder: .principal(key.id), context: key))
         } catch {
             let response = Self.hardened((error as? APIError ?? APIError(500, "internal", "\(error)")).response)
             metrics.record(route: route.label, status: response.status, seconds: 0)
@@ -302,6 +302,13 @@ public final class SearchService: Sendable {
     }
 
     /// The key the request carries, or 401.
+    /// The request's key: the one admission checked from its head, else checked now (a
+    /// request handed to ``handle(_:)`` without admission).
+    func authenticated(_ request: HTTPServerRequest) throws -> APIKey {
+        if let key = request.admission as? APIKey { return key }
+        return try authenticate(request)
+    }
+
     func authenticate(_ request: HTTPServerRequest) throws -> APIKey {
         guard let header = request.header("Authorization"), header.utf8.count <= 256, header.lowercased().hasPrefix("bearer "),
             let key = try keys.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))

@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import SearchlightTestSupport
 import Testing
+import WebURL
 
 @Suite(.serialized) struct HTTPClientTests {
     func client(allowPrivate: Bool = true, _ configure: (inout FetchConfiguration) -> Void = { _ in }) -> HTTPClient {

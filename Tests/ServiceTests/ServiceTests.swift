@@ -500,3 +500,52 @@ import Testing
         #expect(client.fetch(FetchRequest(url: base + "/healthz")).error != nil, "nothing listens any more")
     }
 }
+
+/// A key store that counts how often a bearer token is checked.
+final class CountingKeyStore: KeyStore, Sendable {
+    let store: ServiceStore
+    let checks = Atomic<Int>(0)
+
+    init(_ store: ServiceStore) { self.store = store }
+
+    func createKey(owner: String, domain: String, now: Date) throws -> (key: APIKey, secret: String) {
+        try store.createKey(owner: owner, domain: domain, now: now)
+    }
+    func keys() throws -> [APIKey] { try store.keys() }
+    func revokeKey(id: String, now: Date) throws -> Bool { try store.revokeKey(id: id, now: now) }
+    func authenticate(_ token: String) throws -> APIKey? {
+        checks.add(1, ordering: .relaxed)
+        return try store.authenticate(token)
+    }
+    func deviceSalt() throws -> [UInt8] { try store.deviceSalt() }
+    func recordActivity(id: String, owner: String, type: String, webpageURL: String, deviceHash: [UInt8], networkHash: [UInt8],
+                        now: Date) throws -> ActivityReach {
+        try store.recordActivity(id: id, owner: owner, type: type, webpageURL: webpageURL, deviceHash: deviceHash,
+                                 networkHash: networkHash, now: now)
+    }
+}
+
+@Suite struct AdmissionTests {
+    /// The key a write's head was admitted with reaches its handler: one check of the
+    /// token (a hash and a look-up) per request, not one in admission and one again.
+    @Test func aRequestsKeyIsCheckedOnce() throws {
+        let folder = try TemporaryDirectory("admission")
+        defer { folder.remove() }
+        let configuration = SearchService.Configuration(indexPath: folder.path + "/index.sqlite")
+        let keys = CountingKeyStore(try ServiceStore(path: configuration.storePath))
+        let service = try SearchService(configuration: configuration, items: try SearchIndex(path: configuration.indexPath), keys: keys, replica: nil)
+        let server = try service.serve(HTTPServer.Configuration())
+        let api = APIClient(base: "http://127.0.0.1:\(server.port)")
+        defer {
+            api.shutdown()
+            server.stop(gracePeriod: 1)
+        }
+        let secret = try keys.createKey(owner: "recipes", domain: "recipes.example").secret
+        let pushed = api.call("POST", "/v1/items", json: items(item("tart", "Lemon tart", webURL: "https://recipes.example/tart")), key: secret)
+        #expect(pushed.status == 200, "\(pushed.text)")
+        #expect(keys.checks.load(ordering: .relaxed) == 1)
+        #expect(api.call("GET", "/v1/batches/menu", key: secret).status == 200)
+        #expect(keys.checks.load(ordering: .relaxed) == 2)
+        #expect(api.call("POST", "/v1/items", json: items(item("pie", "Key lime pie")), key: "slk_wrong_key").status == 401)
+    }
+}
