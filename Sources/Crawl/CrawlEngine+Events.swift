@@ -44,7 +44,7 @@ extension CrawlEngine {
         guard reading.read else { return }
         report.sitemaps += 1
         report.sitemapURLs += reading.listed
-        for nested in reading.nested where admission.scope.contains(nested) || nested.origin == origin {
+        for nested in reading.nested where admission.readsSitemap(nested, namedBy: origin) {
             try activate(nested.origin)
             hosts[nested.origin]?.queueSitemap(nested)
         }

@@ -108,7 +108,7 @@ public final class CrawlEngine {
         for origin in try store.originsWithWork(now: started) { try activate(origin) }
         if configuration.readsSitemaps {
             for origin in try store.originsWithSitemapsReadBefore(started.addingTimeInterval(-configuration.sitemapInterval))
-            where WebURL(origin + "/").map(admission.scope.contains) ?? false {
+            where admission.includes(origin: origin) {
                 try activate(origin)
             }
         }
@@ -266,7 +266,7 @@ public final class CrawlEngine {
     func apply(_ effects: HostMachine.Effects, for origin: String) throws {
         if let record = effects.save { batch.hosts[origin] = record }
         if let skip = effects.skip { report.skip(skip) }
-        for sitemap in effects.sitemaps where admission.scope.contains(sitemap) || sitemap.origin == origin {
+        for sitemap in effects.sitemaps where admission.readsSitemap(sitemap, namedBy: origin) {
             if sitemap.origin != origin { try activate(sitemap.origin) }
             hosts[sitemap.origin]?.queueSitemap(sitemap, from: sitemap.origin == origin ? nil : origin)
         }

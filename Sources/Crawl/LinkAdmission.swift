@@ -29,4 +29,16 @@ public struct LinkAdmission: Sendable {
         guard scope.contains(key) else { return .drop(source == .redirect ? .redirectOutOfScope : .outOfScope) }
         return .follow(key)
     }
+
+    /// Whether a sitemap that `origin`'s robots.txt (or sitemap index) names is read: always
+    /// on the origin itself — the owner's own word — and elsewhere only within the scope.
+    public func readsSitemap(_ sitemap: WebURL, namedBy origin: String) -> Bool {
+        sitemap.origin == origin || scope.contains(sitemap)
+    }
+
+    /// Whether an origin the store knows lies in this run's scope (its sitemaps are read
+    /// again when due).
+    public func includes(origin: String) -> Bool {
+        WebURL(origin + "/").map(scope.contains) ?? false
+    }
 }

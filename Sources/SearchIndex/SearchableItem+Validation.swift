@@ -175,7 +175,7 @@ extension SearchableItem {
     /// multi-line), surrounding whitespace goes, and the text is cut at `limit` bytes on a
     /// character boundary.
     public static func clean(_ text: String, limit: Int, multiline: Bool) -> String {
-        if isClean(text, limit: limit) { return text }
+        if isClean(text, limit: limit, multiline: multiline) { return text }
         var result = ""
         result.reserveCapacity(min(text.utf8.count, limit))
         var bytes = 0
@@ -193,21 +193,27 @@ extension SearchableItem {
         return result.trimmingASCIIWhitespace()
     }
 
-    /// Whether `text` needs no cleaning: within the limit, no control character (C0, DEL,
-    /// or C1, which UTF-8 writes as C2 80–9F), no whitespace at either end. Bytes only, for
-    /// the common case.
-    private static func isClean(_ text: String, limit: Int) -> Bool {
+    /// Whether `text` needs no cleaning: within the limit, no control character (C0 but the
+    /// line breaks and tabs a multi-line field keeps, DEL, or C1, which UTF-8 writes as
+    /// C2 80–9F), no whitespace at either end. Bytes only: the common case (a page's main
+    /// text, a line per block) costs one pass, never the character-by-character rewrite.
+    private static func isClean(_ text: String, limit: Int, multiline: Bool) -> Bool {
         let utf8 = text.utf8
         guard utf8.count <= limit else { return false }
         if let first = utf8.first, first == 0x20 || (0x09...0x0D).contains(first) { return false }
         if let last = utf8.last, last == 0x20 || (0x09...0x0D).contains(last) { return false }
-        return !hasControlCharacter(text, multiline: false)
+        return !hasControlCharacter(text, multiline: multiline)
     }
 
     /// A C0 control (tab and line breaks allowed when `multiline`), DEL, or a C1 control.
     private static func hasControlCharacter(_ text: String, multiline: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { hasControlCharacter($0, multiline: multiline) }
+    }
+
+    private static func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>, multiline: Bool) -> Bool {
         var previous: UInt8 = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte < 0x20, !(multiline && (byte == 0x09 || byte == 0x0A || byte == 0x0D)) { return true }
             if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
             previous = byte
