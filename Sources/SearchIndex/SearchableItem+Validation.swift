@@ -173,24 +173,35 @@ extension SearchableItem {
 
     /// Control characters become spaces (tab and line breaks stay where text may be
     /// multi-line), surrounding whitespace goes, and the text is cut at `limit` bytes on a
-    /// character boundary.
+    /// scalar boundary. One pass over the bytes, whatever the text.
     public static func clean(_ text: String, limit: Int, multiline: Bool) -> String {
         if isClean(text, limit: limit, multiline: multiline) { return text }
-        var result = ""
-        result.reserveCapacity(min(text.utf8.count, limit))
-        var bytes = 0
-        for character in text {
-            var kept = character
-            let scalars = character.unicodeScalars
-            if scalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-                if !(multiline && scalars.allSatisfy({ $0 == "\n" || $0 == "\t" || $0 == "\r" })) { kept = " " }
+        var text = text
+        return text.withUTF8 { bytes -> String in
+            var out: [UInt8] = []
+            out.reserveCapacity(min(bytes.count, limit))
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if (byte < 0x20 && !(multiline && (byte == 0x09 || byte == 0x0A || byte == 0x0D))) || byte == 0x7F {
+                    out.append(0x20)
+                    index += 1
+                } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                    out.append(0x20)
+                    index += 2
+                } else {
+                    out.append(byte)
+                    index += 1
+                }
             }
-            let size = kept.utf8.count
-            if bytes + size > limit { break }
-            result.append(kept)
-            bytes += size
+            // Cut at the limit, never inside a scalar's bytes.
+            if out.count > limit {
+                var end = limit
+                while end > 0, out[end] & 0xC0 == 0x80 { end -= 1 }
+                out.removeSubrange(end...)
+            }
+            return String(decoding: out, as: UTF8.self).trimmingASCIIWhitespace()
         }
-        return result.trimmingASCIIWhitespace()
     }
 
     /// Whether `text` needs no cleaning: within the limit, no control character (C0 but the

@@ -40,6 +40,8 @@ import Testing
         #expect(refused?.kind == .controlCharacter && refused?.field == "title")
         let cleaned = try messy.validated(.rendered, now: now)
         #expect(cleaned.title == "Lemon tart")
+        #expect(SearchableItem.clean("a\u{7F}b\u{9F}c\u{B}d", limit: 100, multiline: true) == "a b c d", "DEL, C1 and a vertical tab")
+        #expect(SearchableItem.clean("é" + String(repeating: "é", count: 10), limit: 5, multiline: false) == "éé", "cut on a scalar boundary")
         #expect(cleaned.contentDescription == "one\ntwo", "a multi-line field keeps its line break, loses the C1 control")
         #expect(cleaned.address?.utf8.count == SearchableItem.Limits.addressBytes)
         let empty = #expect(throws: SearchableItem.Problem.self) { try item { $0.title = " \u{1} " }.validated(.rendered, now: now) }
