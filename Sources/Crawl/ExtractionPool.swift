@@ -38,6 +38,9 @@ final class ExtractionPool: Sendable {
         while let work = take() { work() }
     }
 
+    /// The oldest work waiting. Its slot lets go of it at once (a page's body must not stay
+    /// referenced once analysed), and taken slots are dropped every so often, so the list
+    /// holds no more than what waits plus ``compactionInterval``.
     private func take() -> Work? {
         state.withLock { state -> Work? in
             guard state.next < state.pending.count else {
@@ -46,8 +49,16 @@ final class ExtractionPool: Sendable {
                 state.running -= 1
                 return nil
             }
-            defer { state.next += 1 }
-            return state.pending[state.next]
+            let work = state.pending[state.next]
+            state.pending[state.next] = {}
+            state.next += 1
+            if state.next >= Self.compactionInterval {
+                state.pending.removeFirst(state.next)
+                state.next = 0
+            }
+            return work
         }
     }
+
+    static let compactionInterval = 256
 }

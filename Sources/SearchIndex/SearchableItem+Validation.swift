@@ -103,8 +103,14 @@ extension SearchableItem {
             }
         }
 
-        item.uniqueIdentifier = text("uniqueIdentifier", uniqueIdentifier, Limits.identifierBytes)
+        // An identifier is never cut: a cut one would be another item's. A crawled page's is
+        // its URL, as long as a URL may be.
+        let identifierLimit = source == .crawled ? Limits.urlBytes : Limits.identifierBytes
+        item.uniqueIdentifier = text("uniqueIdentifier", uniqueIdentifier, .max)
         if item.uniqueIdentifier.isEmpty { throw failure ?? Problem(kind: .empty, field: "uniqueIdentifier", value: nil, message: "must not be empty") }
+        if item.uniqueIdentifier.utf8.count > identifierLimit {
+            throw Problem(kind: .tooLong, field: "uniqueIdentifier", value: nil, message: "at most \(identifierLimit) bytes")
+        }
         item.title = text("title", title, Limits.titleBytes)
         if item.title.isEmpty { throw failure ?? Problem(kind: .empty, field: "title", value: nil, message: "must not be empty") }
         item.domainIdentifier = optionalText("domainIdentifier", domainIdentifier, Limits.domainIdentifierBytes)

@@ -66,4 +66,17 @@ import Testing
         #expect(throws: SearchableItem.Problem.self) { try item { $0.domainIdentifier = "bad domain" }.validated(.pushed, now: now) }
         #expect(try item { $0.domainIdentifier = "com.example" }.validated(.pushed, now: now).domainIdentifier == "com.example")
     }
+
+    /// An identifier is never cut (a cut one would be another item's): too long is an error
+    /// in every policy; a crawled page's identifier is its URL, up to a URL's limit.
+    @Test func identifiersAreNeverCut() throws {
+        let long = String(repeating: "x", count: SearchableItem.Limits.identifierBytes + 1)
+        for policy in [SearchableItem.Policy.pushed, .rendered, .crawled] {
+            let problem = #expect(throws: SearchableItem.Problem.self) { try item { $0.uniqueIdentifier = long }.validated(policy, now: now) }
+            #expect(problem?.kind == .tooLong && problem?.field == "uniqueIdentifier")
+        }
+        let url = "https://example.com/" + String(repeating: "a", count: 1500)
+        let page = try item { $0.uniqueIdentifier = url; $0.webURL = url; $0.source = .crawled }.validated(.crawled, now: now)
+        #expect(page.uniqueIdentifier == url)
+    }
 }
