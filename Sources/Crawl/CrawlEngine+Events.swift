@@ -59,19 +59,7 @@ extension CrawlEngine {
         let entry = result.entry
         inFlight -= 1
         hosts[entry.origin]?.finished()
-        report.fetched += 1
-        report.bytes += result.bytes
-        report.hosts[entry.origin, default: RunReport.Host()].fetched += 1
-        report.hosts[entry.origin, default: RunReport.Host()].bytes += result.bytes
-        let urlHash = FNV.hash(entry.url.string)
-        var duplicate: PageDecision.Duplicate?
-        if case .indexed = result.kind {
-            if let hash = result.digest?.description, let first = try firstURL(withContent: hash, other: entry.url.string) {
-                duplicate = .exact(of: first)
-            } else if let print = result.fingerprint, nearDuplicates[entry.origin]?.hasNearDuplicate(of: print.simhash, url: urlHash) == true {
-                duplicate = .near
-            }
-        }
+        let duplicate = try duplicates.duplicate(of: result, store: store)
         if let print = result.fingerprint,
             let (template, evidence) = hosts[entry.origin]?.patterns.record(entry.url, duplicate: duplicate != nil, pageShingles: print.shingles,
                                                                 pageWords: print.words, identity: print.identity)
@@ -80,38 +68,14 @@ extension CrawlEngine {
                                           stale: evidence.stale, duplicates: evidence.duplicates))
         }
         let decision = PageDecision(result, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
-        for (reason, count) in decision.skipped { report.skip(reason, count: count) }
+        duplicates.learn(decision, page: result)
+        report.record(decision, page: result)
+        batch.apply(decision, page: result)
         if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
-        if let due = decision.postpone { batch.postponed.append((entry.id, due)) }
-        if decision.hostError { report.hosts[entry.origin, default: RunReport.Host()].errors += 1 }
-        if decision.notModified { report.notModified += 1 }
-        if decision.redirect { report.redirects += 1 }
-        if decision.indexed {
-            report.indexed += 1
-            report.hosts[entry.origin, default: RunReport.Host()].indexed += 1
-        }
-        for id in decision.deletes { batch.delete(id) }
-        if let item = decision.upsert { batch.upserts.append(item) }
-        if let (id, until) = decision.confirmation { batch.confirmations[id] = until }
-        if let (hash, url) = decision.content {
-            contentsThisRun[hash] = url
-            batch.contents.append((hash, url))
-        }
-        if decision.indexed, let print = result.fingerprint {
-            nearDuplicates[entry.origin]?.insert(print.simhash, url: urlHash)
-            batch.fingerprints.append((entry.origin, entry.url.string, print.simhash))
-        }
-        if let outcome = decision.outcome { batch.outcomes.append(outcome) }
         for link in decision.links { try addLink(link) }
         var duplicateOf: String?
         if case .exact(let first) = duplicate { duplicateOf = first }
         if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
-    }
-
-    func firstURL(withContent hash: String, other url: String) throws -> String? {
-        if let first = contentsThisRun[hash] { return first == url ? nil : first }
-        guard let first = try store.firstURL(withContent: hash), first != url else { return nil }
-        return first
     }
 
     func addLink(_ link: FrontierURL) throws {

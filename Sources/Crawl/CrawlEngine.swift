@@ -38,9 +38,8 @@ public final class CrawlEngine {
     var batch = CrawlBatch()
     var report: RunReport
     var lastFlush = Date.distantPast
-    var contentsThisRun: [String: String] = [:]
-    /// Each active host's indexed pages by SimHash, loaded from the store when it starts.
-    var nearDuplicates: [String: NearDuplicateIndex] = [:]
+    var duplicates = DuplicateCheck()
+    var fleet: FleetMembership
     /// Hosts another worker holds: not asked for again this run.
     var declined = Set<String>()
 
@@ -55,7 +54,8 @@ public final class CrawlEngine {
         let seeds = try store.remember(seeds: configuration.seeds.map { keys.key(for: $0) }, now: configuration.clock.now)
         do {
             admission = LinkAdmission(keys: keys, scope: try CrawlScope(seeds: seeds, mode: configuration.scope,
-                                                                      include: configuration.include, exclude: configuration.exclude))
+                                                                      include: configuration.include, exclude: configuration.exclude),
+                                      maximumDepth: configuration.maximumDepth)
         } catch {
             throw CrawlError("\(error)")
         }
@@ -64,6 +64,7 @@ public final class CrawlEngine {
         builder.mappings = configuration.mappings
         analyzer = PageAnalyzer(builder: builder, admission: admission, templates: SiteTemplates())
         report = RunReport(id: runID, started: configuration.clock.now)
+        fleet = FleetMembership(started: configuration.clock.now)
     }
 
     /// A run on the data folder: the embedded store, libcurl, WARC files in `warc/`.
@@ -115,10 +116,8 @@ public final class CrawlEngine {
         for seed in configuration.seeds { try activate(admission.keys.key(for: seed).origin) }
 
         var lastProgress = Date.distantPast
-        var lastLook = started
-        var lastIdleCheck = Date.distantPast
         var stopping: String?
-        while true {
+        run: while true {
             let now = clock.now
             if stopping == nil {
                 if shouldStop() { stopping = "signal" } else if now.timeIntervalSince(started) >= configuration.maximumTime { stopping = "max-time" }
@@ -131,33 +130,21 @@ public final class CrawlEngine {
                 progress(progressSnapshot(now: now, started: started))
                 lastProgress = now
             }
-            if stopping == nil, store.isShared, now.timeIntervalSince(lastLook) >= Self.fleetLookInterval {
-                try lookForFreedHosts(now: now)
-                lastLook = now
-            }
             if inFlight == 0, stopping != nil || !hasWork(now: now) {
                 // New links not yet written may still give hosts work.
                 if stopping == nil, !batch.newURLs.isEmpty {
                     try flush(now: now)
                     continue
                 }
-                // Another worker's hosts come to this one when its lease runs out: wait while
-                // others hold hosts with work, and end only when none is left to take over.
                 guard stopping == nil, store.isShared else { break }
-                // Asked at most once per look interval: each question reads the shared frontier.
-                if now.timeIntervalSince(lastIdleCheck) >= Self.fleetLookInterval {
-                    lastIdleCheck = now
-                    if try store.originsHeldElsewhere(now: now) == 0 {
-                        try lookForFreedHosts(now: now)
-                        lastLook = now
-                        if hasWork(now: now) { continue }
-                        // Another worker may have taken them between the two questions; and a
-                        // host may be free but refused to us because a worker killed a moment
-                        // ago still counts in the shares: it stops counting within a lease.
-                        if try store.originsHeldElsewhere(now: now) == 0, try store.originsWithWork(now: now).allSatisfy({ hosts[$0] != nil }) {
-                            break
-                        }
-                    }
+            }
+            if stopping == nil, store.isShared {
+                switch fleet.decide(now: now, idle: inFlight == 0 && !hasWork(now: now)) {
+                case .wait: break
+                case .look: try lookForFreedHosts(now: now)
+                case .askWhetherDone:
+                    if try fleetIsDone(now: now) { break run }
+                    if hasWork(now: now) { continue }
                 }
             }
             inbox.wait(timeout: nextWakeUp(now: now))
@@ -207,36 +194,6 @@ public final class CrawlEngine {
 
     // MARK: hosts
 
-    /// How often a worker of a shared store asks for hosts the others let go.
-    static let fleetLookInterval: TimeInterval = 1
-
-    /// Takes up hosts with work that no worker holds any more: released at the end of
-    /// another's run, or left by a killed worker whose lease ran out.
-    func lookForFreedHosts(now: Date) throws {
-        var surplus = try store.hostsOverShare(now: now)
-        for origin in order where surplus > 0 && hosts[origin]?.inFlight == 0 {
-            try handOver(origin, now: now)
-            surplus -= 1
-        }
-        for origin in try store.originsWithWork(now: now) where hosts[origin]?.hasPagesLeft != true {
-            declined.remove(origin)
-            try activate(origin)
-        }
-    }
-
-    /// Gives a host with nothing in flight back to the fleet: its unsent claims return to
-    /// the queue and its next allowed time is written first, so whoever takes it keeps the spacing.
-    func handOver(_ origin: String, now: Date) throws {
-        guard var host = hosts[origin] else { return }
-        try store.release(host.takeBuffer().map(\.id))
-        hosts[origin] = host
-        try flush(now: now)
-        hosts[origin] = nil
-        nearDuplicates[origin] = nil
-        order.removeAll { $0 == origin }
-        try store.releaseHost(origin)
-    }
-
     /// Starts crawling a host, unless another worker of a shared store has it.
     func activate(_ origin: String) throws {
         if hosts[origin] != nil {
@@ -251,11 +208,7 @@ public final class CrawlEngine {
         }
         var host = HostMachine(origin: origin, record: record, configuration: configuration, now: now)
         let effects = host.useCachedRobots(configuration: configuration, now: now)
-        var index = NearDuplicateIndex()
-        for (url, simhash) in try store.fingerprints(origin: origin, limit: NearDuplicateIndex.maximumPages) {
-            index.insert(simhash, url: FNV.hash(url))
-        }
-        nearDuplicates[origin] = index
+        try duplicates.start(origin, store: store)
         hosts[origin] = host
         order.append(origin)
         try apply(effects, for: origin)
@@ -288,60 +241,6 @@ public final class CrawlEngine {
             wake = min(wake, max(0.001, host.readyAt.timeIntervalSince(now)))
         }
         return wake
-    }
-
-    // MARK: dispatching
-
-    func dispatch(now: Date) throws {
-        var visited = 0
-        while visited < order.count, inFlight < configuration.concurrency {
-            let origin = order[cursor % order.count]
-            cursor += 1
-            visited += 1
-            try dispatch(origin, now: now)
-        }
-    }
-
-    /// Does what the host asks for until it has nothing to send now.
-    func dispatch(_ origin: String, now: Date) throws {
-        while var host = hosts[origin] {
-            let limits = HostMachine.Limits(perHost: configuration.perHostConnections, globalSlot: inFlight < configuration.concurrency,
-                                            pageSlot: dispatchedPages < configuration.maximumPages, pageCap: configuration.maximumPagesPerHost)
-            let action = host.next(now: now, limits: limits)
-            hosts[origin] = host
-            switch action {
-            case nil:
-                return
-            case .claim:
-                // Links found since the last flush are only claimable once written.
-                if !batch.newURLs.isEmpty { try flush(now: now) }
-                hosts[origin]?.supply(try store.claim(origin: origin, now: now, limit: 32))
-            case .exclude(let entry, let reason, let due, let deleteItem):
-                report.skip(reason)
-                if deleteItem, let item = entry.itemID { batch.delete(item) }
-                var outcome = FrontierOutcome(keeping: entry, state: .excluded, due: due)
-                outcome.reason = reason.label
-                if deleteItem { outcome.itemID = nil }
-                batch.outcomes.append(outcome)
-            case .fetchFile(let url, let file):
-                inFlight += 1
-                let inbox = self.inbox
-                var request = FetchRequest(url: url)
-                request.maximumBodyBytes = file.maximumBodyBytes
-                downloader.start(request) { inbox.post(.file(origin: origin, file, $0)) }
-            case .fetchPage(let entry, let headers):
-                inFlight += 1
-                dispatchedPages += 1
-                let (associations, robots) = (host.associations, host.robots)
-                let (analyzer, inbox, extraction, clock) = (self.analyzer, self.inbox, self.extraction, configuration.clock)
-                downloader.start(FetchRequest(url: entry.url.string, headers: headers)) { response in
-                    // On the fetch thread: hand the page over and return to the transfers.
-                    extraction.submit {
-                        inbox.post(.page(analyzer.analyze(response, entry: entry, associations: associations, robots: robots, now: clock.now), response))
-                    }
-                }
-            }
-        }
     }
 
     // MARK: writing

@@ -104,19 +104,7 @@ struct PageAnalyzer: Sendable {
         if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
         result.fingerprint = TextFingerprint(title: markup.title, text: markup.visibleText)
         result.fingerprint?.identity = Self.identity(of: markup)
-        if !markup.robots.nofollow {
-            var seen = Set<String>()
-            var candidates = markup.outlinks.filter { !$0.rel.contains(.nofollow) }.map { ($0.url, LinkAdmission.Source.link) }
-            if let canonical = markup.canonicalURL, canonical.withoutFragment != url { candidates.append((canonical, .canonical)) }
-            for (link, source) in candidates {
-                switch admission.admit(link, from: source) {
-                case .follow(let key):
-                    if seen.insert(key.string).inserted { result.links.append(key) }
-                case .drop(let reason):
-                    result.droppedLinks[reason, default: 0] += 1
-                }
-            }
-        }
+        (result.links, result.droppedLinks) = admission.links(of: markup, at: url)
         if markup.robots.forbidsIndexing(at: now) {
             result.kind = .notIndexed(.noindex)
             return result

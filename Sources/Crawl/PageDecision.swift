@@ -106,7 +106,7 @@ struct PageDecision {
             case .follow(let target):
                 outcome.redirectedTo = target.string
                 if entry.itemID != target.string { dropItem() }
-                if entry.redirects >= 10 {
+                if !admission.followsRedirect(afterHops: entry.redirects) {
                     verdict(.tooManyRedirects)
                 } else {
                     links.append(FrontierURL(url: target, depth: entry.depth, foundOn: entry.url.string, redirects: entry.redirects + 1))
@@ -148,7 +148,7 @@ struct PageDecision {
             outcome.due = now.addingTimeInterval(86_400)
         }
         for (reason, count) in page.droppedLinks { skip(reason, count) }
-        if entry.depth + 1 <= configuration.maximumDepth {
+        if admission.followsLinks(fromDepth: entry.depth) {
             links += page.links.map { FrontierURL(url: $0, depth: entry.depth + 1, foundOn: entry.url.string) }
         } else if !page.links.isEmpty {
             skip(.tooDeep, page.links.count)

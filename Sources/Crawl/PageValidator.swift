@@ -27,8 +27,6 @@ public struct PageValidator {
         public init() {}
     }
 
-    static let maximumRedirects = 10
-
     private let downloader: Downloader
     private let options: Options
     private let now: Date
@@ -77,10 +75,10 @@ public struct PageValidator {
                 break
             }
             switch admission.admit(location, from: .redirect) {
-            case .follow(let target) where report.hops.count <= Self.maximumRedirects:
+            case .follow(let target) where admission.followsRedirect(afterHops: report.hops.count - 1):
                 current = target
             case .follow:
-                report.reasons.append(.init(code: SkipReason.tooManyRedirects.label, message: "more than \(Self.maximumRedirects) redirects"))
+                report.reasons.append(.init(code: SkipReason.tooManyRedirects.label, message: "more than \(LinkAdmission.maximumRedirects) redirects"))
                 return report
             case .drop(let reason):
                 report.reasons.append(.init(code: reason.label, message: "the redirect to \(location.string) is not followed (\(reason.label))"))

@@ -1,0 +1,34 @@
+import StoreSeams
+
+/// A page's decision written down: what it counts in the run's report and what it puts in
+/// the next batch. The links go through the engine, which filters those seen this run.
+extension RunReport {
+    mutating func record(_ decision: PageDecision, page: PageAnalyzer.Result) {
+        let origin = page.entry.origin
+        fetched += 1
+        bytes += page.bytes
+        hosts[origin, default: Host()].fetched += 1
+        hosts[origin, default: Host()].bytes += page.bytes
+        for (reason, count) in decision.skipped { skip(reason, count: count) }
+        if decision.hostError { hosts[origin, default: Host()].errors += 1 }
+        if decision.notModified { notModified += 1 }
+        if decision.redirect { redirects += 1 }
+        if decision.indexed {
+            indexed += 1
+            hosts[origin, default: Host()].indexed += 1
+        }
+    }
+}
+
+extension CrawlBatch {
+    mutating func apply(_ decision: PageDecision, page: PageAnalyzer.Result) {
+        let entry = page.entry
+        if let due = decision.postpone { postponed.append((entry.id, due)) }
+        for id in decision.deletes { delete(id) }
+        if let item = decision.upsert { upserts.append(item) }
+        if let (id, until) = decision.confirmation { confirmations[id] = until }
+        if let content = decision.content { contents.append(content) }
+        if decision.indexed, let print = page.fingerprint { fingerprints.append((entry.origin, entry.url.string, print.simhash)) }
+        if let outcome = decision.outcome { outcomes.append(outcome) }
+    }
+}
