@@ -47,10 +47,11 @@ let package = Package(
         .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
         .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "SearchIndex", "StoreSeams", "WebURL"]),
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
+        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "SearchIndex", "TextUtilities"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "ServiceClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import PostgresStore
 import SearchIndex
+import ServiceClient
 import WebURL
 
 /// `searchlight search QUERY [--data DIR] [--limit N] [--installed APP_ID]... [--platform ios|android] [--json]`
@@ -75,7 +76,7 @@ struct SearchCommand: Command {
         let response: SearchResponse
         let request = searchRequest
         if let server {
-            response = try RemoteSearch(server: server, caCertificates: caCertificates).search(request)
+            response = try remoteSearch(request, server: server)
         } else {
             try updateCopy()
             let index = try SearchIndex(path: data.indexPath, mode: .existing)
@@ -94,6 +95,21 @@ struct SearchCommand: Command {
 }
 
 extension SearchCommand {
+    /// `--server`: the same search asked of a running `searchlight serve`; what it refuses
+    /// as a bad request is a usage error here too.
+    private func remoteSearch(_ request: SearchRequest, server: String) throws -> SearchResponse {
+        let client = ServiceClient(server: server, caCertificates: caCertificates, userAgent: UserAgent.string)
+        let result = Result { () throws(ServiceClientError) in try client.search(request) }
+        switch result {
+        case .success(let response):
+            return response
+        case .failure(let error) where error.code == .badRequest:
+            throw UsageError(error.serviceMessage ?? error.message)
+        case .failure(let error):
+            throw CommandFailure(error.message)
+        }
+    }
+
     /// With a shared store: brings this machine's copy in the data folder up to date first.
     private func updateCopy() throws {
         guard let shared = try store.open() else { return }
