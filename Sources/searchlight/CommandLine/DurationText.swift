@@ -21,5 +21,15 @@ enum DurationText {
         return total
     }
 
+    /// Whole seconds in the largest unit that divides them: `7d`, `2h`, `15m`, `90s`.
+    static func text(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        guard Double(whole) == seconds, whole > 0 else { return "\(seconds)s" }
+        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where whole % size == 0 {
+            return "\(whole / size)\(unit)"
+        }
+        return "\(whole)s"
+    }
+
     private static let unitSeconds: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400]
 }

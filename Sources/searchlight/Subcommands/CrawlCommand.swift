@@ -33,16 +33,16 @@ struct CrawlCommand: Command {
             Option.seeds,
             DataDirectory.option,
             Option.maxPages,
-            Option.maxDepth,
+            Option.maxDepth.spec,
             Option.maxTime,
             Option.every,
-            Option.expireAfter,
-            Option.grace,
-            Option.maxPagesPerHost,
-            Option.concurrency,
-            Option.perHost,
-            Option.delay,
-            Option.maxBody,
+            Option.expireAfter.spec,
+            Option.grace.spec,
+            Option.maxPagesPerHost.spec,
+            Option.concurrency.spec,
+            Option.perHost.spec,
+            Option.delay.spec,
+            Option.maxBody.spec,
             Option.scope,
             Option.include,
             Option.exclude,
@@ -56,7 +56,7 @@ struct CrawlCommand: Command {
             Option.json,
             Option.progress,
             StoreOption.option,
-            Option.lease,
+            Option.lease.spec,
         ] + FetchOptions.specs,
         examples: [
             "searchlight crawl https://recipes.example/ --max-pages 500",
@@ -77,7 +77,7 @@ struct CrawlCommand: Command {
         let data = DataDirectory(arguments)
         var fetch = FetchConfiguration(userAgent: UserAgent.string)
         try FetchOptions(arguments).apply(to: &fetch)
-        fetch.maximumBodyBytes = try arguments.int(Option.maxBody, in: 1024...(1 << 30)) ?? 10 * 1024 * 1024
+        fetch.maximumBodyBytes = try arguments.value(Option.maxBody)
         var configuration = CrawlConfiguration(dataDirectory: data.path, fetch: fetch)
         configuration.software = "Searchlight/\(Searchlight.version)"
         var seeds = arguments.positionals
@@ -93,15 +93,15 @@ struct CrawlCommand: Command {
             return url
         }
         configuration.maximumPages = try arguments.int(Option.maxPages, in: 1...Int.max) ?? Int.max
-        configuration.maximumDepth = try arguments.int(Option.maxDepth, in: 0...1000) ?? 20
+        configuration.maximumDepth = try arguments.value(Option.maxDepth)
         configuration.maximumTime = try arguments.duration(Option.maxTime, in: 1...(365 * 86_400)) ?? .infinity
         every = try arguments.duration(Option.every, in: 1...(365 * 86_400))
-        if let lifetime = try arguments.duration(Option.expireAfter, in: 3600...(10 * 365 * 86_400)) { configuration.itemLifetime = lifetime }
-        configuration.failureGracePeriod = try arguments.duration(Option.grace, in: 0...(365 * 86_400)) ?? 7 * 86_400
-        configuration.maximumPagesPerHost = try arguments.int(Option.maxPagesPerHost, in: 1...Int.max) ?? 10_000
-        configuration.concurrency = try arguments.int(Option.concurrency, in: 1...1024) ?? 32
-        configuration.perHostConnections = try arguments.int(Option.perHost, in: 1...64) ?? 2
-        configuration.delay = try arguments.double(Option.delay, in: 0...3600) ?? 1
+        configuration.itemLifetime = try arguments.value(Option.expireAfter)
+        configuration.failureGracePeriod = try arguments.value(Option.grace)
+        configuration.maximumPagesPerHost = try arguments.value(Option.maxPagesPerHost)
+        configuration.concurrency = try arguments.value(Option.concurrency)
+        configuration.perHostConnections = try arguments.value(Option.perHost)
+        configuration.delay = try arguments.value(Option.delay)
         if let scope = arguments.value(Option.scope) {
             guard let mode = CrawlScope.Mode(rawValue: scope) else { throw UsageError("--scope must be hosts, domain or any") }
             configuration.scope = mode
@@ -132,7 +132,7 @@ struct CrawlCommand: Command {
         }
         self.configuration = configuration
         store = try StoreOption(arguments)
-        leaseSeconds = try arguments.duration(Option.lease, in: 2...3600) ?? 60
+        leaseSeconds = try arguments.value(Option.lease)
         json = arguments.flag(Option.json)
         if let mode = arguments.value(Option.progress) {
             guard let parsed = ProgressDisplay.Mode(rawValue: mode) else {
@@ -190,20 +190,29 @@ struct CrawlCommand: Command {
 }
 
 extension CrawlCommand {
+    /// What a run does unless told otherwise: the crawl's own defaults, shown in the help.
+    static let defaults = CrawlConfiguration(dataDirectory: DataDirectory.defaultPath, fetch: FetchConfiguration(userAgent: UserAgent.string))
+
     /// The options this command reads.
     enum Option {
         static let seeds = OptionSpec.value("--seeds", "file", help: "A file of seed URLs, one per line, # comments (default: seeds/default.txt when no seed URL is given and it exists).")
         static let maxPages = OptionSpec.value("--max-pages", "n", help: "Fetch at most this many pages in this run.")
-        static let maxDepth = OptionSpec.value("--max-depth", "n", help: "Follow links at most this many steps from a seed (default 20).")
+        static let maxDepth = Setting.whole("--max-depth", help: "Follow links at most this many steps from a seed", in: 0...1000,
+                                            default: defaults.maximumDepth)
         static let maxTime = OptionSpec.value("--max-time", "duration", help: "Stop after this long (90s, 50m, 2h…), finishing pages in flight.")
         static let every = OptionSpec.value("--every", "duration", help: "Stay in the foreground and run on this interval (15m, 1h, 1d…); each run stops by the next.")
-        static let expireAfter = OptionSpec.value("--expire-after", "duration", help: "Items not confirmed for this long drop out of results (default 30d).")
-        static let grace = OptionSpec.value("--grace", "duration", help: "How long a page failing transiently keeps its item (default 7d).")
-        static let maxPagesPerHost = OptionSpec.value("--max-pages-per-host", "n", help: "Fetch at most this many pages of one host per run (default 10000).")
-        static let concurrency = OptionSpec.value("--concurrency", "n", help: "Requests in flight at once (default 32).")
-        static let perHost = OptionSpec.value("--per-host", "n", help: "Connections to one host at once (default 2).")
-        static let delay = OptionSpec.value("--delay", "seconds", help: "Time between two requests to one host (default 1; robots.txt can lengthen it).")
-        static let maxBody = OptionSpec.value("--max-body", "bytes", help: "Largest body accepted, after decompression (default 10 MB).")
+        static let expireAfter = Setting.duration("--expire-after", help: "Items not confirmed for this long drop out of results",
+                                                  in: 3600...(10 * 365 * 86_400), default: defaults.itemLifetime)
+        static let grace = Setting.duration("--grace", help: "How long a page failing transiently keeps its item", in: 0...(365 * 86_400),
+                                            default: defaults.failureGracePeriod)
+        static let maxPagesPerHost = Setting.whole("--max-pages-per-host", help: "Fetch at most this many pages of one host per run",
+                                                   in: 1...Int.max, default: defaults.maximumPagesPerHost)
+        static let concurrency = Setting.whole("--concurrency", help: "Requests in flight at once", in: 1...1024, default: defaults.concurrency)
+        static let perHost = Setting.whole("--per-host", help: "Connections to one host at once", in: 1...64, default: defaults.perHostConnections)
+        static let delay = Setting.number("--delay", "seconds", help: "Time between two requests to one host; robots.txt can lengthen it",
+                                          in: 0...3600, default: defaults.delay)
+        static let maxBody = Setting.whole("--max-body", "bytes", help: "Largest body accepted, after decompression", in: 1024...(1 << 30),
+                                           default: defaults.fetch.maximumBodyBytes, shown: "\(defaults.fetch.maximumBodyBytes >> 20) MiB")
         static let scope = OptionSpec.value("--scope", "hosts|domain|any", help: "Stay on the seeds' hosts (default), their registrable domains, or go anywhere.")
         static let include = OptionSpec.value("--include", "regex", help: "Only crawl URLs matching this regular expression.", repeatable: true)
         static let exclude = OptionSpec.value("--exclude", "regex", help: "Never crawl URLs matching this regular expression.", repeatable: true)
@@ -222,8 +231,8 @@ extension CrawlCommand {
         static let refetchAll = OptionSpec.flag("--refetch-all", help: "Make every known URL due now.")
         static let mapping = OptionSpec.value(
             "--mapping", "file", help: "Templates for pages' schema.org objects ({\"entity\": \"Recipe\", \"titlePattern\": \"{#name#} by {#author.name#}\"…}).")
-        static let lease = OptionSpec.value(
-            "--lease", "duration", help: "With --store: how long a host or URL this worker claimed stays its own without a word from it\n"
-                + "(default 60s); a killed worker's work goes to the others after this.")
+        static let lease = Setting.duration(
+            "--lease", help: "With --store: how long a host or URL this worker claimed stays its own without a word from it;\n"
+                + "a killed worker's work goes to the others after this", in: 2...3600, default: 60)
     }
 }

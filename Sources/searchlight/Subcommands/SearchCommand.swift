@@ -21,7 +21,7 @@ struct SearchCommand: Command {
         arguments: [ArgumentSpec(name: "query", help: "The words to search for.")],
         options: [
             DataDirectory.option,
-            Option.limit,
+            Option.limit.spec,
             Option.installed,
             Option.platform,
             Option.json,
@@ -50,7 +50,7 @@ struct SearchCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
         data = DataDirectory(arguments)
-        limit = try arguments.int(Option.limit, in: 1...SearchRequest.Limits.results) ?? 10
+        limit = try arguments.value(Option.limit)
         installed = Set(arguments.values(Option.installed))
         let platformName = arguments.value(Option.platform) ?? "ios"
         guard let platform = AppTarget.Platform(rawValue: platformName) else {
@@ -120,7 +120,8 @@ extension SearchCommand {
 
     /// The options this command reads.
     enum Option {
-        static let limit = OptionSpec.value("--limit", "n", help: "Show at most this many results (default 10, at most 1000).")
+        static let limit = Setting.whole("--limit", help: "Show at most this many results, up to \(SearchRequest.Limits.results)",
+                                         in: 1...SearchRequest.Limits.results, default: 10)
         static let installed = OptionSpec.value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true)
         static let platform = OptionSpec.value("--platform", "ios|android", help: "The platform the taps happen on (default ios).")
         static let json = OptionSpec.flag("--json", help: "Print the results as JSON.")

@@ -32,16 +32,16 @@ struct ServeCommand: Command {
         options: [
             DataDirectory.option,
             Option.listen,
-            Option.threads,
-            Option.activityThreshold,
-            Option.cacheSeconds,
-            Option.refreshSeconds,
-            Option.cacheMegabytes,
-            Option.maxConnections,
-            Option.maxConnectionsPerAddress,
+            Option.threads.spec,
+            Option.activityThreshold.spec,
+            Option.cacheSeconds.spec,
+            Option.refreshSeconds.spec,
+            Option.cacheMegabytes.spec,
+            Option.maxConnections.spec,
+            Option.maxConnectionsPerAddress.spec,
             Option.openapi,
             StoreOption.option,
-            Option.maxLag,
+            Option.maxLag.spec,
             Option.node,
             Option.accessLog,
         ],
@@ -71,16 +71,16 @@ struct ServeCommand: Command {
         }
         host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         self.port = port
-        threads = try arguments.int(Option.threads, in: 1...256) ?? 2 * ProcessInfo.processInfo.activeProcessorCount
-        activityThreshold = try arguments.int(Option.activityThreshold, in: 1...1_000_000) ?? 3
-        cacheSeconds = try arguments.int(Option.cacheSeconds, in: 0...3600) ?? 60
-        refreshSeconds = try arguments.int(Option.refreshSeconds, in: 0...3600) ?? 5
-        cacheMegabytes = try arguments.int(Option.cacheMegabytes, in: 1...65536) ?? 64
-        maximumConnections = try arguments.int(Option.maxConnections, in: 16...100_000) ?? 1024
-        maximumConnectionsPerAddress = try arguments.int(Option.maxConnectionsPerAddress, in: 1...100_000) ?? 64
+        threads = try arguments.value(Option.threads)
+        activityThreshold = try arguments.value(Option.activityThreshold)
+        cacheSeconds = try arguments.value(Option.cacheSeconds)
+        refreshSeconds = try arguments.value(Option.refreshSeconds)
+        cacheMegabytes = try arguments.value(Option.cacheMegabytes)
+        maximumConnections = try arguments.value(Option.maxConnections)
+        maximumConnectionsPerAddress = try arguments.value(Option.maxConnectionsPerAddress)
         printOpenAPI = arguments.flag(Option.openapi)
         store = try StoreOption(arguments)
-        maximumLag = try arguments.duration(Option.maxLag, in: 1...86_400) ?? 5
+        maximumLag = try arguments.value(Option.maxLag)
         nodeName = arguments.value(Option.node)
         accessLogPath = arguments.value(Option.accessLog)
     }
@@ -154,15 +154,21 @@ extension ServeCommand {
     /// The options this command reads.
     enum Option {
         static let listen = OptionSpec.value("--listen", "host:port", help: "The address to listen on (default 127.0.0.1:8080; port 0 picks a free one).")
-        static let threads = OptionSpec.value("--threads", "n", help: "Server threads (default: 2 per core; a slow request holds one thread); searches use at most 2 read connections per core.")
-        static let activityThreshold = OptionSpec.value("--activity-threshold", "n", help: "Distinct devices before an activity is public (default 3).")
-        static let cacheSeconds = OptionSpec.value("--cache-seconds", "n", help: "Reuse a search answer for at most n seconds (default 60; 0 turns the result cache off).")
-        static let refreshSeconds = OptionSpec.value("--refresh-seconds", "n", help: "Show other processes' commits (a crawl's) in cached answers within n seconds (default 5).")
-        static let cacheMegabytes = OptionSpec.value("--cache-megabytes", "n", help: "Memory for cached answers, in MiB (default 64).")
-        static let maxConnections = OptionSpec.value("--max-connections", "n", help: "Connections open at once (default 1024, within the file-descriptor limit).")
-        static let maxConnectionsPerAddress = OptionSpec.value("--max-connections-per-address", "n", help: "Connections open at once from one client address (default 64).")
+        static let threads = Setting.whole("--threads", help: "Server threads (a slow request holds one thread); searches use at most 2 read connections per core",
+                                           in: 1...256, default: 2 * ProcessInfo.processInfo.activeProcessorCount, shown: "2 per core")
+        static let activityThreshold = Setting.whole("--activity-threshold", help: "Distinct devices before an activity is public", in: 1...1_000_000, default: 3)
+        static let cacheSeconds = Setting.whole("--cache-seconds", help: "Reuse a search answer for at most n seconds; 0 turns the result cache off",
+                                                in: 0...3600, default: 60)
+        static let refreshSeconds = Setting.whole("--refresh-seconds", help: "Show other processes' commits (a crawl's) in cached answers within n seconds",
+                                                  in: 0...3600, default: 5)
+        static let cacheMegabytes = Setting.whole("--cache-megabytes", help: "Memory for cached answers, in MiB", in: 1...65536, default: 64)
+        static let maxConnections = Setting.whole("--max-connections", help: "Connections open at once, within the file-descriptor limit",
+                                                  in: 16...100_000, default: 1024)
+        static let maxConnectionsPerAddress = Setting.whole("--max-connections-per-address", help: "Connections open at once from one client address",
+                                                            in: 1...100_000, default: 64)
         static let openapi = OptionSpec.flag("--openapi", help: "Print the OpenAPI document and exit.")
-        static let maxLag = OptionSpec.value("--max-lag", "duration", help: "With --store: answer searches only from a copy at most this far behind (default 5s).")
+        static let maxLag = Setting.duration("--max-lag", help: "With --store: answer searches only from a copy at most this far behind",
+                                             in: 1...86_400, default: 5)
         static let node = OptionSpec.value("--node", "name", help: "With --store: this node's name in `status` (default host:port).")
         static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }

@@ -21,9 +21,9 @@ struct StatusCommand: Command {
         options: [
             DataDirectory.option,
             StoreOption.option,
-            Option.runs,
+            Option.runs.spec,
             Option.urls,
-            Option.limit,
+            Option.limit.spec,
             Option.json,
         ],
         examples: ["searchlight status", "searchlight status --urls http-404", "searchlight status --data /srv/searchlight/crawl-data --json"])
@@ -39,14 +39,14 @@ struct StatusCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
         store = try StoreOption(arguments)
-        runs = try arguments.int(Option.runs, in: 0...1000) ?? 5
+        runs = try arguments.value(Option.runs)
         if let reason = arguments.value(Option.urls) {
             guard reason == "all" || (1...64).contains(reason.utf8.count) && reason.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
                 throw UsageError("--urls takes a skip reason as a run report names it (http-404, refused-address…) or all")
             }
             urls = reason == "all" ? "" : reason
         }
-        limit = try arguments.int(Option.limit, in: 1...1_000_000) ?? 100
+        limit = try arguments.value(Option.limit)
         json = arguments.flag(Option.json)
     }
 
@@ -110,8 +110,8 @@ extension StatusCommand {
     /// The options this command reads.
     enum Option {
         static let urls = OptionSpec.value("--urls", "reason", help: "List the URLs skipped for this reason (or all), with their last attempt and next due time.")
-        static let limit = OptionSpec.value("--limit", "n", help: "With --urls: list at most this many (default 100).")
-        static let runs = OptionSpec.value("--runs", "n", help: "Show this many of the last runs (default 5).")
+        static let limit = Setting.whole("--limit", help: "With --urls: list at most this many", in: 1...1_000_000, default: 100)
+        static let runs = Setting.whole("--runs", help: "Show this many of the last runs", in: 0...1000, default: 5)
         static let json = OptionSpec.flag("--json", help: "Print the status as JSON.")
     }
 }
