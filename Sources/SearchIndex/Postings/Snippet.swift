@@ -88,9 +88,14 @@ enum Snippet {
     static func withoutTitleLines(_ body: String, title: String) -> String {
         let title = title.trimmingASCIIWhitespace().lowercased()
         guard !title.isEmpty else { return body }
+        // A line far longer than the title cannot be it (lowercasing changes a scalar's
+        // UTF-8 length at most threefold): such lines, most of a body, are not lowercased.
+        let longest = 3 * title.utf8.count
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         let kept = lines.filter { line in
-            let text = line.trimmingASCIIWhitespace().lowercased()
+            let trimmed = line.trimmingASCIIWhitespace()
+            guard trimmed.utf8.count <= longest else { return true }
+            let text = trimmed.lowercased()
             return text.isEmpty || !(text == title || (text.count >= 4 && title.hasPrefix(text)))
         }
         return kept.count == lines.count ? body : kept.joined(separator: "\n")
