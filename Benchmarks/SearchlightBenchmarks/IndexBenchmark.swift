@@ -186,8 +186,9 @@ enum IndexBenchmark {
                     ("\(name)_pruned_p50_ms", percentile(prunedLatencies, 0.5)), ("\(name)_pruned_p99_ms", percentile(prunedLatencies, 0.99)),
                     ("\(name)_pruned_cold_p50_ms", percentile(coldLatencies, 0.5)),
                     ("\(name)_pruned_cold_p99_ms", percentile(coldLatencies, 0.99)),
-                    ("\(name)_top10_overlap", .init(compared > 0 ? overlap / Double(compared) : 1)),
-                    ("\(name)_same_first", .init(compared > 0 ? Double(sameFirst) / Double(compared) : 1)),
+                    // Null when no query was compared (`--no-peer-queries`): not measured is not agreement.
+                    ("\(name)_top10_overlap", compared > 0 ? .init(overlap / Double(compared)) : .null),
+                    ("\(name)_same_first", compared > 0 ? .init(Double(sameFirst) / Double(compared)) : .null),
                 ]
             }
             print(JSONWriter.string(.object(JSONObject(report))))
