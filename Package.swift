@@ -40,7 +40,7 @@ let package = Package(
                            "WebURL"]),
         /// The seams between the engines and their stores (the crawl's, the service's) and the
         /// value types that cross them: what a second store implements without the engines.
-        .target(name: "StoreSeams", dependencies: ["CLibCrypto", "JSON", "SearchIndex", "WebURL"]),
+        .target(name: "StoreSeams", dependencies: ["CLibCrypto", "JSON", "SearchIndex", "TextUtilities", "WebURL"]),
         /// Mapping files and templates, and the one renderer from a mapped record to an item:
         /// what ingest and the crawl (a page's schema.org object) share.
         .target(name: "ItemMapping", dependencies: ["JSON", "SearchIndex", "TextUtilities"]),
@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "SearchIndex", "Service",
-                           "SQLite", "WebURL", "searchlight", "SearchlightTestSupport"]),
+                           "SQLite", "StoreSeams", "WebURL", "searchlight", "SearchlightTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL", "JSON", "SearchlightTestSupport"]),
         .testTarget(

@@ -13,6 +13,11 @@ import Synchronization
 /// batch with several changes of one item, ends in the same state. The client state names
 /// the store as well as the position (`STORE:POSITION`): a copy made from another store
 /// (the same folder pointed at a second store) is rebuilt, never resumed.
+///
+/// A node given a ``Shard`` keeps only that shard's items (`STORE#K/N:POSITION`; a copy of
+/// another shard, or of the whole index, is rebuilt). It still reads the whole log and
+/// snapshot and drops the other shards' rows: partitioning `item_log` by shard, so a node
+/// reads only its own, is the next step (docs/scaling.md).
 public final class LogFollower: SearchReplica, @unchecked Sendable {
     // @unchecked: `index`, `session` and `lastTrim` are used only under `applying`; the rest
     // is atomic or immutable.
@@ -20,6 +25,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
     private let index: SearchIndex
     private let name: String
     private let storeIdentity: String
+    private let shard: Shard
     private let batchSize: Int
     private let applying = Mutex(())
     private let caughtUp = Atomic<Int64>(0)
@@ -38,10 +44,12 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
 
     /// - Parameters:
     ///   - name: how the node shows in the store's `nodes` table (its lag is visible there).
-    public init(store: SharedStore, indexPath: String, name: String, batchSize: Int = 2000) throws {
+    ///   - shard: the part of the index this copy holds; the whole index unless told.
+    public init(store: SharedStore, indexPath: String, name: String, shard: Shard = .whole, batchSize: Int = 2000) throws {
         session = try store.newSession()
         index = try SearchIndex(path: indexPath)
-        storeIdentity = store.identity
+        storeIdentity = store.identity + (shard.isWhole ? "" : "#\(shard)")
+        self.shard = shard
         self.name = name
         self.batchSize = batchSize
     }
@@ -119,6 +127,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             for row in rows {
                 guard let id = row.string(2) else { continue }
                 let key = ItemKey(owner: ItemKey.owner(stored: row.string(1)), identifier: id)
+                guard shard.holds(key) else { continue }
                 if row.string(3) == "e" {
                     engagement[key] = Self.engagement(row, from: 5)
                 } else if let body = row.string(4), var item = (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:)) {
@@ -142,9 +151,9 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
         caughtUp.store(Int64(Date().timeIntervalSince1970 * 1000), ordering: .relaxed)
         try session.run { connection in
             try connection.execute("""
-                INSERT INTO nodes(name, applied, updated) VALUES($1, $2, extract(epoch from now()))
-                ON CONFLICT (name) DO UPDATE SET applied = excluded.applied, updated = excluded.updated
-                """, [.text(name), .int(position)])
+                INSERT INTO nodes(name, applied, updated, shard) VALUES($1, $2, extract(epoch from now()), $3)
+                ON CONFLICT (name) DO UPDATE SET applied = excluded.applied, updated = excluded.updated, shard = excluded.shard
+                """, [.text(name), .int(position), .text(shard.description)])
         }
         if Date().timeIntervalSince(lastTrim) >= Self.trimInterval {
             lastTrim = Date()
@@ -166,7 +175,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 let items = rows.compactMap { row -> SearchableItem? in
                     guard var item = row.string(1).flatMap({ try? JSONParser.parse($0) }).flatMap(SearchableItem.init(stored:)) else { return nil }
                     item.owner = ItemKey.owner(stored: row.string(0))
-                    return item
+                    return shard.holds(item.key) ? item : nil
                 }
                 if !items.isEmpty { try index.commit(SearchIndex.Batch(upserts: items), now: Date()) }
                 if rows.count < batchSize { break }
@@ -177,7 +186,8 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 var engagement: [ItemKey: EngagementCounts] = [:]
                 for row in rows {
                     guard let id = row.string(1) else { continue }
-                    engagement[ItemKey(owner: ItemKey.owner(stored: row.string(0)), identifier: id)] = Self.engagement(row, from: 2)
+                    let key = ItemKey(owner: ItemKey.owner(stored: row.string(0)), identifier: id)
+                    if shard.holds(key) { engagement[key] = Self.engagement(row, from: 2) }
                 }
                 try index.setEngagement(engagement)
                 if rows.count < batchSize { break }

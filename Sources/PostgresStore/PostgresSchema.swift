@@ -144,6 +144,10 @@ enum PostgresSchema {
         INSERT INTO store_identity(store, created)
             VALUES (md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text), extract(epoch from clock_timestamp()));
         """,
+        // 8: which shard each search node holds (`serve --shard K/N`; 0/1 is the whole index).
+        """
+        ALTER TABLE nodes ADD COLUMN shard text NOT NULL DEFAULT '0/1';
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

@@ -5,6 +5,7 @@ import HTTPServer
 import JSON
 import PostgresStore
 import Service
+import StoreSeams
 
 /// `searchlight serve [--data DIR] [--listen HOST:PORT]`
 struct ServeCommand: Command {
@@ -43,6 +44,7 @@ struct ServeCommand: Command {
             StoreOption.option,
             Option.maxLag.spec,
             Option.node,
+            Option.shard,
             Option.accessLog,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
@@ -61,6 +63,8 @@ struct ServeCommand: Command {
     var store: StoreOption
     var maximumLag: Double
     var nodeName: String?
+    /// With `--store`: the part of the index this node holds.
+    var shard: Shard
     var accessLogPath: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -82,6 +86,15 @@ struct ServeCommand: Command {
         store = try StoreOption(arguments)
         maximumLag = try arguments.value(Option.maxLag)
         nodeName = arguments.value(Option.node)
+        if let text = arguments.value(Option.shard) {
+            guard let parsed = Shard(parsing: text) else {
+                throw UsageError("--shard needs K/N, shard K (from 0) of N (at most \(Shard.maximumCount)), such as 0/4, not '\(text)'")
+            }
+            guard store.url != nil else { throw UsageError("--shard needs --store: shards are parts of a shared store's index") }
+            shard = parsed
+        } else {
+            shard = .whole
+        }
         accessLogPath = arguments.value(Option.accessLog)
     }
 
@@ -124,7 +137,7 @@ struct ServeCommand: Command {
         var follower: LogFollower?
         if let shared {
             let name = nodeName ?? "\(ProcessInfo.processInfo.hostName):\(port)"
-            let replica = try LogFollower(store: shared, indexPath: data.indexPath, name: name)
+            let replica = try LogFollower(store: shared, indexPath: data.indexPath, name: name, shard: shard)
             Console.writeLine("Bringing the copy in \(data.indexPath) up to date with the shared store…")
             try replica.catchUp()
             replica.start()
@@ -169,6 +182,8 @@ extension ServeCommand {
         static let openapi = OptionSpec.flag("--openapi", help: "Print the OpenAPI document and exit.")
         static let maxLag = Setting.duration("--max-lag", help: "With --store: answer searches only from a copy at most this far behind",
                                              in: 1...86_400, default: 5)
+        static let shard = OptionSpec.value(
+            "--shard", "K/N", help: "With --store: hold and answer from shard K (from 0) of N only; items go to shards by a hash of owner and id.")
         static let node = OptionSpec.value("--node", "name", help: "With --store: this node's name in `status` (default host:port).")
         static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }
