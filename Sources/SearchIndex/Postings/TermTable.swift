@@ -57,14 +57,26 @@ struct TermTable {
         try arena.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[Int(starts[Int(id)])..<(Int(starts[Int(id)]) + Int(lengths[Int(id)]))])) }
     }
 
-    /// Ids in byte order of their terms.
+    /// Ids in byte order of their terms. Each term's first 8 bytes, big-endian and padded
+    /// with zeros, order it as its bytes do unless two prefixes are equal: only then are the
+    /// bytes compared (most comparisons of a sort never reach memcmp).
     func sortedIDs() -> [Int32] {
         arena.withUnsafeBytes { arena in
-            (0..<Int32(starts.count)).sorted { a, b in
-                let x = UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(a)])..<(Int(starts[Int(a)]) + Int(lengths[Int(a)]))])
-                let y = UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(b)])..<(Int(starts[Int(b)]) + Int(lengths[Int(b)]))])
-                return compareBytes(x, y) < 0
+            let keyed = (0..<Int32(starts.count)).map { id -> (prefix: UInt64, id: Int32) in
+                let start = Int(starts[Int(id)])
+                var prefix: UInt64 = 0
+                for offset in 0..<8 {
+                    prefix <<= 8
+                    if offset < Int(lengths[Int(id)]) { prefix |= UInt64(arena[start + offset]) }
+                }
+                return (prefix, id)
             }
+            return keyed.sorted { a, b in
+                if a.prefix != b.prefix { return a.prefix < b.prefix }
+                let x = UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(a.id)])..<(Int(starts[Int(a.id)]) + Int(lengths[Int(a.id)]))])
+                let y = UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(b.id)])..<(Int(starts[Int(b.id)]) + Int(lengths[Int(b.id)]))])
+                return compareBytes(x, y) < 0
+            }.map(\.id)
         }
     }
 }
