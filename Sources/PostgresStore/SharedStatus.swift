@@ -35,7 +35,7 @@ extension SharedStore {
             let head = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int(0) ?? 0
             let nodes = try connection.execute("SELECT name, applied, extract(epoch from now()) - updated, shard FROM nodes ORDER BY name").rows.map { row in
                 CrawlStatus.Node(name: row.string(0) ?? "?", behind: max(0, head - (row.int(1) ?? 0)), silentFor: row.double(2) ?? 0,
-                                 shard: row.string(3) ?? Shard.whole.description)
+                                 shard: row.string(3).flatMap(Shard.init(parsing:)) ?? .whole)
             }
             let runs = try connection.execute("SELECT report FROM runs ORDER BY started DESC LIMIT $1", [.int(Int64(count))]).rows
                 .compactMap { $0.string(0).flatMap { try? JSONParser.parse($0) } }

@@ -38,10 +38,10 @@ public struct CrawlStatus: Sendable {
         public var behind: Int
         /// Seconds since it last reported.
         public var silentFor: Double
-        /// The part of the index it holds (`K/N`; `0/1` is all of it).
-        public var shard: String
+        /// The part of the index it holds.
+        public var shard: Shard
 
-        public init(name: String, behind: Int, silentFor: Double, shard: String = Shard.whole.description) {
+        public init(name: String, behind: Int, silentFor: Double, shard: Shard = .whole) {
             self.name = name
             self.behind = behind
             self.silentFor = silentFor
@@ -65,7 +65,7 @@ public struct CrawlStatus: Sendable {
         var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]
         if let store {
             fields.append(("store", .string(store)))
-            fields.append(("nodes", .array(nodes.map { ["name": .string($0.name), "shard": .string($0.shard), "behind": JSONValue($0.behind), "silentFor": JSONValue($0.silentFor)] })))
+            fields.append(("nodes", .array(nodes.map { ["name": .string($0.name), "shard": .string($0.shard.description), "behind": JSONValue($0.behind), "silentFor": JSONValue($0.silentFor)] })))
         }
         if let index {
             fields.append(("index", [
@@ -98,7 +98,7 @@ public struct CrawlStatus: Sendable {
     public var summary: String {
         var lines = [store.map { "Shared store \($0) (this machine's data folder: \(dataDirectory))" } ?? "Data folder \(dataDirectory)"]
         for node in nodes {
-            let part = node.shard == Shard.whole.description ? "" : " (shard \(node.shard))"
+            let part = node.shard.isWhole ? "" : " (shard \(node.shard))"
             lines.append("  search node \(node.name)\(part): \(node.behind) changes behind, last heard \(Int(node.silentFor)) s ago")
         }
         if let running {
