@@ -23,8 +23,9 @@ struct IndexSearch {
     func run(_ request: SearchRequest) throws -> SearchResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
+        let segments = request.statistics.map(self.segments.using) ?? self.segments
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer,
-                             languages: try IndexWriter.languages(connection))
+                             languages: try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection))
         let k = max(50, (request.offset + request.limit) * 5)
         let candidates = try segments.top(plan.query, k: k, now: request.now.timeIntervalSince1970, exhaustive: exhaustive)
         let ranked = try rank(candidates, request)
@@ -47,6 +48,26 @@ struct IndexSearch {
         return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
                               total: ranked.count, totalIsExact: candidates.count < k, offset: request.offset,
                               processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+    }
+
+    /// What the request's plan and scores read from this index: the first round of a
+    /// search over shards (``CorpusStatistics``).
+    func statistics(_ request: SearchRequest) throws -> CorpusStatistics {
+        let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
+        let recorder = StatisticsRecorder()
+        var segments = self.segments
+        segments.recorder = recorder
+        let languages = try IndexWriter.languages(connection)
+        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
+        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { _ = segments.frequency(token) } }
+        var statistics = CorpusStatistics()
+        statistics.documents = segments.documents
+        statistics.tokens = segments.tokens
+        statistics.languages = Set(languages)
+        statistics.frequencies = recorder.frequencies
+        statistics.completions = recorder.completions
+        statistics.spellings = recorder.spellings
+        return statistics
     }
 
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.

@@ -185,4 +185,16 @@ public final class SearchIndex: Sendable {
             }
         }
     }
+
+    /// What a search for `request` reads from this index — its document and token counts
+    /// and the document frequencies of the terms its plan looks up — for a router that
+    /// adds every shard's up and searches each with the sum (``SearchRequest/statistics``).
+    public func statistics(for request: SearchRequest) throws(SearchIndexError) -> CorpusStatistics {
+        try request.validate()
+        return try withConnectionAndTokenizer { connection, tokenizer in
+            try connection.transaction("DEFERRED") {
+                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).statistics(request)
+            }
+        }
+    }
 }

@@ -18,6 +18,9 @@ public struct SearchRequest: Sendable {
     /// (search-as-you-type). A finished query matches whole words only.
     public var typing = false
     public var now: Date
+    /// The whole index's statistics, from a router that splits the index in shards: the
+    /// search ranks with them instead of this index's own (``CorpusStatistics``).
+    public var statistics: CorpusStatistics?
 
     public init(_ text: String, limit: Int = 10, platform: AppTarget.Platform = .ios, installed: Set<String> = [],
                 snippets: Bool = false, now: Date = Date())

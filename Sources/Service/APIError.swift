@@ -24,7 +24,7 @@ public struct APIError: Error, Sendable {
     static func invalidJSON(_ message: String) -> APIError { APIError(400, "invalid-json", message) }
     static let unauthorized = APIError(401, "unauthorized", "this needs an API key: Authorization: Bearer <key>")
     static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
-    static func notFound(_ message: String) -> APIError { APIError(404, "not-found", message) }
+    public static func notFound(_ message: String) -> APIError { APIError(404, "not-found", message) }
     static func tooLarge(_ message: String) -> APIError { APIError(413, "too-large", message) }
 
     static func methodNotAllowed(_ allowed: [String]) -> APIError {
@@ -34,7 +34,7 @@ public struct APIError: Error, Sendable {
     }
 
     /// The index's errors, by who was at fault.
-    init(_ error: SearchIndexError) {
+    public init(_ error: SearchIndexError) {
         switch error.kind {
         case .invalidQuery, .invalidItem: self.init(400, error.reason, error.message)
         case .forbidden: self.init(403, error.reason, error.message)
@@ -52,7 +52,7 @@ public struct APIError: Error, Sendable {
         self.init(error.isTooLarge ? 413 : 400, error.isTooLarge ? "too-large" : "invalid-field", error.description)
     }
 
-    var response: HTTPServerResponse {
+    public var response: HTTPServerResponse {
         var response = HTTPServerResponse.json(["error": ["code": .string(code), "message": .string(message)]], status: status)
         response.headers += headers
         return response

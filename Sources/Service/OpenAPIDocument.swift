@@ -112,6 +112,12 @@ public enum OpenAPIDocument {
                     required: ["events"]),
                 response: object(["items": integer, "unknownItems": integer, "foreignItems": integer, "impressions": integer, "clicks": integer]),
                 errors: ["400", "401", "403", "429"])]),
+            ("/v1/shard/statistics", ["post": shardRoute(
+                "For a router of this store (serve --router, header X-Searchlight-Router): what the query reads from this node's part of the index — document and token counts, languages, each term's document frequency (terms in hex), completions and spelling candidates.",
+                response: ["type": "object"])]),
+            ("/v1/shard/search", ["post": shardRoute(
+                "For a router of this store: the search ranked with the whole index's statistics (the sum of every shard's /v1/shard/statistics), in the shape of /v1/search plus each result's full score (scores) and owner (owners).",
+                response: ref("SearchResponse"))]),
         ]))
     }
 
@@ -237,6 +243,16 @@ public enum OpenAPIDocument {
 
     private static func operation(_ summary: String, response: JSONValue) -> JSONValue {
         ["summary": .string(summary), "responses": responses(ok: response, errors: [])]
+    }
+
+    /// A route only routers call: the search fields as a JSON body, 403 without the router's header.
+    private static func shardRoute(_ summary: String, response: JSONValue) -> JSONValue {
+        .object(JSONObject([
+            ("summary", .string(summary)),
+            ("requestBody", requestBody(object(["q": string, "limit": integer, "offset": integer, "platform": string, "installed": ["type": "array", "items": string],
+                                                "snippets": boolean, "typing": boolean, "statistics": ["type": "object"]], required: ["q"]))),
+            ("responses", responses(ok: response, errors: ["400", "403", "503"])),
+        ]))
     }
 
     private static func write(_ summary: String, body: JSONValue, response: JSONValue, errors: [String], status: String = "200") -> JSONValue {

@@ -10,12 +10,13 @@ enum Route {
     case deleteDomain(String)
     case readBatch(String), commitBatch(String)
     case reportActivity, recordEngagement
+    case shardStatistics, shardSearch
 
     /// Every path the API answers, with its methods (the OpenAPI document lists the same).
     static let table: [(path: String, methods: [String])] = [
         ("/healthz", ["GET"]), ("/metrics", ["GET"]), ("/v1/openapi.json", ["GET"]), ("/v1/search", ["GET"]),
         ("/v1/items", ["POST", "DELETE"]), ("/v1/items/{id}/source", ["GET"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
-        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]),
+        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]), ("/v1/shard/statistics", ["POST"]), ("/v1/shard/search", ["POST"]),
     ]
 
     init(method: String, segments: [String]) throws(APIError) {
@@ -45,6 +46,8 @@ enum Route {
             }
         case ["v1", "activities"]: self = try only(["POST"], .reportActivity)
         case ["v1", "engagement"]: self = try only(["POST"], .recordEngagement)
+        case ["v1", "shard", "statistics"]: self = try only(["POST"], .shardStatistics)
+        case ["v1", "shard", "search"]: self = try only(["POST"], .shardSearch)
         default:
             if segments.count == 3, segments[0] == "v1", segments[1] == "domains" {
                 self = try only(["DELETE"], .deleteDomain(try decoded(segments[2])))
@@ -71,15 +74,23 @@ enum Route {
     /// Writes, and reading a batch's state, need a key.
     var needsKey: Bool {
         switch self {
-        case .health, .metrics, .openAPI, .search: false
+        case .health, .metrics, .openAPI, .search, .shardStatistics, .shardSearch: false
         case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement, .itemSource: true
+        }
+    }
+
+    /// What a router asks of a shard (``RouterCredential``).
+    var isShardRoute: Bool {
+        switch self {
+        case .shardStatistics, .shardSearch: true
+        default: false
         }
     }
 
     /// Requests that carry a JSON body (a DELETE of items may too, for long id lists).
     var takesBody: Bool {
         switch self {
-        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement: true
+        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement, .shardStatistics, .shardSearch: true
         case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch, .itemSource: false
         }
     }
@@ -97,6 +108,8 @@ enum Route {
         case .readBatch, .commitBatch: "/v1/batches/{name}"
         case .reportActivity: "/v1/activities"
         case .recordEngagement: "/v1/engagement"
+        case .shardStatistics: "/v1/shard/statistics"
+        case .shardSearch: "/v1/shard/search"
         }
     }
 
@@ -114,6 +127,8 @@ enum Route {
         case .commitBatch(let name): try service.commitBatch(request, name)
         case .reportActivity: try service.reportActivity(request)
         case .recordEngagement: try service.recordEngagement(request)
+        case .shardStatistics: try service.shardStatistics(request)
+        case .shardSearch: try service.shardSearch(request)
         }
     }
 }

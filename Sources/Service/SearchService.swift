@@ -86,6 +86,7 @@ public final class SearchService: Sendable {
     private let metrics = ServiceMetrics()
     private let cache: SearchCache?
     let tokens: EngagementToken
+    let router: RouterCredential
     let limits: EngagementLimits
 
     /// The embedded service: writes to the index at `indexPath`, keys in `service.sqlite`.
@@ -107,6 +108,7 @@ public final class SearchService: Sendable {
         deviceSalt = salt
         let tokens = EngagementToken(salt: salt)
         self.tokens = tokens
+        router = RouterCredential(salt: salt)
         limits = EngagementLimits(configuration)
         if configuration.cacheLifetime > 0 {
             cache = try SearchCache(indexPath: configuration.indexPath, lifetime: configuration.cacheLifetime,
@@ -145,6 +147,12 @@ public final class SearchService: Sendable {
             metrics.record(route: "unknown", status: response.status, seconds: 0)
             return .answer(response)
         }
+        if route.isShardRoute {
+            guard router.accepts(request.header(RouterCredential.header)) else {
+                return .answer(Self.hardened(APIError.forbidden("/v1/shard/… answers a router of this store (serve --router) only").response))
+            }
+            return .accept(BodyAllowance(holder: .principal("router"), maximumBytes: Self.shardBodyBytes))
+        }
         guard route.needsKey else { return .accept(noBody) }
         do {
             // The search page reports engagement without a key (checked against the token of the answer it was shown).
@@ -164,12 +172,15 @@ public final class SearchService: Sendable {
         }
     }
 
+    /// The largest body a router's shard request may have (a long query's statistics).
+    static let shardBodyBytes = 2 << 20
+
     /// The largest body an anonymous engagement report may have.
     static let anonymousBodyBytes = 64 * 1024
 
     /// Every answer tells browsers not to guess its type (a JSON answer holding markup must
     /// never be read as HTML).
-    static func hardened(_ response: HTTPServerResponse) -> HTTPServerResponse {
+    public static func hardened(_ response: HTTPServerResponse) -> HTTPServerResponse {
         var response = response
         if !response.headers.contains(where: { $0.hasName("X-Content-Type-Options") }) {
             response.headers.append(HTTPField("X-Content-Type-Options", "nosniff"))
@@ -222,6 +233,15 @@ public final class SearchService: Sendable {
     static let searchParameters: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing"]
 
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let search = try Self.searchRequest(request, maximumResults: configuration.maximumSearchLimit, now: configuration.clock())
+        try checkCaughtUp()
+        guard let cache else { return Self.answer(try readers.withReader { try $0.search(search) }, tokens: tokens, now: search.now).response }
+        return try cache.response(for: search)
+    }
+
+    /// The search `GET /v1/search` asks for (a router reads it the same way); 400 for
+    /// parameters it does not take or values out of range.
+    public static func searchRequest(_ request: HTTPServerRequest, maximumResults: Int, now: Date) throws -> SearchRequest {
         for item in request.rawQueryItems {
             let name = PercentDecoding.decode(item.name, plusIsSpace: true)
             guard Self.searchParameters.contains(name) else {
@@ -243,18 +263,21 @@ public final class SearchService: Sendable {
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
         search.typing = ["1", "true"].contains(request.queryValue("typing") ?? "")
         search.offset = try number("offset") ?? 0
-        search.now = configuration.clock()
-        try search.validate(maximumResults: configuration.maximumSearchLimit)
-        if let replica {
-            let lag = replica.lag ?? .infinity
-            guard lag <= configuration.maximumLag else {
-                throw APIError(503, "behind", lag.isFinite
-                    ? "this node's copy of the index is \(Int(lag)) s behind the shared store (at most \(Int(configuration.maximumLag)) s allowed); try another node"
-                    : "this node's copy of the index has not caught up with the shared store yet; try another node")
-            }
+        search.now = now
+        try search.validate(maximumResults: maximumResults)
+        return search
+    }
+
+    /// Searches on a node that follows a shared store are refused (503) while its copy is
+    /// more than ``Configuration/maximumLag`` behind: a router or client tries another node.
+    func checkCaughtUp() throws {
+        guard let replica else { return }
+        let lag = replica.lag ?? .infinity
+        guard lag <= configuration.maximumLag else {
+            throw APIError(503, "behind", lag.isFinite
+                ? "this node's copy of the index is \(Int(lag)) s behind the shared store (at most \(Int(configuration.maximumLag)) s allowed); try another node"
+                : "this node's copy of the index has not caught up with the shared store yet; try another node")
         }
-        guard let cache else { return Self.answer(try readers.withReader { try $0.search(search) }, tokens: tokens, now: search.now).response }
-        return try cache.response(for: search)
     }
 
     /// A search answer as the API gives it: without the app records ingested items came
@@ -347,7 +370,7 @@ public final class SearchService: Sendable {
 }
 
 extension HTTPServerResponse {
-    static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
+    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
         HTTPServerResponse(status: status, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(JSONWriter.bytes(value) + [0x0A]))
     }
 }

@@ -1,4 +1,5 @@
 import CLibCrypto
+import TextUtilities
 
 /// SHA-256 through OpenSSL's libcrypto: API keys are stored as the hash of their secret,
 /// device ids as the hash of a secret salt and the id; engagement tokens carry an HMAC.
@@ -23,35 +24,9 @@ public enum SHA256 {
         return digest
     }
 
-    /// Bytes from lower- or upper-case hexadecimal; nil for anything else.
-    public static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 0x30...0x39: digit - 0x30
-            case 0x61...0x66: digit - 0x61 + 10
-            case 0x41...0x46: digit - 0x41 + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
+    public static func bytes(hex: String) -> [UInt8]? { Hex.bytes(hex) }
 
-    public static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
-    }
+    public static func hex(_ bytes: [UInt8]) -> String { Hex.string(bytes) }
 
     /// Compares two digests in time that does not depend on where they differ.
     public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {

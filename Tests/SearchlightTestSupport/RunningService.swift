@@ -88,8 +88,8 @@ public final class RunningService: Sendable {
     /// One request; `json` is sent as the body with `Content-Type: application/json`.
     @discardableResult
     public func call(_ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil, key: String? = nil,
-                     contentType: String? = "application/json", from localAddress: String? = nil) -> Reply {
-        api.call(method, path, json: json, body: body, key: key, contentType: contentType, from: localAddress)
+                     contentType: String? = "application/json", from localAddress: String? = nil, headers: [HTTPField] = []) -> Reply {
+        api.call(method, path, json: json, body: body, key: key, contentType: contentType, from: localAddress, headers: headers)
     }
 
     /// The ids `/v1/search` finds for `query`, in order.
@@ -145,8 +145,8 @@ public final class APIClient: Sendable {
     /// One request; `json` is sent as the body with `Content-Type: application/json`.
     @discardableResult
     public func call(_ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil, key: String? = nil,
-                     contentType: String? = "application/json", from localAddress: String? = nil) -> Reply {
-        var request = FetchRequest(url: base + path)
+                     contentType: String? = "application/json", from localAddress: String? = nil, headers: [HTTPField] = []) -> Reply {
+        var request = FetchRequest(url: base + path, headers: headers)
         request.method = method
         request.body = json.map { JSONWriter.bytes($0) } ?? body
         if request.body != nil, let contentType { request.headers.append(HTTPField("Content-Type", contentType)) }

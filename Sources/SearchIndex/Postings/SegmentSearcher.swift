@@ -38,9 +38,16 @@ struct SegmentSearcher {
     let tokenizer: SearchTokenizer.Session
     let file: String
     let segments: [SegmentReader]
-    /// Live documents and their mean length, the N and avgdl of BM25.
-    let documents: Int
-    let averageLength: Double
+    /// Live documents, their tokens and mean length, the N and avgdl of BM25: this index's
+    /// own, or with ``using(_:)`` the whole index's.
+    private(set) var documents: Int
+    private(set) var tokens: Int
+    private(set) var averageLength: Double
+    /// A router's statistics of the whole index (``CorpusStatistics``): with them, every
+    /// number the query plan and the scores read is theirs, so every shard ranks alike.
+    private var global: CorpusStatistics?
+    /// Takes down what the plan looks up, for a router's statistics round.
+    var recorder: StatisticsRecorder?
 
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, file: String) throws {
         self.connection = connection
@@ -51,13 +58,28 @@ struct SegmentSearcher {
         segments = try infos.map { try SegmentCache.shared.reader(file: file, info: $0, connection: connection) }
         let stats = try IndexStatistics.read(connection)
         documents = stats.documents
+        tokens = stats.tokens
         averageLength = stats.documents > 0 ? max(1, Double(stats.tokens) / Double(stats.documents)) : 1
     }
 
+    /// The same segments, ranked with the whole index's statistics.
+    func using(_ statistics: CorpusStatistics) -> SegmentSearcher {
+        var copy = self
+        copy.global = statistics
+        copy.documents = statistics.documents
+        copy.tokens = statistics.tokens
+        copy.averageLength = statistics.averageLength
+        return copy
+    }
+
     /// Documents holding `term`, over every segment (documents deleted since their segment
-    /// was merged still count, until the next merge).
+    /// was merged still count, until the next merge); with global statistics, theirs (this
+    /// index's own for a term they lack).
     func frequency(_ term: [UInt8]) -> Int {
-        term.withUnsafeBytes { bytes in segments.reduce(0) { $0 + ($1.term(bytes)?.documents ?? 0) } }
+        if let given = global?.frequencies[term] { return given }
+        let found = term.withUnsafeBytes { bytes in segments.reduce(0) { $0 + ($1.term(bytes)?.documents ?? 0) } }
+        recorder?.frequencies[term] = found
+        return found
     }
 
     /// Terms from `lower` up to `upper` with their document counts, merged over segments,
@@ -74,6 +96,17 @@ struct SegmentSearcher {
     /// document counts over every segment, reading at most `budget` dictionary entries in
     /// all (``SegmentReader/fuzzyTerms(near:edits:budget:_:)``), the largest segments first.
     func fuzzyTerms(near target: [Unicode.Scalar], edits: Int, budget: Int) -> [(term: [UInt8], documents: Int)] {
+        let word = Array(String(String.UnicodeScalarView(target)).utf8)
+        if let global { return (global.spellings[word] ?? [:]).map { ($0.key, $0.value) } }
+        let found = localFuzzyTerms(near: target, edits: edits, budget: budget)
+        if let recorder {
+            recorder.spellings[word] = Dictionary(CorpusStatistics.best(Dictionary(found, uniquingKeysWith: +), limit: StatisticsRecorder.candidates)
+                .map { ($0.term, $0.documents) }, uniquingKeysWith: +)
+        }
+        return found
+    }
+
+    private func localFuzzyTerms(near target: [Unicode.Scalar], edits: Int, budget: Int) -> [(term: [UInt8], documents: Int)] {
         var left = budget
         var merged: [[UInt8]: Int] = [:]
         for segment in segments.sorted(by: { $0.info.terms > $1.info.terms }) where left > 0 {
@@ -87,9 +120,12 @@ struct SegmentSearcher {
         var upper = prefix
         while let last = upper.last, last == 0xFF { upper.removeLast() }
         let end: [UInt8]? = upper.isEmpty ? nil : upper.dropLast() + [upper[upper.count - 1] + 1]
-        return vocabulary(from: prefix, below: end).filter { $0.term != prefix }
+        if let global { return CorpusStatistics.best(global.completions[prefix] ?? [:], limit: limit).map(\.term) }
+        let best = vocabulary(from: prefix, below: end).filter { $0.term != prefix }
             .sorted { $0.documents != $1.documents ? $0.documents > $1.documents : $0.term.lexicographicallyPrecedes($1.term) }
-            .prefix(limit).map(\.term)
+            .prefix(limit)
+        recorder?.completions[prefix] = Dictionary(best.map { ($0.term, $0.documents) }, uniquingKeysWith: +)
+        return best.map(\.term)
     }
 
     /// The best `k` live documents by BM25, best first.
@@ -382,4 +418,13 @@ struct IndexStatistics {
             ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
             """).run([.integer(Int64(documents)), .integer(Int64(tokens))])
     }
+}
+
+/// What a query's plan looked up in one index (``SearchIndex/statistics(for:)``).
+final class StatisticsRecorder {
+    /// Spelling candidates a word keeps, the most frequent first (the plan uses 5).
+    static let candidates = 20
+    var frequencies: [[UInt8]: Int] = [:]
+    var completions: [[UInt8]: [[UInt8]: Int]] = [:]
+    var spellings: [[UInt8]: [[UInt8]: Int]] = [:]
 }

@@ -1,0 +1,48 @@
+import Foundation
+import HTTPServer
+import JSON
+import SearchIndex
+
+/// What a router asks of each shard (`serve --router`): the statistics round
+/// (`POST /v1/shard/statistics`, what the query reads from this node's part of the index)
+/// and the search itself ranked with the whole index's statistics (`POST /v1/shard/search`).
+/// Neither is cached: the router's answers are.
+extension SearchService {
+    static let shardSearchFields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics"]
+
+    func shardStatistics(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let search = try shardSearchRequest(try body(request, known: Self.shardSearchFields))
+        try checkCaughtUp()
+        return .json(try readers.withReader { try $0.statistics(for: search) }.json)
+    }
+
+    /// The answer of `GET /v1/search` for this shard's items, with each result's score in
+    /// full (`scores`: the router merges shards by it, and a rounded score would tie) and
+    /// its owner (`owners`: the router's engagement token names items by owner and id).
+    func shardSearch(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let body = try body(request, known: Self.shardSearchFields)
+        var search = try shardSearchRequest(body)
+        guard let statistics = body.object["statistics"] else { throw APIError.invalidQuery("statistics is required") }
+        search.statistics = try CorpusStatistics(json: statistics)
+        try checkCaughtUp()
+        let results = try readers.withReader { try $0.search(search) }
+        var object = results.json(showingRecords: false).objectValue ?? JSONObject()
+        object.append("scores", .array(results.hits.map { JSONValue($0.score) }))
+        object.append("owners", .array(results.hits.map { .string($0.item.key.storedOwner) }))
+        return .json(.object(object))
+    }
+
+    private func shardSearchRequest(_ body: FieldReader) throws -> SearchRequest {
+        let text = try body.requiredString("q", maximumBytes: 4 * SearchQuery.maximumLength, multiline: true)
+        let platformName = try body.string("platform") ?? "ios"
+        guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.invalidQuery("platform must be ios or android") }
+        let installed = Set(try body.strings("installed", maximumCount: SearchRequest.Limits.installedApps, maximumBytes: SearchRequest.Limits.installedAppBytes))
+        var search = SearchRequest(text, limit: try body.integer("limit", in: 1...SearchRequest.Limits.results) ?? 10, platform: platform,
+                                   installed: installed, snippets: try body.bool("snippets") ?? false)
+        search.offset = try body.integer("offset", in: 0...SearchRequest.Limits.results) ?? 0
+        search.typing = try body.bool("typing") ?? false
+        search.now = configuration.clock()
+        try search.validate()
+        return search
+    }
+}
