@@ -48,10 +48,13 @@ let package = Package(
         .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "SearchIndex", "StoreSeams", "WebURL"]),
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
         .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "SearchIndex", "TextUtilities"]),
+        /// `serve --router`: one answer from the shards of a split index (statistics round,
+        /// fan-out with fail-over and hedging, merge).
+        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "SearchIndex", "Service", "StoreSeams"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Service", "ServiceClient", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
@@ -77,7 +80,7 @@ let package = Package(
             dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
+            dependencies: ["Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(
             name: "SearchlightCLITests",

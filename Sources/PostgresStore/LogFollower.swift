@@ -28,6 +28,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
     private let shard: Shard
     private let batchSize: Int
     private let applying = Mutex(())
+    private let address = Mutex<String?>(nil)
     private let caughtUp = Atomic<Int64>(0)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -64,6 +65,11 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
     }
 
     private func state(_ position: Int64) -> [UInt8] { Array("\(storeIdentity):\(position)".utf8) }
+
+    /// Where this node answers, recorded with its heartbeat for routers to find it.
+    public func advertise(_ address: String) {
+        self.address.withLock { $0 = address }
+    }
 
     public var lag: TimeInterval? {
         let millis = caughtUp.load(ordering: .relaxed)
@@ -151,9 +157,9 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
         caughtUp.store(Int64(Date().timeIntervalSince1970 * 1000), ordering: .relaxed)
         try session.run { connection in
             try connection.execute("""
-                INSERT INTO nodes(name, applied, updated, shard) VALUES($1, $2, extract(epoch from now()), $3)
-                ON CONFLICT (name) DO UPDATE SET applied = excluded.applied, updated = excluded.updated, shard = excluded.shard
-                """, [.text(name), .int(position), .text(shard.description)])
+                INSERT INTO nodes(name, applied, updated, shard, address) VALUES($1, $2, extract(epoch from now()), $3, $4)
+                ON CONFLICT (name) DO UPDATE SET applied = excluded.applied, updated = excluded.updated, shard = excluded.shard, address = excluded.address
+                """, [.text(name), .int(position), .text(shard.description), PostgresValue(address.withLock { $0 })])
         }
         if Date().timeIntervalSince(lastTrim) >= Self.trimInterval {
             lastTrim = Date()

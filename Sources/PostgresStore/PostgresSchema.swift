@@ -148,6 +148,10 @@ enum PostgresSchema {
         """
         ALTER TABLE nodes ADD COLUMN shard text NOT NULL DEFAULT '0/1';
         """,
+        // 9: where each search node answers, for routers (`serve --router`).
+        """
+        ALTER TABLE nodes ADD COLUMN address text;
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

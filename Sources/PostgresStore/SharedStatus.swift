@@ -4,7 +4,7 @@ import Postgres
 import SearchIndex
 import StoreSeams
 
-extension SharedStore {
+extension SharedStore: SearchNodeDirectory {
     /// `searchlight status` for a shared store: its items and frontier, the search nodes
     /// and how far behind each is, the latest runs of every worker; and whether a run holds
     /// this machine's data folder.
@@ -32,16 +32,26 @@ extension SharedStore {
             }
             urls.due = try connection.execute("SELECT count(*) FROM urls WHERE due <= $1", [.double(now.timeIntervalSince1970)]).first?.int(0) ?? 0
             urls.hosts = try connection.execute("SELECT count(DISTINCT origin) FROM urls").first?.int(0) ?? 0
-            let head = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int(0) ?? 0
-            let nodes = try connection.execute("SELECT name, applied, extract(epoch from now()) - updated, shard FROM nodes ORDER BY name").rows.map { row in
-                CrawlStatus.Node(name: row.string(0) ?? "?", behind: max(0, head - (row.int(1) ?? 0)), silentFor: row.double(2) ?? 0,
-                                 shard: row.string(3).flatMap(Shard.init(parsing:)) ?? .whole)
-            }
+            let nodes = try Self.searchNodes(connection)
             let runs = try connection.execute("SELECT report FROM runs ORDER BY started DESC LIMIT $1", [.int(Int64(count))]).rows
                 .compactMap { $0.string(0).flatMap { try? JSONParser.parse($0) } }
             let running = CrawlLock.holder(path: DataFolder(dataDirectory).lockPath)
             return CrawlStatus(dataDirectory: dataDirectory, index: SearchIndex.Statistics(itemsBySource: bySource, expired: expired, domains: domains),
                                urls: urls, running: running, runs: runs, store: Self.redacted(url), nodes: nodes)
+        }
+    }
+
+    public func searchNodes() throws -> [CrawlStatus.Node] {
+        try session.run { try Self.searchNodes($0) }
+    }
+
+    /// The search nodes that report to the store, by name: how far behind each is, its
+    /// shard and address.
+    static func searchNodes(_ connection: PostgresConnection) throws -> [CrawlStatus.Node] {
+        let head = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int(0) ?? 0
+        return try connection.execute("SELECT name, applied, extract(epoch from now()) - updated, shard, address FROM nodes ORDER BY name").rows.map { row in
+            CrawlStatus.Node(name: row.string(0) ?? "?", behind: max(0, head - (row.int(1) ?? 0)), silentFor: row.double(2) ?? 0,
+                             shard: row.string(3).flatMap(Shard.init(parsing:)) ?? .whole, address: row.string(4))
         }
     }
 

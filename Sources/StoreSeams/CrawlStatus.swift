@@ -40,12 +40,15 @@ public struct CrawlStatus: Sendable {
         public var silentFor: Double
         /// The part of the index it holds.
         public var shard: Shard
+        /// Where it answers (`http://host:port`), for routers; nil before it serves.
+        public var address: String?
 
-        public init(name: String, behind: Int, silentFor: Double, shard: Shard = .whole) {
+        public init(name: String, behind: Int, silentFor: Double, shard: Shard = .whole, address: String? = nil) {
             self.name = name
             self.behind = behind
             self.silentFor = silentFor
             self.shard = shard
+            self.address = address
         }
     }
 
@@ -65,7 +68,10 @@ public struct CrawlStatus: Sendable {
         var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]
         if let store {
             fields.append(("store", .string(store)))
-            fields.append(("nodes", .array(nodes.map { ["name": .string($0.name), "shard": .string($0.shard.description), "behind": JSONValue($0.behind), "silentFor": JSONValue($0.silentFor)] })))
+            fields.append(("nodes", .array(nodes.map {
+                ["name": .string($0.name), "shard": .string($0.shard.description), "address": $0.address.map(JSONValue.string) ?? .null,
+                 "behind": JSONValue($0.behind), "silentFor": JSONValue($0.silentFor)]
+            })))
         }
         if let index {
             fields.append(("index", [
@@ -99,7 +105,8 @@ public struct CrawlStatus: Sendable {
         var lines = [store.map { "Shared store \($0) (this machine's data folder: \(dataDirectory))" } ?? "Data folder \(dataDirectory)"]
         for node in nodes {
             let part = node.shard.isWhole ? "" : " (shard \(node.shard))"
-            lines.append("  search node \(node.name)\(part): \(node.behind) changes behind, last heard \(Int(node.silentFor)) s ago")
+            let address = node.address.map { " at \($0)" } ?? ""
+            lines.append("  search node \(node.name)\(part)\(address): \(node.behind) changes behind, last heard \(Int(node.silentFor)) s ago")
         }
         if let running {
             lines.append("  crawling now: run \(running.runID) (pid \(running.pid)) since \(ISO8601DateFormatter().string(from: running.since))")

@@ -51,8 +51,10 @@ final class Member {
     }
 }
 
-/// A `searchlight serve` node of the fleet, on a free port.
-final class SearchNode {
+/// A `searchlight serve` node of the fleet (or, with `--router`, a router), on a free port.
+final class SearchNode: @unchecked Sendable {
+    // @unchecked: other threads only call `call`/`search`, which read the immutable port and
+    // the Sendable client; the process is handled by the test that owns the node.
     let member: Member
     let port: Int
     let client: HTTPClient
@@ -64,7 +66,7 @@ final class SearchNode {
         var port: Int?
         while port == nil, Date() < deadline, member.process.isRunning {
             port = member.output.split(separator: "\n").lazy.compactMap { line -> Int? in
-                guard line.hasPrefix("Serving "), let colon = line.lastIndex(of: ":") else { return nil }
+                guard line.hasPrefix("Serving ") || line.hasPrefix("Routing "), let colon = line.lastIndex(of: ":") else { return nil }
                 return Int(line[line.index(after: colon)...])
             }.first
             if port == nil { usleep(50_000) }

@@ -4,6 +4,7 @@ import ItemMapping
 import HTTPServer
 import JSON
 import PostgresStore
+import Router
 import Service
 import StoreSeams
 
@@ -29,6 +30,12 @@ struct ServeCommand: Command {
             searches read a copy in DIR that follows the store's change log (built from a
             snapshot on first start); a search gets 503 while the copy is more than --max-lag
             behind. Any number of nodes can serve one store.
+
+            With --shard K/N a node holds one shard of the store's index and records where it
+            answers (--advertise). `serve --store URL --router` holds no index: it answers
+            GET /v1/search by asking one live replica of every shard (another if one fails or
+            is slow past --hedge-ms), ranking with the statistics of the whole index, and
+            merging; an answer missing a shard says so ("partial": true). Run several.
             """,
         options: [
             DataDirectory.option,
@@ -45,9 +52,14 @@ struct ServeCommand: Command {
             Option.maxLag.spec,
             Option.node,
             Option.shard,
+            Option.advertise,
+            Option.router,
+            Option.hedgeMilliseconds.spec,
             Option.accessLog,
         ],
-        examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json"])
+        examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json",
+                   "searchlight serve --store postgres://search@db/searchlight --shard 0/4 --listen 0.0.0.0:8081 --advertise http://node1:8081",
+                   "searchlight serve --store postgres://search@db/searchlight --router --listen 0.0.0.0:8080"])
 
     var data: DataDirectory
     var host: String
@@ -65,6 +77,10 @@ struct ServeCommand: Command {
     var nodeName: String?
     /// With `--store`: the part of the index this node holds.
     var shard: Shard
+    /// With `--store`: the URL routers reach this node at.
+    var advertise: String?
+    var isRouter: Bool
+    var hedgeMilliseconds: Int
     var accessLogPath: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -95,6 +111,16 @@ struct ServeCommand: Command {
         } else {
             shard = .whole
         }
+        advertise = arguments.value(Option.advertise)
+        if let advertise, !(advertise.hasPrefix("http://") || advertise.hasPrefix("https://")) || advertise.utf8.count > 512 {
+            throw UsageError("--advertise needs the URL routers reach this node at, such as http://node1:8081, not '\(advertise.prefix(100))'")
+        }
+        isRouter = arguments.flag(Option.router)
+        if isRouter {
+            guard store.url != nil else { throw UsageError("--router needs --store: a router finds the shards' nodes in the shared store") }
+            guard arguments.value(Option.shard) == nil else { throw UsageError("--router holds no shard: give --shard to the search nodes") }
+        }
+        hedgeMilliseconds = try arguments.value(Option.hedgeMilliseconds)
         accessLogPath = arguments.value(Option.accessLog)
     }
 
@@ -104,6 +130,7 @@ struct ServeCommand: Command {
             return
         }
         let shared = try store.open()
+        if isRouter, let shared { return try route(shared) }
         if shared == nil, !FileManager.default.fileExists(atPath: data.path) {
             // A mistyped --data must not start an empty service that looks healthy.
             throw CommandFailure("no data folder at \(data.path): give the folder a crawl, `index add` or `keys create` wrote, "
@@ -120,13 +147,7 @@ struct ServeCommand: Command {
         configuration.cacheRefreshInterval = TimeInterval(refreshSeconds)
         configuration.cacheBytes = cacheMegabytes << 20
         configuration.maximumLag = maximumLag
-        if let accessLogPath {
-            do {
-                configuration.accessLog = try AccessLog(path: accessLogPath)
-            } catch {
-                throw CommandFailure("cannot open the access log \(accessLogPath): \(error.localizedDescription)")
-            }
-        }
+        configuration.accessLog = try accessLog()
         let data = self.data
         configuration.recordResolver = { owner, reference in
             // Only sources ingested here for that owner; items pushed from elsewhere (`ingest
@@ -148,14 +169,9 @@ struct ServeCommand: Command {
             service = try SearchService(configuration: configuration)
         }
         defer { follower?.stop() }
-        var server = HTTPServer.Configuration()
-        server.host = host
-        server.port = port
-        server.threading = .pool(threads)
-        server.connectionLimit = maximumConnections
-        server.perAddressConnectionLimit = maximumConnectionsPerAddress
         StopSignal.install()
-        let running = try service.serve(server)
+        let running = try service.serve(serverConfiguration)
+        follower?.advertise(advertise ?? "http://\(Self.reachable(host)):\(running.port)")
         Console.writeLine("Serving \(data.indexPath) on http://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
         StopSignal.wait(until: .distantFuture)
         Console.writeLine("Stopping: letting requests in flight finish.")
@@ -164,6 +180,52 @@ struct ServeCommand: Command {
 }
 
 extension ServeCommand {
+    /// `serve --router`: no index, the shards' nodes found in the store.
+    private func route(_ shared: SharedStore) throws {
+        var configuration = SearchRouter.Configuration()
+        configuration.maximumLag = maximumLag
+        configuration.hedgeAfter = Double(hedgeMilliseconds) / 1000
+        configuration.accessLog = try accessLog()
+        let router = SearchRouter(configuration: configuration, directory: shared, salt: try PostgresKeyStore(shared).deviceSalt())
+        StopSignal.install()
+        let running = try router.serve(serverConfiguration)
+        let map = router.map
+        if map.count == 0 { Console.writeLine("No search node of the store is reporting yet.") }
+        if !map.missing.isEmpty { Console.writeLine("No live node yet for shard(s) \(map.missing.map(String.init).joined(separator: ", ")) of \(map.count).") }
+        Console.writeLine("Routing searches over \(map.count) shard(s) on http://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
+        StopSignal.wait(until: .distantFuture)
+        Console.writeLine("Stopping: letting requests in flight finish.")
+        running.stop(gracePeriod: 10)
+        router.stop()
+    }
+
+    /// The HTTP server's settings, a node's or a router's.
+    private var serverConfiguration: HTTPServer.Configuration {
+        var server = HTTPServer.Configuration()
+        server.host = host
+        server.port = port
+        server.threading = .pool(threads)
+        server.connectionLimit = maximumConnections
+        server.perAddressConnectionLimit = maximumConnectionsPerAddress
+        return server
+    }
+
+    private func accessLog() throws -> AccessLog? {
+        guard let accessLogPath else { return nil }
+        do {
+            return try AccessLog(path: accessLogPath)
+        } catch {
+            throw CommandFailure("cannot open the access log \(accessLogPath): \(error.localizedDescription)")
+        }
+    }
+
+    /// A name other machines can reach for an address the server listens on: the host's
+    /// name for a wildcard address.
+    static func reachable(_ host: String) -> String {
+        if ["0.0.0.0", "::", ""].contains(host) { return ProcessInfo.processInfo.hostName }
+        return host.contains(":") ? "[\(host)]" : host
+    }
+
     /// The options this command reads.
     enum Option {
         static let listen = OptionSpec.value("--listen", "host:port", help: "The address to listen on (default 127.0.0.1:8080; port 0 picks a free one).")
@@ -184,6 +246,11 @@ extension ServeCommand {
                                              in: 1...86_400, default: 5)
         static let shard = OptionSpec.value(
             "--shard", "K/N", help: "With --store: hold and answer from shard K (from 0) of N only; items go to shards by a hash of owner and id.")
+        static let advertise = OptionSpec.value(
+            "--advertise", "url", help: "With --store: the URL routers reach this node at (default http://HOST:PORT of --listen, the host's name for 0.0.0.0).")
+        static let router = OptionSpec.flag("--router", help: "With --store: hold no index; answer searches from one live replica of every shard, merged.")
+        static let hedgeMilliseconds = Setting.whole("--hedge-ms", help: "With --router: ask a second replica of a shard when the first has not answered after n ms",
+                                                     in: 1...60_000, default: 50)
         static let node = OptionSpec.value("--node", "name", help: "With --store: this node's name in `status` (default host:port).")
         static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }

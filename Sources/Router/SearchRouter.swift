@@ -1,0 +1,175 @@
+import Dispatch
+import Fetch
+import Foundation
+import HTTPServer
+import HTTPTypes
+import JSON
+import SearchIndex
+import Service
+import StoreSeams
+import Synchronization
+
+/// `serve --router`: answers `GET /v1/search` for an index split into shards by asking one
+/// live replica of every shard and merging their results, in the shape one node gives.
+///
+/// Each search is two rounds, as Elasticsearch's `dfs_query_then_fetch`: every shard says
+/// what the query reads from its part (``CorpusStatistics``: document and token counts, the
+/// document frequency of each term), the router adds them up, and every shard searches
+/// with the sum, so an item scores what it would score in one index of all the items. A
+/// shard with no live replica, or none that answers in time, is left out and the answer
+/// says so (`partial`, `missingShards`) rather than failing.
+///
+/// The router keeps no state but the node table it re-reads every second: run as many as
+/// you like. Writes go to the search nodes (each takes writes for the whole store).
+public final class SearchRouter: Sendable {
+    public struct Configuration: Sendable {
+        /// Nodes that have not reported for longer than this are not asked.
+        public var maximumLag: Double = 5
+        /// A second replica is asked when the first has not answered after this long.
+        public var hedgeAfter: Double = 0.05
+        /// A shard that has not answered after this long is missing from the answer.
+        public var timeout: Double = 5
+        /// How often the node table is read.
+        public var refreshInterval: Double = 1
+        public var maximumSearchLimit = 100
+        public var userAgent = "searchlight-router"
+        public var accessLog: AccessLog?
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    private let directory: any SearchNodeDirectory
+    let tokens: EngagementToken
+    let fanOut: FanOut
+    private let client: HTTPClient
+    private let current = Mutex(ShardMap.empty)
+    let counters = Mutex(Counters())
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    struct Counters {
+        var searches = 0
+        var partial = 0
+        var failed = 0
+        var directoryErrors = 0
+    }
+
+    /// - Parameter salt: the store's secret salt (``KeyStore/deviceSalt()``): answers carry
+    ///   engagement tokens the nodes accept, and shard requests the ``RouterCredential``.
+    public init(configuration: Configuration, directory: any SearchNodeDirectory, salt: [UInt8]) {
+        self.configuration = configuration
+        self.directory = directory
+        tokens = EngagementToken(salt: salt)
+        var fetch = FetchConfiguration(userAgent: configuration.userAgent)
+        fetch.addressPolicy = .any
+        fetch.maximumConnections = 1024
+        fetch.maximumConnectionsPerHost = 256
+        fetch.timeout = configuration.timeout
+        fetch.connectTimeout = min(configuration.timeout, 2)
+        client = HTTPClient(configuration: fetch)
+        fanOut = FanOut(client: client, headers: [
+            HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json"),
+            HTTPField(RouterCredential.header, RouterCredential(salt: salt).value),
+        ])
+    }
+
+    /// The shards and replicas searches go to now.
+    public var map: ShardMap { current.withLock { $0 } }
+
+    /// Reads the node table once.
+    public func refresh() {
+        do {
+            let map = ShardMap(nodes: try directory.searchNodes(), maximumSilence: configuration.maximumLag)
+            current.withLock { $0 = map }
+        } catch {
+            // The store is away: keep asking the nodes known last; they answer while their copies are fresh.
+            counters.withLock { $0.directoryErrors += 1 }
+        }
+    }
+
+    /// Serves the API on a server of `configuration`, reading the node table every
+    /// ``Configuration/refreshInterval`` until ``stop()``.
+    public func serve(_ configuration: HTTPServer.Configuration) throws -> HTTPServer {
+        refresh()
+        let thread = Thread { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                Thread.sleep(forTimeInterval: self.configuration.refreshInterval)
+                refresh()
+            }
+            finished.signal()
+        }
+        thread.name = "searchlight.router-directory"
+        thread.start()
+        var server = configuration
+        server.maximumBodyBytes = 0
+        return try HTTPServer(configuration: server, admission: { _ in .accept(BodyAllowance(holder: .everyone, maximumBytes: 0)) },
+                              handler: { [self] in handle($0) })
+    }
+
+    public func stop() {
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
+        client.shutdown(cancelInFlight: true)
+    }
+
+    public func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let response: HTTPServerResponse
+        do {
+            response = try respond(to: request)
+        } catch let error as APIError {
+            response = error.response
+        } catch let error as SearchIndexError {
+            response = APIError(error).response
+        } catch {
+            response = APIError(500, "internal", "\(error)").response
+        }
+        let hardened = SearchService.hardened(response)
+        configuration.accessLog?.record(request, hardened, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+        return hardened
+    }
+
+    private func respond(to request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let path = request.path
+        guard request.method == "GET" || request.method == "HEAD" else {
+            throw APIError(421, "router", "this is a router: it answers GET /v1/search, /healthz and /metrics; send writes to any search node of the store")
+        }
+        switch path {
+        case "/v1/search": return try search(request)
+        case "/healthz": return health()
+        case "/metrics": return metrics()
+        case "/v1/openapi.json": return .json(OpenAPIDocument.json)
+        default: throw APIError.notFound("a router answers GET /v1/search, /healthz and /metrics, not \(path.prefix(200))")
+        }
+    }
+
+    func health() -> HTTPServerResponse {
+        let map = self.map
+        let missing = map.count == 0 ? [] : map.missing
+        let healthy = map.count > 0 && missing.isEmpty
+        return .json(.object(JSONObject([
+            ("status", .string(healthy ? "ok" : "degraded")), ("shards", JSONValue(map.count)),
+            ("replicas", .array(map.replicas.map { JSONValue($0.count) })), ("missingShards", .array(missing.map { JSONValue($0) })),
+            ("nodes", .array(map.replicas.map { .array($0.map { .string($0.name) }) })),
+        ])), status: healthy ? 200 : 503)
+    }
+
+    func metrics() -> HTTPServerResponse {
+        let counts = counters.withLock { $0 }
+        let map = self.map
+        var lines = [
+            "# TYPE searchlight_router_searches_total counter", "searchlight_router_searches_total \(counts.searches)",
+            "# TYPE searchlight_router_partial_answers_total counter", "searchlight_router_partial_answers_total \(counts.partial)",
+            "# TYPE searchlight_router_failed_searches_total counter", "searchlight_router_failed_searches_total \(counts.failed)",
+            "# TYPE searchlight_router_shard_attempts_total counter", "searchlight_router_shard_attempts_total \(fanOut.attempts.load(ordering: .relaxed))",
+            "# TYPE searchlight_router_hedges_total counter", "searchlight_router_hedges_total \(fanOut.hedges.load(ordering: .relaxed))",
+            "# TYPE searchlight_router_failovers_total counter", "searchlight_router_failovers_total \(fanOut.failovers.load(ordering: .relaxed))",
+            "# TYPE searchlight_router_directory_errors_total counter", "searchlight_router_directory_errors_total \(counts.directoryErrors)",
+            "# TYPE searchlight_router_live_replicas gauge",
+        ]
+        for (shard, replicas) in map.replicas.enumerated() { lines.append("searchlight_router_live_replicas{shard=\"\(shard)\"} \(replicas.count)") }
+        return HTTPServerResponse(status: 200, headers: [HTTPField("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                  body: .bytes(Array((lines.joined(separator: "\n") + "\n").utf8)))
+    }
+}

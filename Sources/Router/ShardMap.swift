@@ -1,0 +1,53 @@
+import StoreSeams
+
+/// Which nodes a router may ask for each shard, decided from what the store's node table
+/// says (``SearchNodeDirectory``): a node counts while it reports (it heartbeats after every
+/// pass over the change log, so a node that stopped, or that is rebuilding its copy, falls
+/// silent) and has an address. The shard count is the one most live nodes hold (a store
+/// being re-sharded has nodes of two counts; the larger wins a tie); a shard with no live
+/// node is missing, and answers say so.
+public struct ShardMap: Sendable, Equatable {
+    public struct Replica: Sendable, Hashable {
+        public var name: String
+        /// `http://host:port`, without a trailing slash.
+        public var address: String
+    }
+
+    /// How many shards the index is split into (1: every node holds the whole index).
+    public let count: Int
+    /// For each shard, its live replicas by name.
+    public let replicas: [[Replica]]
+
+    public static let empty = ShardMap(count: 0, replicas: [])
+
+    init(count: Int, replicas: [[Replica]]) {
+        self.count = count
+        self.replicas = replicas
+    }
+
+    /// The map for `nodes`, counting those silent for at most `maximumSilence` seconds.
+    public init(nodes: [CrawlStatus.Node], maximumSilence: Double) {
+        let live = nodes.filter { $0.silentFor <= maximumSilence && $0.address.map(Self.usable) == true }
+        var byCount: [Int: Int] = [:]
+        for node in live { byCount[node.shard.count, default: 0] += 1 }
+        guard let count = byCount.max(by: { ($0.value, $0.key) < ($1.value, $1.key) })?.key else {
+            self = .empty
+            return
+        }
+        var replicas = [[Replica]](repeating: [], count: count)
+        for node in live.sorted(by: { $0.name < $1.name }) where node.shard.count == count {
+            let address = node.address!
+            replicas[node.shard.index].append(Replica(name: node.name, address: address.hasSuffix("/") ? String(address.dropLast()) : address))
+        }
+        self.init(count: count, replicas: replicas)
+    }
+
+    /// Shards no live node holds.
+    public var missing: [Int] { replicas.indices.filter { replicas[$0].isEmpty } }
+
+    /// An address a router can send to: http(s), at most 512 bytes (the table is written by
+    /// nodes, but a router trusts nothing it reads).
+    static func usable(_ address: String) -> Bool {
+        address.utf8.count <= 512 && (address.hasPrefix("http://") || address.hasPrefix("https://"))
+    }
+}

@@ -1,0 +1,6 @@
+/// Where a router learns which search nodes serve a store, their shards and addresses and
+/// how recently each reported (``CrawlStatus/Node``): the shared store's `nodes` table, or
+/// a fixed list in tests.
+public protocol SearchNodeDirectory: Sendable {
+    func searchNodes() throws -> [CrawlStatus.Node]
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Glibc
+import JSON
+import PostgresStore
+import SearchIndex
+import SearchlightTestSupport
+import StoreSeams
+import Synchronization
+import Testing
+
+/// `serve --router` over 4 shards × 2 replicas, real processes and PostgreSQL: the same
+/// answers as one index of the same items, no failed query while a replica is killed, an
+/// answer that says which shard is missing when a shard has no replica left, and the full
+/// answer again once a new node has rebuilt that shard.
+@Suite(.serialized) struct RouterTests {
+    static let words = ["harbour", "lantern", "meadow", "orchid", "pepper", "quartz", "river", "saffron", "thistle", "velvet",
+                        "willow", "zephyr", "garden", "market", "recipe", "travel"]
+    static let queries = ["harbour", "lantern meadow", "orchid", "pepper quartz river", "saffron", "thistle velvet",
+                          "willow zephyr garden", "market", "recipe travel", "harbour lantern meadow orchid pepper"]
+
+    /// Item n holds word k when n is a multiple of k + 1: common and rare words, uneven by shard.
+    static func items() -> [SearchableItem] {
+        (0..<160).map { n in
+            let held = words.indices.filter { n % ($0 + 1) == 0 }.map { words[$0] }
+            return SearchableItem(uniqueIdentifier: "item-\(n)", title: held.prefix(2).joined(separator: " ") + " \(n)",
+                                  bodyText: held.joined(separator: " ") + String(repeating: " filler", count: n % 11),
+                                  lastUpdated: Date(timeIntervalSince1970: 1_790_000_000))
+        }
+    }
+
+    struct Answer: CustomStringConvertible {
+        var status: Int
+        var ids: [String]
+        var scores: [Double]
+        var partial: Bool
+        var missing: [Int]
+
+        var description: String { "\(status) partial \(partial) missing \(missing) \(zip(ids, scores).map { "\($0) \($1)" })" }
+    }
+
+    static func ask(_ router: SearchNode, _ query: String) -> Answer {
+        let reply = router.call("GET", "/v1/search?limit=10&q=" + (query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query))
+        let results = reply.json?["results"]?.arrayValue ?? []
+        return Answer(status: reply.status, ids: results.compactMap { $0["id"]?.stringValue }, scores: results.compactMap { $0["score"]?.doubleValue },
+                      partial: reply.json?["partial"]?.boolValue ?? true,
+                      missing: reply.json?["missingShards"]?.arrayValue?.compactMap(\.intValue) ?? [])
+    }
+
+    /// True when `answer` ranks as `expected` does: the same scores (to the 4 digits answers
+    /// give) in the same order, and the same item wherever that score is not shared with a
+    /// neighbour (equal scores may come in either order: ties are broken by rounding noise).
+    /// `expected` runs past the page (20 results for a page of 10), so a tie across its end shows.
+    static func same(_ answer: Answer, _ expected: [SearchHit]) -> Bool {
+        let page = min(10, expected.count)
+        guard answer.ids.count == page, answer.scores.count == page else { return false }
+        let rounded = expected.map { Double(String(format: "%.4g", $0.score))! }
+        for index in 0..<page {
+            guard abs(answer.scores[index] - rounded[index]) <= 1e-9 * max(1, rounded[index]) else { return false }
+            let tied = expected.indices.contains { $0 != index && abs(expected[$0].score - expected[index].score) <= 1e-9 * expected[index].score }
+            if !tied, answer.ids[index] != expected[index].item.uniqueIdentifier { return false }
+        }
+        return true
+    }
+
+    /// Polls the router's health until `accept` holds (or 60 s pass).
+    static func waitForHealth(_ router: SearchNode, _ accept: (JSONValue) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let health = router.call("GET", "/healthz").json, accept(health) { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    @Test func aRouterOverFourShardsOfTwoReplicasAnswersAsOneIndexThroughFaults() throws {
+        let store = try PostgresCluster.shared.get().newDatabase()
+        let shared = try SharedStore(url: store)
+        _ = try PostgresItemStore(shared).commit(SearchIndex.Batch(upserts: Self.items()), now: Date())
+        // The reference: one SQLite index of the same items, copied from the same store.
+        let folder = try TemporaryDirectory("router-reference")
+        defer { folder.remove() }
+        try LogFollower(store: shared, indexPath: folder.path + "/whole.sqlite", name: "reference").catchUp()
+        let whole = try SearchIndex(path: folder.path + "/whole.sqlite", mode: .existing)
+        let now = Date()
+        let expected = try Dictionary(uniqueKeysWithValues: Self.queries.map { query in
+            (query, try whole.search(SearchRequest(query, limit: 20, now: now)).hits)
+        })
+        #expect(expected.values.allSatisfy { !$0.isEmpty })
+
+        var nodes: [[SearchNode]] = try (0..<4).map { shard in
+            try (0..<2).map { replica in try SearchNode(store: store, name: "s\(shard)r\(replica)", extra: ["--shard", "\(shard)/4"]) }
+        }
+        defer { nodes.joined().forEach { $0.stop() } }
+        let router = try SearchNode(store: store, name: "router", extra: ["--router"])
+        defer { router.stop() }
+        #expect(Self.waitForHealth(router) { $0["status"]?.stringValue == "ok" && $0["replicas"] == [2, 2, 2, 2] }, "\(router.member.output)")
+
+        for query in Self.queries {
+            let answer = Self.ask(router, query)
+            #expect(answer.status == 200 && !answer.partial, "\(query)")
+            #expect(Self.same(answer, expected[query]!), "\(query): \(answer) against \(expected[query]!.map { ($0.item.uniqueIdentifier, $0.score) })")
+        }
+
+        // A replica killed while queries run: its sibling answers, no query fails.
+        let failures = Mutex<[String]>([])
+        let answered = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let load = Thread {
+            var turn = 0
+            while !stop.load(ordering: .relaxed) {
+                let query = Self.queries[turn % Self.queries.count]
+                turn += 1
+                let answer = Self.ask(router, query)
+                answered.add(1, ordering: .relaxed)
+                if answer.status != 200 || answer.partial || !Self.same(answer, expected[query]!) {
+                    failures.withLock { $0.append("\(query): \(answer)") }
+                }
+            }
+        }
+        load.start()
+        func waitForAnswers(_ count: Int) {
+            let target = answered.load(ordering: .relaxed) + count
+            let deadline = Date().addingTimeInterval(60)
+            while answered.load(ordering: .relaxed) < target, Date() < deadline { usleep(10_000) }
+        }
+        waitForAnswers(20)
+        nodes[1][0].member.killHard()
+        waitForAnswers(100)
+        // Until the router drops it from its map (it stops reporting), every query also tried it first half the time.
+        #expect(Self.waitForHealth(router) { $0["replicas"] == [2, 1, 2, 2] })
+        waitForAnswers(20)
+        stop.store(true, ordering: .relaxed)
+        while !load.isFinished { usleep(10_000) }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
+        #expect(answered.load(ordering: .relaxed) >= 140)
+
+        // The shard's last replica gone: answers say which shard is missing and hold the rest
+        // (ranked with the statistics of the shards that answered, so their order may differ).
+        nodes[1][1].member.killHard()
+        for query in Self.queries {
+            let answer = Self.ask(router, query)
+            let rest = Set(try whole.search(SearchRequest(query, limit: 100, now: now)).hits.map(\.item.uniqueIdentifier)
+                .filter { Shard.number(of: ItemKey(owner: nil, identifier: $0), count: 4) != 1 })
+            #expect(answer.status == 200 && answer.partial && answer.missing == [1], "\(query): \(answer)")
+            #expect(answer.ids.count == min(10, rest.count) && Set(answer.ids).isSubset(of: rest), "\(query)")
+        }
+
+        // A new node builds shard 1 from the store; once it reports, answers are whole again.
+        let rebuilt = try SearchNode(store: store, name: "s1r2", extra: ["--shard", "1/4"])
+        nodes[1].append(rebuilt)
+        #expect(Self.waitForHealth(router) { $0["nodes"]?.arrayValue?[1] == ["s1r2"] })
+        for query in Self.queries {
+            let answer = Self.ask(router, query)
+            #expect(answer.status == 200 && !answer.partial && Self.same(answer, expected[query]!), "\(query): \(answer) \(router.member.output.suffix(300))")
+        }
+    }
+}
