@@ -19,7 +19,7 @@ extension SearchRouter {
         var fields: [(String, JSONValue)] = [
             ("q", .string(search.text)), ("limit", JSONValue(search.offset + search.limit)), ("offset", 0),
             ("platform", .string(search.platform.rawValue)), ("installed", .array(search.installed.sorted().map(JSONValue.string))),
-            ("snippets", .bool(search.snippets)), ("typing", .bool(search.typing)),
+            ("snippets", .bool(search.snippets)), ("typing", .bool(search.typing)), ("now", JSONValue(search.now.timeIntervalSince1970)),
         ]
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)

@@ -250,7 +250,9 @@ public enum OpenAPIDocument {
         .object(JSONObject([
             ("summary", .string(summary)),
             ("requestBody", requestBody(object(["q": string, "limit": integer, "offset": integer, "platform": string, "installed": ["type": "array", "items": string],
-                                                "snippets": boolean, "typing": boolean, "statistics": ["type": "object"]], required: ["q"]))),
+                                                "snippets": boolean, "typing": boolean, "statistics": ["type": "object"],
+                                                "now": ["type": "number", "description": "The router's time (seconds since 1970): every shard ranks at the same instant."]],
+                                               required: ["q"]))),
             ("responses", responses(ok: response, errors: ["400", "403", "503"])),
         ]))
     }
