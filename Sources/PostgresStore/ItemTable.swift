@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import SearchIndex
+import StoreSeams
 
 /// Item writes in the shared store, inside the caller's transaction, with the rules the
 /// embedded index applies (``SearchIndex/Batch``): items are (owner, identifier), the
@@ -73,9 +74,9 @@ enum ItemTable {
         }
         if !live.isEmpty {
             try connection.execute("""
-                INSERT INTO items(owner, id, domain_id, expires, updated, body, source, ingested)
+                INSERT INTO items(owner, id, domain_id, expires, updated, body, source, ingested, key_hash)
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::double precision[], $6::text[], $7::text[],
-                                     $8::boolean[])
+                                     $8::boolean[], $9::bigint[])
                 ON CONFLICT (owner, id) DO UPDATE SET domain_id = excluded.domain_id, expires = excluded.expires,
                     updated = excluded.updated, body = excluded.body, source = excluded.source, ingested = excluded.ingested
                 """, [
@@ -83,7 +84,7 @@ enum ItemTable {
                 .array(live.map(\.domainIdentifier)), .array(live.map { $0.expirationDate?.timeIntervalSince1970 }),
                 .array(live.map { Optional($0.lastUpdated.timeIntervalSince1970) }),
                 .array(live.map { Optional(JSONWriter.string($0.storedJSON)) }), .array(live.map { Optional($0.source.rawValue) }),
-                .array(live.map { Optional($0.record != nil) }),
+                .array(live.map { Optional($0.record != nil) }), .array(live.map { Optional(Self.shardHash($0.key)) }),
             ])
             touched += live.map(\.key)
         }
@@ -102,9 +103,14 @@ enum ItemTable {
     /// Appends to the change log; the caller holds ``logLock``.
     static func log(_ keys: [ItemKey], op: String, on connection: PostgresConnection) throws {
         guard !keys.isEmpty else { return }
-        try connection.execute("INSERT INTO item_log(owner, id, op, at) SELECT unnest($1::text[]), unnest($2::text[]), $3, \(Self.now)",
-                               [.array(keys.map { Optional($0.storedOwner) }), .array(keys.map { Optional($0.identifier) }), .text(op)])
+        try connection.execute("""
+            INSERT INTO item_log(owner, id, op, at, key_hash) SELECT unnest($1::text[]), unnest($2::text[]), $3, \(Self.now), unnest($4::bigint[])
+            """, [.array(keys.map { Optional($0.storedOwner) }), .array(keys.map { Optional($0.identifier) }), .text(op),
+                  .array(keys.map { Optional(shardHash($0)) })])
     }
+
+    /// ``Shard/hash(of:)`` as PostgreSQL's signed bigint holds it.
+    static func shardHash(_ key: ItemKey) -> Int64 { Int64(bitPattern: Shard.hash(of: key)) }
 
     /// Engagement never outlives its item: an identifier used again starts afresh.
     private static func forgetEngagement(of keys: [ItemKey], on connection: PostgresConnection) throws {

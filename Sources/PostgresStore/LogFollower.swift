@@ -15,9 +15,11 @@ import Synchronization
 /// (the same folder pointed at a second store) is rebuilt, never resumed.
 ///
 /// A node given a ``Shard`` keeps only that shard's items (`STORE#K/N:POSITION`; a copy of
-/// another shard, or of the whole index, is rebuilt). It still reads the whole log and
-/// snapshot and drops the other shards' rows: partitioning `item_log` by shard, so a node
-/// reads only its own, is the next step (docs/scaling.md).
+/// another shard, or of the whole index, is rebuilt), and reads only that shard's log
+/// entries and snapshot rows: both tables keep each row's ``Shard/hash(of:)``, and the
+/// queries select on it (rows written before they did are checked here). PostgreSQL still
+/// scans the log's new entries for every shard node; partitioning `item_log` by shard would
+/// spare that (docs/scaling.md).
 public final class LogFollower: SearchReplica, @unchecked Sendable {
     // @unchecked: `index`, `session` and `lastTrim` are used only under `applying`; the rest
     // is atomic or immutable.
@@ -119,14 +121,30 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             return try applyAvailable()
         }
         while true {
-            let rows = try session.run { connection in
-                try connection.execute("""
+            // A shard node reads its shard's entries only; once it has them all, it has
+            // applied the log up to the head read before them (log writers are serialized
+            // by ItemTable's lock, so no entry below that head can appear later).
+            let (head, rows) = try session.run { connection in
+                let head = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int64(0) ?? 0
+                let rows = try connection.execute("""
                     SELECT l.seq, l.owner, l.id, l.op, i.body, \(Self.engagementColumns) FROM item_log l
                     LEFT JOIN items i ON i.owner = l.owner AND i.id = l.id LEFT JOIN engagement e ON e.owner = l.owner AND e.id = l.id
-                    WHERE l.seq > $1 ORDER BY l.seq LIMIT $2
+                    WHERE l.seq > $1 AND \(shard.sqlCondition(hashColumn: "l.key_hash")) ORDER BY l.seq LIMIT $2
                     """, [.int(position), .int(Int64(batchSize))]).rows
+                return (head, rows)
             }
-            guard let last = rows.last?.int64(0) else { break }
+            guard var last = rows.last?.int64(0) else {
+                // Only other shards' changes: nothing to apply, but they are behind it now.
+                if head > position {
+                    var mark = SearchIndex.Batch()
+                    mark.clientStateName = Self.stateName
+                    mark.clientState = state(head)
+                    try index.commit(mark, now: Date())
+                    position = head
+                }
+                break
+            }
+            if rows.count < batchSize { last = max(last, head) }
             var upserts: [ItemKey: SearchableItem] = [:]
             var deletes = Set<ItemKey>()
             var engagement: [ItemKey: EngagementCounts] = [:]
@@ -175,7 +193,9 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { _ = try? connection.execute("ROLLBACK") }
             let position = try connection.execute("SELECT coalesce(max(seq), 0) FROM item_log").first?.int64(0) ?? 0
-            try connection.execute("DECLARE snapshot NO SCROLL CURSOR FOR SELECT owner, body FROM items ORDER BY owner, id")
+            try connection.execute("""
+                DECLARE snapshot NO SCROLL CURSOR FOR SELECT owner, body FROM items WHERE \(shard.sqlCondition(hashColumn: "key_hash")) ORDER BY owner, id
+                """)
             while true {
                 let rows = try connection.execute("FETCH \(batchSize) FROM snapshot").rows
                 let items = rows.compactMap { row -> SearchableItem? in

@@ -152,6 +152,13 @@ enum PostgresSchema {
         """
         ALTER TABLE nodes ADD COLUMN address text;
         """,
+        // 10: each item's and log entry's shard hash (`Shard.hash`, as a signed bigint), so a
+        // shard node reads only its shard's changes and snapshot. Older rows keep NULL and
+        // are checked by the node itself.
+        """
+        ALTER TABLE items ADD COLUMN key_hash bigint;
+        ALTER TABLE item_log ADD COLUMN key_hash bigint;
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

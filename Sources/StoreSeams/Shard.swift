@@ -36,13 +36,30 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
 
     public var isWhole: Bool { count == 1 }
 
-    /// The shard of `count` that holds `key`.
-    public static func number(of key: ItemKey, count: Int) -> Int {
+    /// The hash an item's shard comes from: FNV-1a of its stored owner, a zero byte and its
+    /// identifier. Stores keep it with each row (``sqlCondition(hashColumn:)``).
+    public static func hash(of key: ItemKey) -> UInt64 {
         var hash = FNV1a.offset
         for byte in key.storedOwner.utf8 { hash = FNV1a.add(byte, to: hash) }
         hash = FNV1a.add(0, to: hash)
         for byte in key.identifier.utf8 { hash = FNV1a.add(byte, to: hash) }
-        return Int(hash % UInt64(count))
+        return hash
+    }
+
+    /// The shard of `count` that holds `key`.
+    public static func number(of key: ItemKey, count: Int) -> Int {
+        Int(hash(of: key) % UInt64(count))
+    }
+
+    /// A SQL condition true for rows of this shard, given a column holding ``hash(of:)`` as
+    /// a signed 64-bit integer (its bit pattern); rows whose column is NULL (written before
+    /// stores kept it) pass, for the reader to check with ``holds(_:)``. SQL's `%` keeps the
+    /// dividend's sign and knows no unsigned integers, so the unsigned remainder is rebuilt:
+    /// (h mod N, made non-negative) plus 2^64 mod N for a negative h, mod N.
+    public func sqlCondition(hashColumn column: String) -> String {
+        guard count > 1 else { return "true" }
+        let wrap = (UInt64.max % UInt64(count) + 1) % UInt64(count)
+        return "(\(column) IS NULL OR ((\(column) % \(count) + \(count)) % \(count) + CASE WHEN \(column) < 0 THEN \(wrap) ELSE 0 END) % \(count) = \(index))"
     }
 
     public func holds(_ key: ItemKey) -> Bool {
