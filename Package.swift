@@ -95,7 +95,8 @@ let package = Package(
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
             name: "searchlight-bench",
-            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore"],
+            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore",
+                           "Fetch", "HTTPServer", "Router", "Service", "StoreSeams"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]
 )

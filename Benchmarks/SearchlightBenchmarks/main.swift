@@ -15,6 +15,7 @@ import WebURL
 //   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
 //   searchlight-bench ingest [--rows 1000000] [--companies 1000] [--dir /tmp]
 //   searchlight-bench spelling [--words 1000000] [--dir /tmp]
+//   searchlight-bench sharded [--items 1000000] [--shards 4] [--dir /tmp]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
@@ -57,6 +58,9 @@ case "fleet-follow":
 case "ingest":
     IngestBenchmark.run(rows: Int(option("--rows") ?? "1000000") ?? 1_000_000, companies: Int(option("--companies") ?? "1000") ?? 1000,
                         directory: option("--dir") ?? NSTemporaryDirectory())
+case "sharded":
+    ShardedBenchmark.run(items: Int(option("--items") ?? "1000000") ?? 1_000_000, shards: Int(option("--shards") ?? "4") ?? 4,
+                         directory: option("--dir") ?? NSTemporaryDirectory())
 case "spelling":
     SpellingBenchmark.run(words: Int(option("--words") ?? "1000000") ?? 1_000_000, directory: option("--dir") ?? NSTemporaryDirectory())
 default:
