@@ -18,6 +18,7 @@ enum ShardedBenchmark {
     struct Directory: SearchNodeDirectory {
         let nodes: [CrawlStatus.Node]
         func searchNodes() throws -> [CrawlStatus.Node] { nodes }
+        func shardCount() throws -> Int? { nil }
     }
 
     static func run(items size: Int, shards: Int, directory: String) {

@@ -159,6 +159,11 @@ enum PostgresSchema {
         ALTER TABLE items ADD COLUMN key_hash bigint;
         ALTER TABLE item_log ADD COLUMN key_hash bigint;
         """,
+        // 11: how many shards routers split searches over (`searchlight shards --set N`);
+        // NULL until set: routers follow the count most live nodes hold.
+        """
+        ALTER TABLE store_identity ADD COLUMN shards integer CHECK (shards BETWEEN 1 AND 1024);
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

@@ -45,6 +45,15 @@ extension SharedStore: SearchNodeDirectory {
         try session.run { try Self.searchNodes($0) }
     }
 
+    public func shardCount() throws -> Int? {
+        try session.run { try $0.execute("SELECT shards FROM store_identity").first?.int(0) }
+    }
+
+    /// Sets the shard count routers split searches over (nil: follow the nodes).
+    public func setShardCount(_ count: Int?) throws {
+        try session.run { _ = try $0.execute("UPDATE store_identity SET shards = $1", [count.map { .int(Int64($0)) } ?? .null]) }
+    }
+
     /// The search nodes that report to the store, by name: how far behind each is, its
     /// shard and address.
     static func searchNodes(_ connection: PostgresConnection) throws -> [CrawlStatus.Node] {

@@ -9,7 +9,7 @@ import Synchronization
 /// answered by then is missing). Replicas are tried in an order that turns with each
 /// request, so load spreads over them.
 final class FanOut: Sendable {
-    /// A shard's answer: its status and body (200, or a 4xx every replica would give).
+    /// A shard's answer: its status and body (200, or a 400 every replica would give).
     struct Answer: Sendable {
         var status: Int
         var body: [UInt8]
@@ -63,7 +63,9 @@ final class FanOut: Sendable {
                 request.body = bodies.count == 1 ? bodies[0] : bodies[shard]
                 request.timeout = max(0.05, Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9)
                 client.start(request) { response in
-                    let definitive = response.error == nil && (response.status == 200 || (400..<500).contains(response.status))
+                    // 400 is the query's fault: every replica would say so. Anything else (403 from
+                    // a node of another store, 404 from an older version, 503 behind) fails over.
+                    let definitive = response.error == nil && (response.status == 200 || response.status == 400)
                     if definitive {
                         let (next, last) = state.withLock { state -> (ShardCall.Action, Bool) in
                             let next = state.calls[shard].attemptAnswered()

@@ -34,8 +34,11 @@ struct ResultMerge {
         totalIsExact = totalIsExact && (answer["totalHitsExact"]?.boolValue ?? false)
         matchedAnyWordByShard[shard] = answer["matchedAnyWord"]?.boolValue ?? false
         for member in answer["corrections"]?.objectValue?.members ?? [] {
-            let spellings = member.value.arrayValue?.compactMap(\.stringValue) ?? []
-            corrections[member.key] = Array(Set((corrections[member.key] ?? []) + spellings)).sorted()
+            // Every shard plans with the same statistics, so their lists agree; any extra
+            // spelling goes after, the first list's order (best first) kept.
+            var list = corrections[member.key] ?? []
+            for spelling in member.value.arrayValue?.compactMap(\.stringValue) ?? [] where !list.contains(spelling) { list.append(spelling) }
+            corrections[member.key] = list
         }
         return true
     }

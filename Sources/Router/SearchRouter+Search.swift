@@ -80,7 +80,7 @@ extension SearchRouter {
         counters.withLock { $0[keyPath: counter] += 1 }
     }
 
-    /// A shard's refusal (a 4xx every replica would give: the query itself is at fault),
+    /// A shard's refusal (a 400 every replica would give: the query itself is at fault),
     /// passed on as it came.
     static func relayed(_ answer: FanOut.Answer) -> HTTPServerResponse {
         HTTPServerResponse(status: answer.status, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(answer.body))

@@ -45,6 +45,7 @@ public final class SearchRouter: Sendable {
     private let client: HTTPClient
     private let current = Mutex(ShardMap.empty)
     let counters = Mutex(Counters())
+    private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -80,7 +81,7 @@ public final class SearchRouter: Sendable {
     /// Reads the node table once.
     public func refresh() {
         do {
-            let map = ShardMap(nodes: try directory.searchNodes(), maximumSilence: configuration.maximumLag)
+            let map = ShardMap(nodes: try directory.searchNodes(), maximumSilence: configuration.maximumLag, count: try directory.shardCount())
             current.withLock { $0 = map }
         } catch {
             // The store is away: keep asking the nodes known last; they answer while their copies are fresh.
@@ -92,6 +93,7 @@ public final class SearchRouter: Sendable {
     /// ``Configuration/refreshInterval`` until ``stop()``.
     public func serve(_ configuration: HTTPServer.Configuration) throws -> HTTPServer {
         refresh()
+        started.store(true, ordering: .relaxed)
         let thread = Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
                 Thread.sleep(forTimeInterval: self.configuration.refreshInterval)
@@ -109,7 +111,7 @@ public final class SearchRouter: Sendable {
 
     public func stop() {
         stopped.store(true, ordering: .relaxed)
-        finished.wait()
+        if started.load(ordering: .relaxed) { finished.wait() }
         client.shutdown(cancelInFlight: true)
     }
 

@@ -29,7 +29,7 @@ struct ShardCall: Sendable {
         sendNext() ?? finish(.failed)
     }
 
-    /// An attempt answered for good (200, or a 4xx that every replica would give).
+    /// An attempt answered for good (200, or a 400 that every replica would give).
     mutating func attemptAnswered() -> Action {
         inFlight -= 1
         return isFinished ? .wait : finish(.answered)

@@ -3,9 +3,10 @@ import StoreSeams
 /// Which nodes a router may ask for each shard, decided from what the store's node table
 /// says (``SearchNodeDirectory``): a node counts while it reports (it heartbeats after every
 /// pass over the change log, so a node that stopped, or that is rebuilding its copy, falls
-/// silent) and has an address. The shard count is the one most live nodes hold (a store
-/// being re-sharded has nodes of two counts; the larger wins a tie); a shard with no live
-/// node is missing, and answers say so.
+/// silent) and has an address. The shard count is the store's when its operator set one
+/// (`searchlight shards --set N`: a re-shard switches routers at once), else the one most
+/// live nodes hold (the larger wins a tie); a shard with no live node is missing, and
+/// answers say so.
 public struct ShardMap: Sendable, Equatable {
     public struct Replica: Sendable, Hashable {
         public var name: String
@@ -25,12 +26,14 @@ public struct ShardMap: Sendable, Equatable {
         self.replicas = replicas
     }
 
-    /// The map for `nodes`, counting those silent for at most `maximumSilence` seconds.
-    public init(nodes: [CrawlStatus.Node], maximumSilence: Double) {
+    /// The map for `nodes`, counting those silent for at most `maximumSilence` seconds, over
+    /// `count` shards when the store sets it.
+    public init(nodes: [CrawlStatus.Node], maximumSilence: Double, count stored: Int? = nil) {
         let live = nodes.filter { $0.silentFor <= maximumSilence && $0.address.map(Self.usable) == true }
         var byCount: [Int: Int] = [:]
         for node in live { byCount[node.shard.count, default: 0] += 1 }
-        guard let count = byCount.max(by: { ($0.value, $0.key) < ($1.value, $1.key) })?.key else {
+        let valid = stored.flatMap { (1...Shard.maximumCount).contains($0) ? $0 : nil }
+        guard let count = valid ?? byCount.max(by: { ($0.value, $0.key) < ($1.value, $1.key) })?.key else {
             self = .empty
             return
         }

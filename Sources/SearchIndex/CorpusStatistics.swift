@@ -35,7 +35,9 @@ public struct CorpusStatistics: Sendable, Equatable {
         public static let languages = 64
     }
 
-    /// The statistics of the index the given parts make up.
+    /// The statistics of the index the given parts make up. A candidate list keeps its
+    /// ``Limits/listEntries`` most frequent entries (many shards can list more between them;
+    /// a plan reads at most 50).
     public static func merged(_ parts: [CorpusStatistics]) -> CorpusStatistics {
         var sum = CorpusStatistics()
         for part in parts {
@@ -46,6 +48,14 @@ public struct CorpusStatistics: Sendable, Equatable {
             for (prefix, found) in part.completions { sum.completions[prefix, default: [:]].merge(found, uniquingKeysWith: +) }
             for (word, found) in part.spellings { sum.spellings[word, default: [:]].merge(found, uniquingKeysWith: +) }
         }
+        func trimmed(_ lists: [[UInt8]: [[UInt8]: Int]]) -> [[UInt8]: [[UInt8]: Int]] {
+            lists.mapValues { found in
+                found.count <= Limits.listEntries ? found
+                    : Dictionary(best(found, limit: Limits.listEntries).map { ($0.term, $0.documents) }, uniquingKeysWith: +)
+            }
+        }
+        sum.completions = trimmed(sum.completions)
+        sum.spellings = trimmed(sum.spellings)
         return sum
     }
 

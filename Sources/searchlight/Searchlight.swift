@@ -16,7 +16,7 @@ enum Searchlight {
             deep link, open the web page, or offer the app in its store.
             """,
         subcommands: [
-            CrawlCommand.self, SearchCommand.self, StatusCommand.self, ServeCommand.self, KeysCommand.self, IndexCommand.self, ExtractCommand.self,
+            CrawlCommand.self, SearchCommand.self, StatusCommand.self, ServeCommand.self, ShardsCommand.self, KeysCommand.self, IndexCommand.self, ExtractCommand.self,
             ValidateCommand.self, IngestCommand.self, ResolveCommand.self, DemoCommand.self,
         ],
         examples: ["searchlight extract page.html --base-url https://recipes.example/tart"])

@@ -153,5 +153,18 @@ import Testing
             let answer = Self.ask(router, query)
             #expect(answer.status == 200 && !answer.partial && Self.same(answer, expected[query]!), "\(query): \(answer) \(router.member.output.suffix(300))")
         }
+
+        // The store's shard count, once set, is what routers split over: set to 5 (a re-shard
+        // whose nodes are not up yet), no node holds a shard of 5 and searches are refused
+        // rather than answered from the wrong split; unset, the nodes' 4 again.
+        let listed = try CommandRunner.run(["shards", "--store", store])
+        let shardOne = listed.stdout.split(separator: "\n").first { $0.contains("shard 1/4:") } ?? ""
+        #expect(listed.status == 0 && shardOne.contains("s1r2"), "\(listed.stdout)\(listed.stderr)")
+        #expect(try CommandRunner.run(["shards", "--store", store, "--set", "5"]).status == 0)
+        #expect(Self.waitForHealth(router) { $0["shards"] == 5 && $0["missingShards"] == [0, 1, 2, 3, 4] })
+        #expect(Self.ask(router, "harbour").status == 503)
+        #expect(try CommandRunner.run(["shards", "--store", store, "--set", "2000"]).status == 64)
+        #expect(try CommandRunner.run(["shards", "--store", store, "--unset"]).status == 0)
+        #expect(Self.waitForHealth(router) { $0["shards"] == 4 && $0["status"]?.stringValue == "ok" })
     }
 }

@@ -101,6 +101,13 @@ import Testing
         statistics.completions = [Array("ap".utf8): [Array("apple".utf8): 1]]
         let json = statistics.json
         #expect(try CorpusStatistics(json: json) == statistics)
+        // Many shards' candidate lists together keep the most frequent a list may hold.
+        var wide = CorpusStatistics()
+        wide.spellings = [Array("lemmon".utf8): Dictionary(uniqueKeysWithValues: (0..<400).map { (Array("w\($0)".utf8), $0) })]
+        let merged = CorpusStatistics.merged([wide, wide])
+        #expect(merged.spellings[Array("lemmon".utf8)]?.count == CorpusStatistics.Limits.listEntries)
+        #expect(merged.spellings[Array("lemmon".utf8)]?[Array("w399".utf8)] == 798)
+        #expect(try CorpusStatistics(json: merged.json) == merged)
         let bad: [JSONValue] = [
             ["documents": -1, "tokens": 0, "languages": [], "terms": [:], "completions": [:], "spellings": [:]],
             ["documents": 1, "tokens": 0, "languages": [], "terms": ["zz": 1], "completions": [:], "spellings": [:]],

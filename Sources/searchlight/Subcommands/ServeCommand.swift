@@ -158,6 +158,10 @@ struct ServeCommand: Command {
         var follower: LogFollower?
         if let shared {
             let name = nodeName ?? "\(ProcessInfo.processInfo.hostName):\(port)"
+            if !shard.isWhole, let count = try shared.shardCount(), count != shard.count {
+                Console.writeLine("The store's searches are split into \(count) shards; this node builds shard \(shard) for a split into \(shard.count): "
+                    + "routers ask it once `searchlight shards --set \(shard.count)`.")
+            }
             let replica = try LogFollower(store: shared, indexPath: data.indexPath, name: name, shard: shard)
             Console.writeLine("Bringing the copy in \(data.indexPath) up to date with the shared store…")
             try replica.catchUp()
