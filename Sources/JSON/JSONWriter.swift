@@ -62,21 +62,34 @@ public enum JSONWriter {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Runs of bytes that need no escape are copied whole (an item's stored JSON holds 30 KB
+    /// of main text; byte-by-byte appends were 7 % of a `crawl --store` worker's CPU).
     private static func writeString(_ s: String, into out: inout [UInt8]) {
+        var s = s
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            default: out.append(byte)
+        s.withUTF8 { bytes in
+            out.reserveCapacity(out.count + bytes.count + 1)
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte == 0x22 || byte == 0x5C || byte < 0x20 || byte == 0x7F else { continue }
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
+                out.append(0x5C)
+                switch byte {
+                case 0x22, 0x5C: out.append(byte)
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(UInt8(ascii: "u"))
+                    out.append(0x30)
+                    out.append(0x30)
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 0xF)])
+                }
+                start = index + 1
             }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -45,6 +45,12 @@ import Testing
         let value: JSONValue = ["s": "a\"b\\c\u{01}/é", "n": nil, "e": [], "o": [:]]
         #expect(JSONWriter.string(value) == #"{"s":"a\"b\\c\u0001/é","n":null,"e":[],"o":{}}"#)
         #expect(JSONWriter.string(["a": [1, 2]], style: .pretty) == "{\n  \"a\": [\n    1,\n    2\n  ]\n}")
+        // Escapes at the ends, side by side, and between long plain runs; every string reads back.
+        for text in ["\"", "\\\"\u{7F}\t", "\nplain", "plain\r", String(repeating: "直播 ", count: 3000) + "\"" + String(repeating: "x", count: 5000), ""] {
+            let written = JSONWriter.string(.string(text))
+            #expect((try? JSONParser.parse(written))?.stringValue == text)
+        }
+        #expect(JSONWriter.string(.string("\u{7F}\"")) == #""\u007f\"""#)
     }
 }
 

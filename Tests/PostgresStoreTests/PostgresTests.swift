@@ -12,10 +12,10 @@ import Testing
         try connection.execute("CREATE TABLE t(a text, b bigint, c double precision, d boolean, e bytea, f text[])")
         let text = "naïve 直播 \"quoted\" \\slash"
         try connection.execute("INSERT INTO t VALUES($1, $2, $3, $4, $5, $6::text[])", [
-            .text(text), .int(Int64.min), .double(-0.1), .bool(true), .bytes([0, 255, 10]), .array([text, nil, "", "a,b"]),
+            .text(text), .int(Int64.min), .double(-0.1), .bool(true), .bytes([0, 255, 10]), .array([text, nil, "", "a,b", "\\\"\\", "end\\"]),
         ])
         try connection.execute("INSERT INTO t VALUES($1, $2, $3, $4, $5, $6)", [.null, .null, .null, .null, .bytes([]), .null])
-        let rows = try connection.execute("SELECT a, b, c, d, e, f[1], f[2] IS NULL, f[3], f[4], array_length(f, 1) FROM t ORDER BY b NULLS LAST").rows
+        let rows = try connection.execute("SELECT a, b, c, d, e, f[1], f[2] IS NULL, f[3], f[4], array_length(f, 1), f[5], f[6] FROM t ORDER BY b NULLS LAST").rows
         #expect(rows[0].string(0) == text)
         #expect(rows[0].int64(1) == Int64.min)
         #expect(rows[0].double(2) == -0.1)
@@ -25,11 +25,14 @@ import Testing
         #expect(rows[0].bool(6) == true)
         #expect(rows[0].string(7) == "")
         #expect(rows[0].string(8) == "a,b")
-        #expect(rows[0].int(9) == 4)
+        #expect(rows[0].int(9) == 6)
+        #expect(rows[0].string(10) == "\\\"\\" && rows[0].string(11) == "end\\", "escapes next to each other and at the end")
         #expect(rows[1].isNull(0) && rows[1].isNull(1))
         #expect(rows[1].bytes(4) == [], "an empty bytea is not NULL")
         let nul = try connection.execute("SELECT $1::text", [.text("a\u{0}b")]).first?.string(0)
         #expect(nul == "a\u{FFFD}b", "PostgreSQL text cannot hold NUL")
+        let nulInArray = try connection.execute("SELECT ($1::text[])[1]", [.array(["a\u{0}b\u{0}"])]).first?.string(0)
+        #expect(nulInArray == "a\u{FFFD}b\u{FFFD}", "nor an array element")
     }
 
     @Test func errorsCarryTheirSQLState() throws {
