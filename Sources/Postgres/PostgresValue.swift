@@ -46,16 +46,33 @@ extension PostgresValue {
     /// sequence, so escaping bytes is escaping characters (measured: escaping scalar by scalar
     /// into a String was 40 % of a `crawl --store` worker's CPU, its items' 30 KB bodies).
     public static func array(_ values: [String?]) -> PostgresValue {
+        literal(values.count, bytes: values.reduce(0) { $0 + ($1?.utf8.count ?? 4) }) { index, append in
+            guard var value = values[index] else { return false }
+            value.withUTF8(append)
+            return true
+        }
+    }
+
+    /// The same from text already in UTF-8 (a JSON document as `JSONWriter.bytes` writes it),
+    /// so that no `String` is made of it.
+    public static func array(utf8 values: [[UInt8]?]) -> PostgresValue {
+        literal(values.count, bytes: values.reduce(0) { $0 + ($1?.count ?? 4) }) { index, append in
+            guard let value = values[index] else { return false }
+            value.withUnsafeBufferPointer(append)
+            return true
+        }
+    }
+
+    /// `{"…","…",NULL}` from `count` elements, each handed to `element`, which passes its
+    /// bytes to the function it is given, or returns false for NULL.
+    private static func literal(_ count: Int, bytes: Int,
+                                _ element: (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Bool) -> PostgresValue {
         var literal: [UInt8] = [0x7B]  // {
-        literal.reserveCapacity(2 + values.reduce(0) { $0 + ($1?.utf8.count ?? 4) + 3 })
-        for (index, value) in values.enumerated() {
+        literal.reserveCapacity(2 + bytes + 3 * count)
+        for index in 0..<count {
             if index > 0 { literal.append(0x2C) }  // ,
-            guard var value else {
-                literal += [0x4E, 0x55, 0x4C, 0x4C]  // NULL
-                continue
-            }
             literal.append(0x22)
-            value.withUTF8 { bytes in
+            let present = element(index) { bytes in
                 var start = 0
                 for (offset, byte) in bytes.enumerated() where byte == 0x22 || byte == 0x5C || byte == 0 {
                     literal.append(contentsOf: bytes[start..<offset])
@@ -65,7 +82,12 @@ extension PostgresValue {
                 }
                 literal.append(contentsOf: bytes[start...])
             }
-            literal.append(0x22)
+            if present {
+                literal.append(0x22)
+            } else {
+                literal.removeLast()
+                literal += [0x4E, 0x55, 0x4C, 0x4C]  // NULL
+            }
         }
         literal.append(0x7D)  // }
         return .utf8(literal)

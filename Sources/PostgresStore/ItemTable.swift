@@ -83,7 +83,7 @@ enum ItemTable {
                 .array(live.map { Optional($0.key.storedOwner) }), .array(live.map { Optional($0.uniqueIdentifier) }),
                 .array(live.map(\.domainIdentifier)), .array(live.map { $0.expirationDate?.timeIntervalSince1970 }),
                 .array(live.map { Optional($0.lastUpdated.timeIntervalSince1970) }),
-                .array(live.map { Optional(JSONWriter.string($0.storedJSON)) }), .array(live.map { Optional($0.source.rawValue) }),
+                .array(utf8: live.map { JSONWriter.bytes($0.storedJSON) }), .array(live.map { Optional($0.source.rawValue) }),
                 .array(live.map { Optional($0.record != nil) }), .array(live.map { Optional(Self.shardHash($0.key)) }),
             ])
             touched += live.map(\.key)

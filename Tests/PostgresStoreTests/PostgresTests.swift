@@ -33,6 +33,9 @@ import Testing
         #expect(nul == "a\u{FFFD}b", "PostgreSQL text cannot hold NUL")
         let nulInArray = try connection.execute("SELECT ($1::text[])[1]", [.array(["a\u{0}b\u{0}"])]).first?.string(0)
         #expect(nulInArray == "a\u{FFFD}b\u{FFFD}", "nor an array element")
+        let fromBytes = try connection.execute("SELECT ($1::text[])[1], ($1::text[])[2] IS NULL, ($1::text[])[3]",
+                                               [.array(utf8: [Array("{\"q\": \"直播\\\\\"}".utf8), nil, []])]).first
+        #expect(fromBytes?.string(0) == "{\"q\": \"直播\\\\\"}" && fromBytes?.bool(1) == true && fromBytes?.string(2) == "")
     }
 
     @Test func errorsCarryTheirSQLState() throws {
