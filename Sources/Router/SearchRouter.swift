@@ -68,6 +68,9 @@ public final class SearchRouter: Sendable {
         fetch.maximumConnectionsPerHost = 256
         fetch.timeout = configuration.timeout
         fetch.connectTimeout = min(configuration.timeout, 2)
+        // A shard's answer holds at most 1,000 results (a few KB each) or one query's
+        // statistics: more is a fault, not an answer, and a search holds one per shard.
+        fetch.maximumBodyBytes = 4 << 20
         client = HTTPClient(configuration: fetch)
         fanOut = FanOut(client: client, headers: [
             HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json"),
