@@ -1,5 +1,5 @@
 import Foundation
-import Markup
+@testable import Markup
 import Testing
 import WebURL
 
@@ -52,9 +52,28 @@ import WebURL
         var generator = SystemRandomNumberGenerator()
         let junk = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let page = MarkupExtractor().extract(junk, url: WebURL("https://site.example/bin"))
-        #expect(page.warnings.contains { $0.code == .notHTML })
+        #expect(page.warnings.contains { $0.code == .notHTML }, "first bytes \(junk.prefix(8))")
         let nulls = MarkupExtractor().extract([UInt8](repeating: 0, count: 10_000), url: nil)
         #expect(nulls.warnings.contains { $0.code == .notHTML })
+    }
+
+    /// Random bytes without a NUL are binary by their share of control bytes alone: the line
+    /// has to sit well below random data's 10.5 % (at 10 % one buffer in a hundred passed as HTML).
+    @Test func randomBytesWithoutANulAreStillBinary() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let junk = (0..<1445).map { _ in UInt8.random(in: 1...255, using: &generator) }
+            let isBinary = junk.withUnsafeBufferPointer { MarkupExtractor.looksBinary($0) }
+            #expect(isBinary || junk.starts(with: [0xFF, 0xFE]) || junk.starts(with: [0xFE, 0xFF]), "\(junk.prefix(16))")
+        }
+    }
+
+    @Test func strayControlBytesAndEscapeSequencesAreText() {
+        let stray = Array("<html><body><p>price\u{01} list\u{0C}</p>".utf8) + [0x1B] + Array(String(repeating: "<p>text</p>", count: 50).utf8)
+        let iso2022 = Array(String(repeating: "\u{1B}$B$3$s$K$A$O\u{1B}(B ", count: 60).utf8)
+        for page in [stray, iso2022] {
+            #expect(!page.withUnsafeBufferPointer { MarkupExtractor.looksBinary($0) })
+        }
     }
 
     @Test func aTenMegabytePage() {
