@@ -67,6 +67,15 @@ enum IndexMigration {
         try IndexWriter.mergeSegments(connection)
     }
 
+    /// Version 4 had no change log: added, empty (a cache reading it starts from its first
+    /// change).
+    static func fromVersion4(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try connection.execute(ChangeLog.schema)
+            try IndexSchema.setVersion(connection)
+        }
+    }
+
     /// Version 2 had no `items.record`: added, empty, as no item was ingested then.
     static func fromVersion2(_ connection: SQLiteConnection) throws {
         try connection.execute("ALTER TABLE items ADD COLUMN record TEXT")

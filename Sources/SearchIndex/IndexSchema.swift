@@ -17,6 +17,7 @@ import SQLite
 /// - `engagement_networks`: the last day each network (a salted hash) contributed an
 ///   anonymous impression and a click to an item, so each counts at most once a day.
 /// - `batches`: the client state stored with the last committed batch of each indexer.
+/// - `changes`: what each recent commit changed (``ChangeLog``), for result caches.
 ///
 /// Version 1 kept the text in an FTS5 table and let FTS5 rank every match; version 2 has
 /// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
@@ -24,9 +25,10 @@ import SQLite
 /// Version 4 made an item's identity (owner, identifier) instead of the identifier alone,
 /// engagement per item with its anonymous part counted by network, and added the items'
 /// language and their words' stems (older items are analysed again, stems and all).
+/// Version 5 added the change log.
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 4
+    static let version = 5
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,7 +76,7 @@ enum IndexSchema {
             PRIMARY KEY(owner, uid, network)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS engagement_networks_day ON engagement_networks(impression_day);
         CREATE TABLE IF NOT EXISTS batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
-        """ + SegmentStore.schema
+        """ + SegmentStore.schema + ChangeLog.schema
 
     /// Creates the tables on a new file, migrates an older one, and checks the version.
     /// Returns the index's identity (a random id made with the file, so that caches of two
@@ -101,6 +103,8 @@ enum IndexSchema {
             try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
         } else if found == 2 || found == 3 {
             try IndexMigration.fromVersion3(connection, tokenizer: tokenizer, from: found)
+        } else if found == 4 {
+            try IndexMigration.fromVersion4(connection)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

@@ -47,7 +47,22 @@ struct IndexSearch {
         // Fewer candidates than asked for: the search saw every match, so the count is exact.
         return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
                               total: ranked.count, totalIsExact: candidates.count < k, offset: request.offset,
-                              processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+                              processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
+                              dependencies: Self.dependencies(query, plan, candidates, typing: request.typing))
+    }
+
+    /// What the answer read: every candidate, every term searched and every query term, the
+    /// word being typed, and whether corrections were looked up (``IndexChange/affects(_:)``).
+    private static func dependencies(_ query: SearchQuery, _ plan: QueryPlan, _ candidates: [TopK.Entry], typing: Bool) -> AnswerDependencies {
+        var dependencies = AnswerDependencies()
+        dependencies.rows = candidates.map(\.rowid)
+        var terms = Set<UInt64>()
+        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { terms.insert(TermFilter.hash(term: token)) } }
+        for token in query.tokens.joined() { terms.insert(TermFilter.hash(term: Array(token.utf8))) }
+        dependencies.terms = terms.sorted()
+        if typing, query.lastWordIsPrefix, let last = query.tokens.last?.last { dependencies.prefixes = [TermFilter.hash(prefix: Array(last.utf8))] }
+        dependencies.readsVocabulary = plan.searchedCorrections
+        return dependencies
     }
 
     /// What the request's plan and scores read from this index: the first round of a

@@ -4,7 +4,8 @@ import SQLite
 
 /// Every write to the index's items and postings, inside the caller's transaction: rows
 /// removed (and their postings left to the next merge), rows inserted under new rowids,
-/// their postings written as one new segment, the BM25 counts kept in step.
+/// their postings written as one new segment, the BM25 counts kept in step, and what the
+/// write changed in the change log (``ChangeLog``).
 struct IndexWriter {
     let connection: SQLiteConnection
     let tokenizer: SearchTokenizer.Session
@@ -13,6 +14,8 @@ struct IndexWriter {
     private var tokens = 0
     /// Primary language subtags of the items this write inserted.
     private var languages = Set<String>()
+    /// Rows removed or changed in place, for the change log.
+    private var changed = ChangeLog.Rows()
 
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) {
         self.connection = connection
@@ -31,6 +34,7 @@ struct IndexWriter {
         }
         let bodies = try connection.statement("DELETE FROM item_bodies WHERE rowid = ?")
         for item in removed {
+            changed.add(item.rowid)
             try bodies.run([.integer(item.rowid)])
             documents -= 1
             tokens -= item.length
@@ -44,6 +48,11 @@ struct IndexWriter {
             }
         }
         return removed.map(\.uid)
+    }
+
+    /// Notes a row changed in place (its expiration date), for the change log.
+    mutating func changed(rowid: Int64) {
+        changed.add(rowid)
     }
 
     /// Inserts an item under a new rowid and adds its postings to this write's segment.
@@ -78,8 +87,10 @@ struct IndexWriter {
         if let language = Stemmers.primarySubtag(item.language), language != Stemmers.defaultCode { languages.insert(language) }
     }
 
-    /// Writes this write's segment and counts. Call once, last.
+    /// Writes this write's segment, counts and change. Call once, last.
     mutating func finish() throws {
+        if !changed.isEmpty || !builder.isEmpty { try ChangeLog.record(changed, inserted: builder.terms, connection) }
+        changed = ChangeLog.Rows()
         try IndexStatistics.add(documents: documents, tokens: tokens, connection)
         try Self.record(languages: languages, connection)
         languages = []

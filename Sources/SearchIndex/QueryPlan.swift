@@ -47,6 +47,8 @@ struct QueryPlan {
     var dropped: [String] = []
     /// Tokens, in document form, a snippet marks.
     var highlighted: Set<[UInt8]> = []
+    /// Whether spelling corrections were looked up (they depend on the whole vocabulary).
+    var searchedCorrections = false
 
     private struct Term {
         var token: [UInt8]
@@ -146,6 +148,7 @@ struct QueryPlan {
             if unknown.count == Self.maximumCorrectedWords { break }
         }
         guard !unknown.isEmpty else { return }
+        searchedCorrections = true
         let share = max(Self.minimumCorrectionBudget, Self.correctionBudget / unknown.count)
         for word in unknown {
             let found = segments.fuzzyTerms(near: word.target, edits: word.edits, budget: share)

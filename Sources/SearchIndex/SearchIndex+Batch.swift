@@ -83,9 +83,11 @@ extension SearchIndex {
                     deleted += try writer.remove(where: "owner = ?1 AND (domain_id = ?2 OR (domain_id >= ?2 || '.' AND domain_id < ?2 || '/'))",
                                                  [scope, .text(domain)]).count
                 }
-                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE owner = ? AND uid = ?")
+                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE owner = ? AND uid = ? RETURNING rowid")
                 for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
-                    try confirm.run([.real(expiration.timeIntervalSince1970), scope, .text(id)])
+                    confirm.reset()
+                    confirm.bind([.real(expiration.timeIntervalSince1970), scope, .text(id)])
+                    while try confirm.step() { writer.changed(rowid: confirm.int64(0)) }
                 }
                 deleted += try writer.remove(where: "expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)]).count
                 // The last version of a key in the batch wins; one arriving already expired

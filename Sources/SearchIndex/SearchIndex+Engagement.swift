@@ -41,12 +41,30 @@ extension SearchIndex {
     /// gone (engagement never outlives its item).
     public func recordEngagement(_ key: ItemKey, impressions: Int, clicks: Int) throws(SearchIndexError) {
         try withConnection { connection in
-            try connection.statement("""
-                INSERT INTO engagement(owner, uid, impressions, clicks)
-                SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM items WHERE owner = ?1 AND uid = ?2)
-                ON CONFLICT(owner, uid) DO UPDATE SET impressions = impressions + excluded.impressions, clicks = clicks + excluded.clicks
-                """).run([.text(key.storedOwner), .text(key.identifier), .integer(Int64(max(0, impressions))), .integer(Int64(max(0, clicks)))])
+            try connection.transaction {
+                guard let rowid = try Self.rowid(key, connection) else { return }
+                try connection.statement("""
+                    INSERT INTO engagement(owner, uid, impressions, clicks) VALUES(?1, ?2, ?3, ?4)
+                    ON CONFLICT(owner, uid) DO UPDATE SET impressions = impressions + excluded.impressions, clicks = clicks + excluded.clicks
+                    """).run([.text(key.storedOwner), .text(key.identifier), .integer(Int64(max(0, impressions))), .integer(Int64(max(0, clicks)))])
+                try Self.recordChanged([rowid], connection)
+            }
         }
+    }
+
+    /// The row of the item with that key, or nil.
+    private static func rowid(_ key: ItemKey, _ connection: SQLiteConnection) throws -> Int64? {
+        let statement = try connection.statement("SELECT rowid FROM items WHERE owner = ? AND uid = ?")
+        statement.bind([.text(key.storedOwner), .text(key.identifier)])
+        return try statement.step() ? statement.int64(0) : nil
+    }
+
+    /// Engagement re-ranks its items: the change log says which.
+    private static func recordChanged(_ rowids: [Int64], _ connection: SQLiteConnection) throws {
+        guard !rowids.isEmpty else { return }
+        var rows = ChangeLog.Rows()
+        for rowid in rowids { rows.add(rowid) }
+        try ChangeLog.record(rows, inserted: nil, connection)
     }
 
     /// Records what one client network did with an item on `day` (days since 1970): its
@@ -59,9 +77,7 @@ extension SearchIndex {
             try connection.transaction { () throws -> AnonymousEngagement in
                 let owner = SQLiteValue.text(key.storedOwner)
                 let uid = SQLiteValue.text(key.identifier)
-                let exists = try connection.statement("SELECT 1 FROM items WHERE owner = ? AND uid = ?")
-                exists.bind([owner, uid])
-                guard try exists.step() else { return AnonymousEngagement(impression: false, click: false) }
+                guard let rowid = try Self.rowid(key, connection) else { return AnonymousEngagement(impression: false, click: false) }
                 let read = try connection.statement("SELECT impression_day, click_day FROM engagement_networks WHERE owner = ? AND uid = ? AND network = ?")
                 read.bind([owner, uid, .blob(network)])
                 let known = try read.step()
@@ -85,6 +101,7 @@ extension SearchIndex {
                     """).run([owner, uid, .integer(countsImpression ? 1 : 0), .integer(countsClick ? 1 : 0), .integer(known ? 0 : 1)])
                 try connection.statement("DELETE FROM engagement_networks WHERE impression_day < ?")
                     .run([.integer(Int64(day - Self.anonymousEngagementRetentionDays))])
+                try Self.recordChanged([rowid], connection)
                 return AnonymousEngagement(impression: countsImpression, click: countsClick)
             }
         }
@@ -109,18 +126,22 @@ extension SearchIndex {
         guard !counts.isEmpty else { return }
         try withConnection { connection in
             try connection.transaction {
+                var changed: [Int64] = []
                 let statement = try connection.statement("""
                     INSERT INTO engagement(owner, uid, impressions, clicks, anonymous_impressions, anonymous_clicks, anonymous_networks)
-                    SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE EXISTS (SELECT 1 FROM items WHERE owner = ?1 AND uid = ?2)
+                    VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
                     ON CONFLICT(owner, uid) DO UPDATE SET impressions = excluded.impressions, clicks = excluded.clicks,
                         anonymous_impressions = excluded.anonymous_impressions, anonymous_clicks = excluded.anonymous_clicks,
                         anonymous_networks = excluded.anonymous_networks
                     """)
                 for (key, count) in counts.sorted(by: { $0.key < $1.key }) {
+                    guard let rowid = try Self.rowid(key, connection) else { continue }
+                    changed.append(rowid)
                     try statement.run([.text(key.storedOwner), .text(key.identifier), .integer(Int64(count.impressions)),
                                        .integer(Int64(count.clicks)), .integer(Int64(count.anonymousImpressions)),
                                        .integer(Int64(count.anonymousClicks)), .integer(Int64(count.anonymousNetworks))])
                 }
+                try Self.recordChanged(changed, connection)
             }
         }
     }

@@ -100,6 +100,15 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// The changes committed after `sequence`, at most `limit` (``ChangeLog``): what a result
+    /// cache tests its answers against. Sequence numbers, unlike ``dataVersion()``, are the
+    /// same on every connection.
+    public func changes(after sequence: Int64, limit: Int = 256) throws(SearchIndexError) -> IndexChanges {
+        try withConnection { connection in
+            try connection.transaction("DEFERRED") { try ChangeLog.read(after: sequence, limit: limit, connection) }
+        }
+    }
+
     /// What the index holds, for `searchlight status`.
     public struct Statistics: Sendable {
         /// Items by source (`crawled`, `pushed`, `activity`), expired ones included.

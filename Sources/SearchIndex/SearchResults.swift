@@ -87,6 +87,8 @@ public struct SearchResponse: Sendable {
     /// How long the answer took to compute, in milliseconds (a cached answer keeps the
     /// figure of its computation).
     public var processingTimeMs = 0.0
+    /// What the answer was computed from, for a result cache; not part of the JSON.
+    public var dependencies = AnswerDependencies()
 
     /// The `search --json` shape of DESIGN.md.
     public var json: JSONValue { json(showingRecords: true) }

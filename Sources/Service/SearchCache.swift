@@ -8,15 +8,22 @@ import Synchronization
 /// Search responses reused across requests, as search engines keep a query-result cache:
 /// the same few queries make up most of a search service's traffic.
 ///
+/// Each answer keeps what it was computed from (``AnswerDependencies``: its candidates, the
+/// terms it read, the word being typed), and each commit to the index says what it changed
+/// (the index's change log, ``IndexChange``): a commit touches only the answers it could
+/// change, so a crawl committing every second leaves the others fresh.
+///
 /// The rules, which bound how stale an answer can be:
-/// - The service's own writes (items, batches, deletions, activities) empty the cache at
-///   once, so a client that pushes and then searches sees its push.
-/// - Commits by another connection — a crawl in another process, engagement — show
-///   within `refreshInterval` of the first search that notices them (SQLite's
-///   `PRAGMA data_version`), like a search engine's refresh interval: until then the
-///   previous answer is served while one search recomputes it in the background.
-/// - An answer is recomputed after `lifetime` (freshness depends on the clock), again in
-///   the background, and never served past the expiration date of one of its results.
+/// - The service's own writes (items, batches, deletions, activities) drop the answers they
+///   touch at once, so a client that pushes and then searches sees its push.
+/// - Commits by another connection — a crawl in another process, engagement — are read
+///   from the change log by the first search that notices them (SQLite's
+///   `PRAGMA data_version`). An answer they touch is served for at most `refreshInterval`
+///   more, like a search engine's refresh interval, while one search recomputes it in the
+///   background.
+/// - An answer is recomputed after `lifetime` (freshness depends on the clock, and BM25's
+///   counts drift with every commit, touched or not), again in the background, and never
+///   served past the expiration date of one of its results.
 /// - Requests that miss on a search already running wait for its answer rather than
 ///   repeat it.
 /// - At most `capacityBytes` of answers and keys are kept (an answer larger than an
@@ -51,6 +58,9 @@ final class SearchCache: Sendable {
         var staleHits = 0
         var misses = 0
         var refreshes = 0
+        /// Cached answers a commit by another connection left fresh, and those it touched.
+        var answersKept = 0
+        var answersTouched = 0
         /// Bytes the cached answers and their keys take.
         var bytes = 0
     }
@@ -59,22 +69,23 @@ final class SearchCache: Sendable {
         var response: HTTPServerResponse
         /// What the entry and its key take, as counted against the capacity.
         var bytes: Int
-        var version: Int
-        var generation: Int
+        /// The change log's sequence number through which the answer is known current.
+        var version: Int64
         var storedAt: Date
         /// The earliest expiration among the results: never served from then on.
         var expiresAt: Date
+        var dependencies: AnswerDependencies
     }
 
     /// One search being computed; requests for the same key, index version and
     /// generation wait for it instead of running the same search.
     private final class Flight: Sendable {
-        let version: Int
+        let version: Int64
         let generation: Int
         let done = DispatchGroup()
         let response = Mutex<HTTPServerResponse?>(nil)
 
-        init(version: Int, generation: Int) {
+        init(version: Int64, generation: Int) {
             self.version = version
             self.generation = generation
             done.enter()
@@ -88,34 +99,90 @@ final class SearchCache: Sendable {
     }
 
     private struct State {
-        var version = Int.min
-        /// Bumped by the service's own writes.
+        /// The newest change applied to the entries.
+        var version: Int64 = 0
+        /// Bumped by the service's own writes: searches begun before one are not stored.
         var generation = 0
-        /// Data versions first seen within the refresh interval, oldest first, and the
-        /// newest version seen before them.
-        var recentVersions: [(version: Int, seenAt: Date)] = []
-        var settledVersion = Int.min
+        /// Changes applied within the refresh interval, oldest first, and the newest one
+        /// applied before them.
+        var recentVersions: [(version: Int64, seenAt: Date)] = []
+        var settledVersion = Int64.min
+        /// The newest changes applied, for answers computed while they came in.
+        var recentChanges: [IndexChange] = []
         var entries: [Key: Entry] = [:]
         var bytes = 0
         var flights: [Key: Flight] = [:]
         var backgroundSearches = 0
         var statistics = Statistics()
 
-        mutating func observe(_ version: Int, at now: Date, refreshInterval: TimeInterval) {
-            if version > self.version {
-                self.version = version
-                recentVersions.append((version, now))
-            }
+        static let recentChangesKept = 64
+
+        mutating func settle(at now: Date, refreshInterval: TimeInterval) {
             while let first = recentVersions.first, now.timeIntervalSince(first.seenAt) >= refreshInterval {
                 settledVersion = first.version
                 recentVersions.removeFirst()
             }
         }
 
-        /// Whether an answer computed at `version` misses no commit older than the
-        /// refresh interval: every version after it was first seen within the interval.
-        func isWithinRefreshInterval(_ version: Int) -> Bool {
+        /// Whether an answer current through `version` misses no change older than the
+        /// refresh interval: every change after it was applied within the interval.
+        func isWithinRefreshInterval(_ version: Int64) -> Bool {
             version >= settledVersion
+        }
+
+        /// Applies changes read from the log after ``version``: each current answer it does
+        /// not touch stays current through it; a touched one is left behind (served stale
+        /// within the refresh interval) or, for the service's own writes, dropped.
+        mutating func apply(_ read: IndexChanges, at now: Date, dropping: Bool) {
+            guard read.complete else {
+                // Changes were missed (a trimmed log, a new file): nothing cached is known good.
+                generation += 1
+                entries.removeAll(keepingCapacity: true)
+                bytes = 0
+                recentChanges = []
+                recentVersions = []
+                settledVersion = .min
+                version = read.latest
+                return
+            }
+            if dropping {
+                // A search may have read the service's own write from the log before the
+                // write returned: an answer left behind may be behind that write.
+                drop(entries.filter { $0.value.version < version }.map(\.key))
+            }
+            for change in read.changes {
+                var touched: [Key] = []
+                // Answers already behind need no test: they are being recomputed.
+                for index in entries.indices where entries.values[index].version == version {
+                    if change.affects(entries.values[index].dependencies) {
+                        statistics.answersTouched += 1
+                        touched.append(entries.keys[index])
+                    } else {
+                        statistics.answersKept += 1
+                        entries.values[index].version = change.sequence
+                    }
+                }
+                if dropping { drop(touched) }
+                version = change.sequence
+                recentVersions.append((version, now))
+                recentChanges.append(change)
+            }
+            if recentChanges.count > Self.recentChangesKept { recentChanges.removeFirst(recentChanges.count - Self.recentChangesKept) }
+        }
+
+        private mutating func drop(_ keys: [Key]) {
+            for key in keys { bytes -= entries.removeValue(forKey: key)?.bytes ?? 0 }
+        }
+
+        /// The newest change an answer computed at `version` is known current through: the
+        /// recent changes after it, in order, up to the first that touches it.
+        func rolledForward(_ dependencies: AnswerDependencies, from version: Int64) -> Int64 {
+            var current = version
+            for change in recentChanges where change.sequence > current {
+                guard change.sequence == current + 1, !change.affects(dependencies) else { break }
+                current = change.sequence
+            }
+            return current
         }
     }
 
@@ -125,15 +192,24 @@ final class SearchCache: Sendable {
     let maximumBackgroundSearches: Int
     /// The connection whose data version is watched; only this cache uses it.
     private let probe: SearchIndex
-    /// Computes an answer and the date it must not be served past.
-    private let answer: @Sendable (SearchRequest) throws -> (response: HTTPServerResponse, expiresAt: Date)
+    /// Computes an answer, the date it must not be served past, and what it depends on.
+    private let answer: @Sendable (SearchRequest) throws -> Answer
     private let clock: @Sendable () -> Date
     private let state = Mutex(State())
+    /// The probe's data version when the change log was last read; held while it is read,
+    /// so one search reads it and the others wait for the result.
+    private let reading = Mutex(Int.min)
+
+    struct Answer {
+        var response: HTTPServerResponse
+        var expiresAt: Date
+        var dependencies: AnswerDependencies
+    }
     private let background = DispatchQueue(label: "searchlight.search-cache.refresh", attributes: .concurrent)
 
     init(indexPath: String, lifetime: TimeInterval, refreshInterval: TimeInterval, capacityBytes: Int = 64 << 20,
          clock: @escaping @Sendable () -> Date,
-         answer: @escaping @Sendable (SearchRequest) throws -> (response: HTTPServerResponse, expiresAt: Date))
+         answer: @escaping @Sendable (SearchRequest) throws -> Answer)
         throws(SearchIndexError)
     {
         self.lifetime = lifetime
@@ -143,6 +219,8 @@ final class SearchCache: Sendable {
         self.clock = clock
         self.answer = answer
         probe = try SearchIndex(path: indexPath, mode: .existing)
+        let latest = try probe.changes(after: .max).latest
+        state.withLock { $0.version = latest }
     }
 
     var statistics: Statistics {
@@ -153,12 +231,31 @@ final class SearchCache: Sendable {
         }
     }
 
-    /// Forgets every answer: the service has just written to the index.
+    /// The service has just written to the index: the answers its write touched go at once
+    /// (all of them when the change log cannot be read), and no search begun before it is
+    /// stored.
     func invalidate() {
-        state.withLock { state in
-            state.generation += 1
-            state.entries.removeAll(keepingCapacity: true)
-            state.bytes = 0
+        state.withLock { $0.generation += 1 }
+        do {
+            try readChanges(dataVersion: nil, dropping: true)
+        } catch {
+            state.withLock { state in
+                state.entries.removeAll(keepingCapacity: true)
+                state.bytes = 0
+            }
+        }
+    }
+
+    /// Reads the change log past the newest applied change and applies it; skipped when
+    /// the probe's data version is the one seen at the last read (nothing was committed).
+    private func readChanges(dataVersion: Int?, dropping: Bool) throws(SearchIndexError) {
+        try reading.withLock { (seen: inout Int) throws(SearchIndexError) in
+            if let dataVersion, dataVersion == seen { return }
+            let from = state.withLock { $0.version }
+            let read = try probe.changes(after: from)
+            let now = clock()
+            state.withLock { $0.apply(read, at: now, dropping: dropping) }
+            if let dataVersion { seen = dataVersion }
         }
     }
 
@@ -166,10 +263,11 @@ final class SearchCache: Sendable {
     func response(for request: SearchRequest) throws -> HTTPServerResponse {
         let key = Key(request)
         let now = request.now
-        let version = try probe.dataVersion()
+        let dataVersion = try probe.dataVersion()
+        if dataVersion != reading.withLock({ $0 }) { try readChanges(dataVersion: dataVersion, dropping: false) }
         let lookup: Lookup = state.withLock { state in
-            state.observe(version, at: now, refreshInterval: refreshInterval)
-            if let entry = state.entries[key], entry.generation == state.generation, now < entry.expiresAt {
+            state.settle(at: now, refreshInterval: refreshInterval)
+            if let entry = state.entries[key], now < entry.expiresAt {
                 let age = now.timeIntervalSince(entry.storedAt)
                 if entry.version == state.version, age < lifetime {
                     state.statistics.hits += 1
@@ -224,20 +322,22 @@ final class SearchCache: Sendable {
             }
             flight.done.leave()
         }
-        let (response, expiresAt) = try answer(request)
+        let computed = try answer(request)
+        let response = computed.response
         flight.response.withLock { $0 = response }
         state.withLock { state in
             guard flight.generation == state.generation else { return }
-            if let existing = state.entries[key], existing.version > flight.version { return }
-            let bytes = key.bytes + response.bodyBytes
+            let version = state.rolledForward(computed.dependencies, from: flight.version)
+            if let existing = state.entries[key], existing.version > version { return }
+            let bytes = key.bytes + response.bodyBytes + computed.dependencies.bytes
             guard bytes <= capacityBytes / 8 else { return }
             if let replaced = state.entries.removeValue(forKey: key) { state.bytes -= replaced.bytes }
             while state.bytes + bytes > capacityBytes, let victim = state.entries.first {
                 state.entries.remove(at: state.entries.startIndex)
                 state.bytes -= victim.value.bytes
             }
-            state.entries[key] = Entry(response: response, bytes: bytes, version: flight.version, generation: flight.generation,
-                                       storedAt: request.now, expiresAt: expiresAt)
+            state.entries[key] = Entry(response: response, bytes: bytes, version: version,
+                                       storedAt: request.now, expiresAt: computed.expiresAt, dependencies: computed.dependencies)
             state.bytes += bytes
         }
         return response

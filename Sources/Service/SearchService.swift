@@ -284,12 +284,13 @@ public final class SearchService: Sendable {
     /// from (those are their owners' business: `GET /v1/items/{id}/source`), with the token
     /// the search page sends back with its engagement, and the earliest expiration among
     /// its results (a cached answer is never served past it).
-    static func answer(_ results: SearchResponse, tokens: EngagementToken, now: Date) -> (response: HTTPServerResponse, expiresAt: Date) {
+    static func answer(_ results: SearchResponse, tokens: EngagementToken, now: Date) -> SearchCache.Answer {
         var object = results.json(showingRecords: false).objectValue ?? JSONObject()
         if !results.hits.isEmpty {
             object.append("engagementToken", .string(tokens.issue(for: results.hits.map(\.item.key), now: now)))
         }
-        return (.json(.object(object)), results.hits.compactMap(\.item.expirationDate).min() ?? .distantFuture)
+        return SearchCache.Answer(response: .json(.object(object)), expiresAt: results.hits.compactMap(\.item.expirationDate).min() ?? .distantFuture,
+                                  dependencies: results.dependencies)
     }
 
     func health() throws -> HTTPServerResponse {

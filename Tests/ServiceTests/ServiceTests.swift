@@ -367,6 +367,49 @@ import Testing
         #expect(Set(running.ids("lemon")) == ["tart", "pie", "https://recipes.example/cake"])
     }
 
+    /// A commit leaves fresh the cached answers it could not change (the change log against
+    /// each answer's candidates and terms), and touches the others.
+    @Test func aCommitLeavesTheAnswersItDoesNotTouchFresh() throws {
+        let running = try RunningService()
+        defer { running.stop() }
+        func counter(_ line: String) -> Int {
+            running.call("GET", "/metrics").text.split(separator: "\n").first { $0.hasPrefix(line + " ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+        }
+        let hit = "searchlight_search_cache_requests_total{result=\"hit\"}"
+        let stale = "searchlight_search_cache_requests_total{result=\"stale\"}"
+        let miss = "searchlight_search_cache_requests_total{result=\"miss\"}"
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        running.call("POST", "/v1/items", json: items(
+            item("tart", "Lemon tart", webURL: "https://recipes.example/tart"),
+            item("cake", "Chocolate cake", webURL: "https://recipes.example/cake")), key: key)
+        #expect(running.ids("lemon") == ["tart"])
+        #expect(running.ids("chocolate") == ["cake"])
+
+        // A crawl commits through its own connection, as from another process.
+        let crawl = try SearchIndex(path: running.indexPath, mode: .existing)
+        try crawl.commit(SearchIndex.Batch(upserts: [SearchableItem(
+            uniqueIdentifier: "https://recipes.example/brownie", title: "Chocolate brownie", webURL: "https://recipes.example/brownie",
+            source: .crawled)]))
+        let hits = counter(hit)
+        #expect(running.ids("lemon") == ["tart"])
+        #expect(counter(hit) == hits + 1, "the commit did not touch the lemon answer: still a fresh hit")
+        #expect(counter("searchlight_search_cache_changes_total{effect=\"kept\"}") >= 1)
+        let stales = counter(stale)
+        running.ids("chocolate")
+        #expect(counter(stale) == stales + 1, "the chocolate answer was touched: served stale while it is recomputed")
+
+        // The service's own writes drop only what they touch.
+        running.call("POST", "/v1/items", json: items(item("pie", "Apple pie", webURL: "https://recipes.example/pie")), key: key)
+        let hitsAfterPie = counter(hit)
+        #expect(running.ids("lemon") == ["tart"])
+        #expect(counter(hit) == hitsAfterPie + 1)
+        running.call("POST", "/v1/items", json: items(item("curd", "Lemon curd", webURL: "https://recipes.example/curd")), key: key)
+        let misses = counter(miss)
+        #expect(Set(running.ids("lemon")) == ["tart", "curd"], "the writer sees its push at once")
+        #expect(counter(miss) == misses + 1)
+    }
+
     @Test func readsDuringWritesSeeWholeBatches() throws {
         let running = try RunningService(maximumItems: 1000)
         defer { running.stop() }
