@@ -2,11 +2,12 @@
 # /v1/search throughput and latency with wrk (64 connections) against `searchlight serve`
 # on a 100k-item index, next to the same queries run in process on as many threads, in the
 # same run: one-off queries (each asked once, so no result cache helps) with the cache off;
-# a 300-query rotation with the cache off and on; then 60 s wrk runs while `searchlight
-# crawl` writes to the same index (one-off queries with the cache on, the rotation off and on).
+# a 300-query rotation with the cache off and on; then wrk runs while `searchlight crawl`
+# writes to the same index (one-off queries and the rotation, with the cache off and on).
 #
 # usage: Benchmarks/serve.sh
-#   (ITEMS=100000 THREADS=4 SERVER_THREADS=4 DURATION=30 WRITE_DURATION=60 PORT=18090 WEB_PORT=18080)
+#   (ITEMS=100000 THREADS=4 SERVER_THREADS=4 DURATION=30 WRITE_DURATION=60 PORT=18090 WEB_PORT=18080
+#    CRAWL_NICE=0: the crawl's niceness, as a scheduled crawl beside a search service would run)
 # Needs wrk and nginx (apt-get install -y wrk nginx-light) and python3. Prints one JSON
 # object per measurement on stdout.
 set -euo pipefail
@@ -99,7 +100,8 @@ cache_figures() {  # $1: name; the result cache's counters from /metrics
   curl -s "http://127.0.0.1:$port/metrics" | awk -v name="$1" '
     /^searchlight_search_cache_requests_total/ { split($1, a, "\""); v[a[2]] = $2 }
     /^searchlight_search_cache_refreshes_total/ { r = $2 }
-    END { printf "{\"benchmark\": \"%s\", \"hits\": %d, \"staleHits\": %d, \"misses\": %d, \"backgroundRefreshes\": %d}\n", name, v["hit"], v["stale"], v["miss"], r }'
+    /^searchlight_search_cache_changes_total/ { split($1, a, "\""); c[a[2]] = $2 }
+    END { printf "{\"benchmark\": \"%s\", \"hits\": %d, \"staleHits\": %d, \"misses\": %d, \"backgroundRefreshes\": %d, \"answersKept\": %d, \"answersTouched\": %d}\n", name, v["hit"], v["stale"], v["miss"], r, c["kept"], c["touched"] }'
 }
 warm_up() {  # every query once, as a service that has been up a while has seen them
   while read -r query; do curl -s -o /dev/null -G --data-urlencode "q=$query" "http://127.0.0.1:$port/v1/search"; done < "$work/data/queries.txt"
@@ -120,7 +122,8 @@ cache_figures cache
 stop_server
 
 # 3. Over HTTP while a crawl writes to the same index (a slow, polite crawl of the
-# synthetic web, so that it writes for the whole run), cache off and on.
+# synthetic web, so that it writes for the whole run), cache off and on: one-off queries
+# (their quiet figure is wrk-search-one-off above), then the rotation.
 web="$work/web"
 if [ ! -d "$web" ]; then python3 "$bench/synthweb.py" "$web" --hosts 20 --pages 500 --kb 40 --scheme http --origin-suffix ":$web_port" >&2; fi
 nginx_pid=$(bash "$bench/serve_web.sh" "$web" "$web_port" "$work/nginx")
@@ -132,16 +135,12 @@ for cache in 0 60; do
   start_server "$cache"
   [ "$cache" = 0 ] || warm_up
   rm -f "$work/data/frontier.sqlite"*
-  "$searchlight" crawl "${seeds[@]}" --data "$work/data" --delay 0.1 --per-host 1 --allow-private --no-warc "${resolve[@]}" \
+  nice -n "${CRAWL_NICE:-0}" "$searchlight" crawl "${seeds[@]}" --data "$work/data" --delay 0.1 --per-host 1 --allow-private --no-warc "${resolve[@]}" \
     --max-time "$((write_duration + 10))" --json > "$work/crawl-report.json" &
   crawl_pid=$!
   sleep 2
-  if [ "$cache" = 60 ]; then
-    run_wrk wrk-search-one-off-while-crawling "$((write_duration / 2))" "$cache" distinct-queries.txt slices
-    run_wrk wrk-search-while-crawling "$((write_duration / 2))" "$cache"
-  else
-    run_wrk wrk-search-while-crawling "$write_duration" "$cache"
-  fi
+  run_wrk wrk-search-one-off-while-crawling "$((write_duration / 2))" "$cache" distinct-queries.txt slices
+  run_wrk wrk-search-while-crawling "$((write_duration / 2))" "$cache"
   [ "$cache" = 0 ] || cache_figures cache
   wait "$crawl_pid" || true
   crawl_pid=""

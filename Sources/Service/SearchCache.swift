@@ -27,7 +27,9 @@ import Synchronization
 /// - Requests that miss on a search already running wait for its answer rather than
 ///   repeat it.
 /// - At most `capacityBytes` of answers and keys are kept (an answer larger than an
-///   eighth of that is not kept at all); past that, arbitrary ones go.
+///   eighth of that is not kept at all); past that, the oldest stored that was not asked
+///   for again goes (CLOCK, second chance), so one-off queries do not push out the
+///   frequent ones.
 final class SearchCache: Sendable {
     struct Key: Hashable, Sendable {
         var query: String
@@ -75,6 +77,9 @@ final class SearchCache: Sendable {
         /// The earliest expiration among the results: never served from then on.
         var expiresAt: Date
         var dependencies: AnswerDependencies
+        /// Its place in the eviction order, and whether it was asked for since it was put there.
+        var stamp: Int
+        var referenced = false
     }
 
     /// One search being computed; requests for the same key, index version and
@@ -111,6 +116,11 @@ final class SearchCache: Sendable {
         var recentChanges: [IndexChange] = []
         var entries: [Key: Entry] = [:]
         var bytes = 0
+        /// Keys in the order they were stored (or given their second chance) from
+        /// `orderStart` on; a pair whose stamp is no longer its entry's is skipped.
+        var order: [(key: Key, stamp: Int)] = []
+        var orderStart = 0
+        var nextStamp = 0
         var flights: [Key: Flight] = [:]
         var backgroundSearches = 0
         var statistics = Statistics()
@@ -130,15 +140,15 @@ final class SearchCache: Sendable {
             version >= settledVersion
         }
 
-        /// Applies changes read from the log after ``version``: each current answer it does
-        /// not touch stays current through it; a touched one is left behind (served stale
-        /// within the refresh interval) or, for the service's own writes, dropped.
-        mutating func apply(_ read: IndexChanges, at now: Date, dropping: Bool) {
+        /// Applies changes read from the log after ``version``: each current answer stays
+        /// current through the changes it survives (`kept`, tested outside the lock, else
+        /// tested here); a touched one is left behind (served stale within the refresh
+        /// interval) or, for the service's own writes, dropped.
+        mutating func apply(_ read: IndexChanges, kept: [Key: Int64], at now: Date, dropping: Bool) {
             guard read.complete else {
                 // Changes were missed (a trimmed log, a new file): nothing cached is known good.
                 generation += 1
-                entries.removeAll(keepingCapacity: true)
-                bytes = 0
+                removeAll()
                 recentChanges = []
                 recentVersions = []
                 settledVersion = .min
@@ -150,23 +160,25 @@ final class SearchCache: Sendable {
                 // write returned: an answer left behind may be behind that write.
                 drop(entries.filter { $0.value.version < version }.map(\.key))
             }
-            for change in read.changes {
-                var touched: [Key] = []
-                // Answers already behind need no test: they are being recomputed.
-                for index in entries.indices where entries.values[index].version == version {
-                    if change.affects(entries.values[index].dependencies) {
-                        statistics.answersTouched += 1
-                        touched.append(entries.keys[index])
-                    } else {
-                        statistics.answersKept += 1
-                        entries.values[index].version = change.sequence
-                    }
+            let latest = read.changes.last?.sequence ?? version
+            var touched: [Key] = []
+            // Answers already behind need no test: they are being recomputed.
+            for index in entries.indices where entries.values[index].version == version {
+                let through = kept[entries.keys[index]] ?? Self.keptThrough(entries.values[index].dependencies, read.changes, from: version)
+                entries.values[index].version = through
+                if through == latest {
+                    statistics.answersKept += 1
+                } else {
+                    statistics.answersTouched += 1
+                    touched.append(entries.keys[index])
                 }
-                if dropping { drop(touched) }
-                version = change.sequence
-                recentVersions.append((version, now))
+            }
+            if dropping { drop(touched) }
+            for change in read.changes {
+                recentVersions.append((change.sequence, now))
                 recentChanges.append(change)
             }
+            version = latest
             if recentChanges.count > Self.recentChangesKept { recentChanges.removeFirst(recentChanges.count - Self.recentChangesKept) }
         }
 
@@ -174,11 +186,56 @@ final class SearchCache: Sendable {
             for key in keys { bytes -= entries.removeValue(forKey: key)?.bytes ?? 0 }
         }
 
-        /// The newest change an answer computed at `version` is known current through: the
-        /// recent changes after it, in order, up to the first that touches it.
-        func rolledForward(_ dependencies: AnswerDependencies, from version: Int64) -> Int64 {
+        /// Stores an entry at the end of the eviction order, evicting until it fits.
+        mutating func store(_ entry: Entry, for key: Key, capacity: Int) {
+            if let replaced = entries.removeValue(forKey: key) { bytes -= replaced.bytes }
+            while bytes + entry.bytes > capacity, evictOne() {}
+            var entry = entry
+            entry.stamp = nextStamp
+            order.append((key, nextStamp))
+            nextStamp += 1
+            entries[key] = entry
+            bytes += entry.bytes
+            if order.count - orderStart > 2 * entries.count + 1024 {
+                order = order[orderStart...].filter { entries[$0.key]?.stamp == $0.stamp }
+                orderStart = 0
+            }
+        }
+
+        /// Evicts the oldest entry not asked for since it was stored or last spared; an entry
+        /// asked for is spared once and goes to the end.
+        private mutating func evictOne() -> Bool {
+            while orderStart < order.count {
+                let (key, stamp) = order[orderStart]
+                orderStart += 1
+                guard var entry = entries[key], entry.stamp == stamp else { continue }
+                if entry.referenced {
+                    entry.referenced = false
+                    entry.stamp = nextStamp
+                    order.append((key, nextStamp))
+                    nextStamp += 1
+                    entries[key] = entry
+                    continue
+                }
+                entries[key] = nil
+                bytes -= entry.bytes
+                return true
+            }
+            return false
+        }
+
+        mutating func removeAll() {
+            entries.removeAll(keepingCapacity: true)
+            bytes = 0
+            order = []
+            orderStart = 0
+        }
+
+        /// The newest change an answer current through `version` stays current through:
+        /// the changes after it, in order, up to the first that touches it.
+        static func keptThrough(_ dependencies: AnswerDependencies, _ changes: [IndexChange], from version: Int64) -> Int64 {
             var current = version
-            for change in recentChanges where change.sequence > current {
+            for change in changes where change.sequence > current {
                 guard change.sequence == current + 1, !change.affects(dependencies) else { break }
                 current = change.sequence
             }
@@ -239,10 +296,7 @@ final class SearchCache: Sendable {
         do {
             try readChanges(dataVersion: nil, dropping: true)
         } catch {
-            state.withLock { state in
-                state.entries.removeAll(keepingCapacity: true)
-                state.bytes = 0
-            }
+            state.withLock { $0.removeAll() }
         }
     }
 
@@ -251,10 +305,18 @@ final class SearchCache: Sendable {
     private func readChanges(dataVersion: Int?, dropping: Bool) throws(SearchIndexError) {
         try reading.withLock { (seen: inout Int) throws(SearchIndexError) in
             if let dataVersion, dataVersion == seen { return }
-            let from = state.withLock { $0.version }
+            let (from, current) = state.withLock { state in
+                (state.version, state.entries.compactMap { $0.value.version == state.version ? ($0.key, $0.value.dependencies) : nil })
+            }
             let read = try probe.changes(after: from)
+            // Tested outside the lock: searches go on meanwhile.
+            var kept: [Key: Int64] = [:]
+            if read.complete {
+                kept.reserveCapacity(current.count)
+                for (key, dependencies) in current { kept[key] = State.keptThrough(dependencies, read.changes, from: from) }
+            }
             let now = clock()
-            state.withLock { $0.apply(read, at: now, dropping: dropping) }
+            state.withLock { $0.apply(read, kept: kept, at: now, dropping: dropping) }
             if let dataVersion { seen = dataVersion }
         }
     }
@@ -269,6 +331,7 @@ final class SearchCache: Sendable {
             state.settle(at: now, refreshInterval: refreshInterval)
             if let entry = state.entries[key], now < entry.expiresAt {
                 let age = now.timeIntervalSince(entry.storedAt)
+                state.entries[key]?.referenced = true
                 if entry.version == state.version, age < lifetime {
                     state.statistics.hits += 1
                     return .hit(entry.response, refresh: nil)
@@ -327,18 +390,12 @@ final class SearchCache: Sendable {
         flight.response.withLock { $0 = response }
         state.withLock { state in
             guard flight.generation == state.generation else { return }
-            let version = state.rolledForward(computed.dependencies, from: flight.version)
+            let version = State.keptThrough(computed.dependencies, state.recentChanges, from: flight.version)
             if let existing = state.entries[key], existing.version > version { return }
             let bytes = key.bytes + response.bodyBytes + computed.dependencies.bytes
             guard bytes <= capacityBytes / 8 else { return }
-            if let replaced = state.entries.removeValue(forKey: key) { state.bytes -= replaced.bytes }
-            while state.bytes + bytes > capacityBytes, let victim = state.entries.first {
-                state.entries.remove(at: state.entries.startIndex)
-                state.bytes -= victim.value.bytes
-            }
-            state.entries[key] = Entry(response: response, bytes: bytes, version: version,
-                                       storedAt: request.now, expiresAt: computed.expiresAt, dependencies: computed.dependencies)
-            state.bytes += bytes
+            state.store(Entry(response: response, bytes: bytes, version: version, storedAt: request.now, expiresAt: computed.expiresAt,
+                              dependencies: computed.dependencies, stamp: 0), for: key, capacity: capacityBytes)
         }
         return response
     }

@@ -75,7 +75,7 @@ final class ServiceMetrics: Sendable {
                 "# HELP searchlight_search_cache_refreshes_total Searches run in the background to refresh a stale answer.",
                 "# TYPE searchlight_search_cache_refreshes_total counter",
                 "searchlight_search_cache_refreshes_total \(cache.refreshes)",
-                "# HELP searchlight_search_cache_changes_total Cached answers a commit left fresh (kept) or touched, counted per commit.",
+                "# HELP searchlight_search_cache_changes_total Cached answers the commits read from the change log left fresh (kept) or touched, counted at each reading.",
                 "# TYPE searchlight_search_cache_changes_total counter",
                 "searchlight_search_cache_changes_total{effect=\"kept\"} \(cache.answersKept)",
                 "searchlight_search_cache_changes_total{effect=\"touched\"} \(cache.answersTouched)",

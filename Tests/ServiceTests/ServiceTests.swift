@@ -410,6 +410,30 @@ import Testing
         #expect(counter(miss) == misses + 1)
     }
 
+    /// A full cache evicts what was not asked for again: one-off queries do not push out a
+    /// frequent one.
+    @Test func oneOffQueriesDoNotEvictAFrequentAnswer() throws {
+        let running = try RunningService(cacheBytes: 64 * 1024)
+        defer { running.stop() }
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        running.call("POST", "/v1/items", json: items(item("tart", "Lemon tart", webURL: "https://recipes.example/tart")), key: key)
+        func hits() -> Int {
+            running.call("GET", "/metrics").text.split(separator: "\n").first { $0.hasPrefix("searchlight_search_cache_requests_total{result=\"hit\"} ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+        }
+        #expect(running.ids("lemon") == ["tart"])
+        var missed = 0
+        for round in 0..<400 {
+            #expect(running.call("GET", "/v1/search?q=lemon+once\(round)").status == 200)
+            if round % 10 == 9 {
+                let before = hits()
+                running.ids("lemon")
+                if hits() != before + 1 { missed += 1 }
+            }
+        }
+        #expect(missed == 0, "the frequent answer was evicted \(missed) times in 40")
+    }
+
     @Test func readsDuringWritesSeeWholeBatches() throws {
         let running = try RunningService(maximumItems: 1000)
         defer { running.stop() }
