@@ -60,11 +60,20 @@ final class SearchCache: Sendable {
         var staleHits = 0
         var misses = 0
         var refreshes = 0
-        /// Cached answers a commit by another connection left fresh, and those it touched.
+        /// Current answers the commits read from the change log left fresh, and those they
+        /// touched, counted at each reading.
         var answersKept = 0
         var answersTouched = 0
         /// Bytes the cached answers and their keys take.
         var bytes = 0
+    }
+
+    /// An answer as the service computes it: the response, the date it must not be served
+    /// past, and what it was computed from.
+    struct Answer {
+        var response: HTTPServerResponse
+        var expiresAt: Date
+        var dependencies: AnswerDependencies
     }
 
     private struct Entry {
@@ -249,7 +258,6 @@ final class SearchCache: Sendable {
     let maximumBackgroundSearches: Int
     /// The connection whose data version is watched; only this cache uses it.
     private let probe: SearchIndex
-    /// Computes an answer, the date it must not be served past, and what it depends on.
     private let answer: @Sendable (SearchRequest) throws -> Answer
     private let clock: @Sendable () -> Date
     private let state = Mutex(State())
@@ -257,11 +265,6 @@ final class SearchCache: Sendable {
     /// so one search reads it and the others wait for the result.
     private let reading = Mutex(Int.min)
 
-    struct Answer {
-        var response: HTTPServerResponse
-        var expiresAt: Date
-        var dependencies: AnswerDependencies
-    }
     private let background = DispatchQueue(label: "searchlight.search-cache.refresh", attributes: .concurrent)
 
     init(indexPath: String, lifetime: TimeInterval, refreshInterval: TimeInterval, capacityBytes: Int = 64 << 20,
