@@ -83,11 +83,19 @@ extension SearchIndex {
                     deleted += try writer.remove(where: "owner = ?1 AND (domain_id = ?2 OR (domain_id >= ?2 || '.' AND domain_id < ?2 || '/'))",
                                                  [scope, .text(domain)]).count
                 }
-                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE owner = ? AND uid = ? RETURNING rowid")
+                // A later expiration changes no answer; an earlier one may (a cached answer is
+                // not served past its results' expirations), so only that is logged.
+                let current = try connection.statement("SELECT rowid, expires FROM items WHERE owner = ? AND uid = ?")
+                let confirm = try connection.statement("UPDATE items SET expires = ? WHERE rowid = ?")
                 for (id, expiration) in batch.confirmations.sorted(by: { $0.key < $1.key }) {
-                    confirm.reset()
-                    confirm.bind([.real(expiration.timeIntervalSince1970), scope, .text(id)])
-                    while try confirm.step() { writer.changed(rowid: confirm.int64(0)) }
+                    current.reset()
+                    current.bind([scope, .text(id)])
+                    guard try current.step() else { continue }
+                    let rowid = current.int64(0)
+                    let earlier = current.optionalDouble(1).map { expiration.timeIntervalSince1970 < $0 } ?? true
+                    current.reset()
+                    try confirm.run([.real(expiration.timeIntervalSince1970), .integer(rowid)])
+                    if earlier { writer.changed(rowid: rowid) }
                 }
                 deleted += try writer.remove(where: "expires IS NOT NULL AND expires <= ?1", [.real(now.timeIntervalSince1970)]).count
                 // The last version of a key in the batch wins; one arriving already expired

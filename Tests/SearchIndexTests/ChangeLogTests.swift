@@ -45,6 +45,22 @@ import Testing
         #expect(try touched(t, "apple", after: before) == false)
     }
 
+    @Test func aConfirmationIsAChangeOnlyWhenItBringsTheExpirationForward() throws {
+        let t = try TemporaryIndex()
+        let now = Date()
+        try t.index.upsert([item("page", "Lemon page", expires: now.addingTimeInterval(3_600))], now: now)
+        let dependencies = try t.index.search(SearchRequest("lemon", now: now)).dependencies
+        var later = SearchIndex.Batch()
+        later.confirmations = ["page": now.addingTimeInterval(7_200)]
+        try t.index.commit(later, now: now)
+        #expect(try t.index.changes(after: 1).changes.isEmpty, "a revisit's 304 extends the item: no answer changes")
+        var earlier = SearchIndex.Batch()
+        earlier.confirmations = ["page": now.addingTimeInterval(60)]
+        try t.index.commit(earlier, now: now)
+        #expect(try t.index.changes(after: 1).changes.first?.affects(dependencies) == true)
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "page"))?.expirationDate.map { Int($0.timeIntervalSince(now).rounded()) } == 60, "stored as a double of seconds")
+    }
+
     @Test func mergesAndEmptyBatchesWriteNoChange() throws {
         let t = try TemporaryIndex()
         for round in 0..<20 { try t.index.upsert([item("i\(round)", "Round \(round)")]) }
