@@ -19,8 +19,9 @@ import Synchronization
 /// - Commits by another connection — a crawl in another process, engagement — are read
 ///   from the change log by the first search that notices them (SQLite's
 ///   `PRAGMA data_version`). An answer they touch is served for at most `refreshInterval`
-///   more, like a search engine's refresh interval, while one search recomputes it in the
-///   background.
+///   more, like a search engine's refresh interval; once it has been stale for half of
+///   that, one search recomputes it in the background (so a crawl committing every second
+///   costs an answer one refresh every few seconds, not one a commit).
 /// - An answer is recomputed after `lifetime` (freshness depends on the clock, and BM25's
 ///   counts drift with every commit, touched or not), again in the background, and never
 ///   served past the expiration date of one of its results.
@@ -141,6 +142,12 @@ final class SearchCache: Sendable {
                 settledVersion = first.version
                 recentVersions.removeFirst()
             }
+        }
+
+        /// When the first change after `version` was applied: when an answer current through
+        /// `version` was touched, if that was within the refresh interval.
+        func touchedAt(_ version: Int64) -> Date? {
+            recentVersions.first { $0.version > version }?.seenAt
         }
 
         /// Whether an answer current through `version` misses no change older than the
@@ -341,7 +348,11 @@ final class SearchCache: Sendable {
                 }
                 if state.isWithinRefreshInterval(entry.version), age < 2 * lifetime {
                     state.statistics.staleHits += 1
-                    guard state.flights[key] == nil, state.backgroundSearches < maximumBackgroundSearches else {
+                    // Touched less than half the refresh interval ago: wait, so that commits in
+                    // quick succession cost one refresh, not one each.
+                    let waits = entry.version < state.version
+                        && state.touchedAt(entry.version).map { now.timeIntervalSince($0) < refreshInterval / 2 } ?? false
+                    guard !waits, state.flights[key] == nil, state.backgroundSearches < maximumBackgroundSearches else {
                         return .hit(entry.response, refresh: nil)
                     }
                     let flight = Flight(version: state.version, generation: state.generation)

@@ -410,6 +410,33 @@ import Testing
         #expect(counter(miss) == misses + 1)
     }
 
+    /// A touched answer is refreshed once it has been stale for half the refresh interval,
+    /// so that commits in quick succession cost one refresh, not one each.
+    @Test func aTouchedAnswerWaitsHalfTheRefreshIntervalForItsRefresh() throws {
+        let now = Mutex(Date())
+        let running = try RunningService(clock: { now.withLock { $0 } })
+        defer { running.stop() }
+        func refreshes() -> Int {
+            running.call("GET", "/metrics").text.split(separator: "\n").first { $0.hasPrefix("searchlight_search_cache_refreshes_total ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+        }
+        let key = try running.key(owner: "recipes", domain: "recipes.example")
+        running.call("POST", "/v1/items", json: items(item("cake", "Chocolate cake", webURL: "https://recipes.example/cake")), key: key)
+        #expect(running.ids("chocolate") == ["cake"])
+        let crawl = try SearchIndex(path: running.indexPath, mode: .existing)
+        for page in 0..<3 {
+            try crawl.commit(SearchIndex.Batch(upserts: [SearchableItem(
+                uniqueIdentifier: "https://recipes.example/\(page)", title: "Chocolate brownie \(page)", webURL: "https://recipes.example/\(page)",
+                source: .crawled)]))
+            #expect(running.ids("chocolate") == ["cake"], "served stale")
+            now.withLock { $0 = $0.addingTimeInterval(0.5) }
+        }
+        #expect(refreshes() == 0, "touched 1.5 s ago at most: not refreshed yet")
+        now.withLock { $0 = $0.addingTimeInterval(1.5) }
+        running.ids("chocolate")
+        #expect(refreshes() == 1, "stale for 3 s of the 5: one refresh for the three commits")
+    }
+
     /// A full cache evicts what was not asked for again: one-off queries do not push out a
     /// frequent one.
     @Test func oneOffQueriesDoNotEvictAFrequentAnswer() throws {
