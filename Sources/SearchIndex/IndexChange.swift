@@ -109,10 +109,15 @@ public struct TermFilter: Sendable, Equatable {
     /// after a 0xFF no term holds (UTF-8 never has it), so prefixes and terms stay apart.
     public static func hash(prefix: some Collection<UInt8>) -> UInt64 { FNV1a.hash([UInt8(0xFF)] + prefix.prefix(prefixLength)) }
 
-    /// Files a term and its first bytes.
+    /// Files a term and its first bytes (each prefix's hash extends the one before, as
+    /// ``hash(prefix:)`` computes it, without building the prefixes).
     mutating func insert(term: UnsafeRawBufferPointer) {
         insert(Self.hash(term: term))
-        for length in 1...min(term.count, Self.prefixLength) { insert(Self.hash(prefix: term.prefix(length))) }
+        var prefix = FNV1a.add(0xFF, to: FNV1a.offset)
+        for byte in term.prefix(Self.prefixLength) {
+            prefix = FNV1a.add(byte, to: prefix)
+            insert(prefix)
+        }
     }
 
     private mutating func insert(_ hash: UInt64) {
