@@ -60,10 +60,13 @@ public enum Ranking {
     /// bytes, compared with ASCII case folded; only the first 8 KB of text are read.
     public static func quality(of item: SearchableItem) -> Double {
         if item.keywords.count > 30 { return 0.5 }
-        if WordCounts(item.title).maximum >= 4 { return 0.5 }
-        var counts = WordCounts(item.title)
-        counts.add(item.keywords.joined(separator: " "))
-        counts.add(item.contentDescription ?? "")
+        if WordCounts(item.title, expectedBytes: item.title.utf8.count).maximum >= 4 { return 0.5 }
+        let keywords = item.keywords.joined(separator: " ")
+        let description = item.contentDescription ?? ""
+        var counts = WordCounts(item.title, expectedBytes: item.title.utf8.count + keywords.utf8.count
+                                    + description.utf8.count + item.bodyText.utf8.count)
+        counts.add(keywords)
+        counts.add(description)
         counts.add(item.bodyText)
         if counts.total >= 20, Double(counts.maximum) > 0.25 * Double(counts.total) { return 0.5 }
         return 1
@@ -74,16 +77,28 @@ public enum Ranking {
     /// every item a crawl indexes.
     struct WordCounts {
         static let byteBudget = 8 * 1024
-        /// Room for every word the budget can hold (a word is at least three bytes and a
-        /// separator), at most half full.
-        private static let slots = 8192
-        private var hashes = [UInt64](repeating: 0, count: WordCounts.slots)
-        private var counts = [Int32](repeating: 0, count: WordCounts.slots)
+        /// Room for every word the bytes to be read can hold (a word is at least three bytes
+        /// and a separator), at most half full; sized to them, since clearing a table sized
+        /// for the whole budget cost more than counting a short item's words.
+        private let mask: Int
+        private var hashes: [UInt64]
+        private var counts: [Int32]
         private(set) var total = 0
         private(set) var maximum = 0
         private var bytesRead = 0
+        /// Distinct words in the table; past half of it (more text than expected) new words
+        /// are not counted, so a probe always ends.
+        private var distinct = 0
 
-        init(_ text: String) { add(text) }
+        /// - Parameter expectedBytes: how many bytes all the texts added will hold.
+        init(_ text: String, expectedBytes: Int) {
+            var slots = 16
+            while slots < 2 * (min(expectedBytes, Self.byteBudget) / 4 + 4) { slots <<= 1 }
+            mask = slots - 1
+            hashes = [UInt64](repeating: 0, count: slots)
+            counts = [Int32](repeating: 0, count: slots)
+            add(text)
+        }
 
         mutating func add(_ text: String) {
             var text = text
@@ -110,8 +125,12 @@ public enum Ranking {
             guard length >= 3 else { return }
             total += 1
             let key = hash | 1
-            var slot = Int(truncatingIfNeeded: key ^ (key >> 32)) & (Self.slots - 1)
-            while hashes[slot] != 0, hashes[slot] != key { slot = (slot + 1) & (Self.slots - 1) }
+            var slot = Int(truncatingIfNeeded: key ^ (key >> 32)) & mask
+            while hashes[slot] != 0, hashes[slot] != key { slot = (slot + 1) & mask }
+            if hashes[slot] == 0 {
+                guard distinct * 2 < mask + 1 else { return }
+                distinct += 1
+            }
             hashes[slot] = key
             counts[slot] += 1
             maximum = max(maximum, Int(counts[slot]))

@@ -100,68 +100,65 @@ enum SearchTokenizer {
         }
         // Offsets inside the token map onto the text only when folding kept its length.
         let exact = end - start == length
+        let query = state.pointee.isQuery
         var result = SQLITE_OK
         var firstOfToken = true
-        func emit(_ range: Range<Int>, colocated: Bool) {
+        func emit(_ lower: Int, _ upper: Int, colocated: Bool) {
             guard result == SQLITE_OK else { return }
             let tokenFlags = colocated ? FTS5_TOKEN_COLOCATED : (firstOfToken ? flags : 0)
             firstOfToken = false
-            let tokenStart = exact ? start + Int32(range.lowerBound) : start
-            let tokenEnd = exact ? start + Int32(range.upperBound) : end
-            result = state.pointee.emit(state.pointee.context, tokenFlags, token + range.lowerBound, Int32(range.count), tokenStart, tokenEnd)
+            let tokenStart = exact ? start + Int32(lower) : start
+            let tokenEnd = exact ? start + Int32(upper) : end
+            result = state.pointee.emit(state.pointee.context, tokenFlags, token + lower, Int32(upper - lower), tokenStart, tokenEnd)
         }
-        for segment in segments(bytes) {
-            guard segment.isCJK else {
-                emit(segment.range, colocated: false)
-                continue
+        // One pass over the token's characters, split into runs of CJK and other
+        // characters. A CJK character's bigram ends where the character after next starts,
+        // so each is emitted once that start is seen, from the last two starts kept
+        // (`older`, `newer`); the run's end settles its last one or two. Documents get
+        // each bigram with the character's unigram colocated, the last character alone;
+        // queries the bigrams only, or the character of a one-character run. The bigram
+        // comes first, so that highlight() and snippet(), which take a position's offsets
+        // from its first token, mark both characters.
+        var runStart = 0
+        var runIsCJK: Bool?
+        var older = 0
+        var newer = 0
+        var characters = 0
+        func finishRun(at runEnd: Int) {
+            guard let cjk = runIsCJK else { return }
+            guard cjk else {
+                emit(runStart, runEnd, colocated: false)
+                return
             }
-            let characters = segment.characterStarts
-            let count = characters.count - 1
-            if state.pointee.isQuery {
-                if count == 1 {
-                    emit(characters[0]..<characters[1], colocated: false)
-                } else {
-                    for i in 0..<(count - 1) { emit(characters[i]..<characters[i + 2], colocated: false) }
-                }
-            } else {
-                // The bigram first, so that highlight() and snippet(), which take a
-                // position's offsets from its first token, mark both characters.
-                for i in 0..<count {
-                    if i + 1 < count {
-                        emit(characters[i]..<characters[i + 2], colocated: false)
-                        emit(characters[i]..<characters[i + 1], colocated: true)
-                    } else {
-                        emit(characters[i]..<characters[i + 1], colocated: false)
-                    }
-                }
+            if characters >= 2 {
+                emit(older, runEnd, colocated: false)
+                if !query { emit(older, newer, colocated: true) }
             }
+            if !query || characters == 1 { emit(newer, runEnd, colocated: false) }
         }
-        return result
-    }
-
-    struct Segment {
-        var isCJK: Bool
-        var range: Range<Int>
-        /// Byte offsets where each character starts, plus the end.
-        var characterStarts: [Int]
-    }
-
-    /// Splits a token into runs of CJK and other characters.
-    static func segments(_ bytes: UnsafeBufferPointer<UInt8>) -> [Segment] {
-        var segments: [Segment] = []
         var i = 0
         while i < bytes.count {
             let (scalar, width) = decode(bytes, at: i)
             let cjk = isCJK(scalar)
-            if segments.last?.isCJK != cjk {
-                segments.append(Segment(isCJK: cjk, range: i..<i, characterStarts: []))
+            if cjk != runIsCJK {
+                finishRun(at: i)
+                runIsCJK = cjk
+                runStart = i
+                characters = 0
             }
-            segments[segments.count - 1].characterStarts.append(i)
+            if cjk {
+                if characters >= 2 {
+                    emit(older, i, colocated: false)
+                    if !query { emit(older, newer, colocated: true) }
+                }
+                older = newer
+                newer = i
+                characters += 1
+            }
             i += width
-            segments[segments.count - 1].range = segments[segments.count - 1].range.lowerBound..<i
         }
-        for index in segments.indices { segments[index].characterStarts.append(segments[index].range.upperBound) }
-        return segments
+        finishRun(at: bytes.count)
+        return result
     }
 
     /// Decodes one UTF-8 scalar (FTS5 hands the tokenizer valid UTF-8 from unicode61).
@@ -211,6 +208,7 @@ enum SearchTokenizer {
 
         deinit {
             tokenizer.xDelete(instance)
+            folding.deallocate()
         }
 
         func tokens(_ text: String, query: Bool) -> [String] {
@@ -236,23 +234,103 @@ enum SearchTokenizer {
             text.withUTF8 { tokenize($0, mode: mode, visit) }
         }
 
+        /// ASCII words are read here, byte by byte, as unicode61 reads them (letters and
+        /// digits are token characters, every other ASCII byte separates, A–Z fold to a–z);
+        /// a run holding any other byte goes to the registered tokenizer whole, for
+        /// unicode61's folding and the CJK split, with its offsets moved to the run's place.
+        /// ASCII separators separate in unicode61 whatever surrounds them, so cutting there
+        /// first changes no token (`TokenizerTests` compares the two over mixed text). Most
+        /// of a page's words are ASCII, and each call into FTS5's tokenizer costs more than
+        /// reading the word.
         func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode, _ visit: (UnsafeRawBufferPointer, Bool, Int, Int) -> Void) {
-            guard bytes.count > 0 else { return }
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
             withoutActuallyEscaping(visit) { visit in
                 let box = Visitor(visit)
-                _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-                    tokenizer.xTokenize(instance, Unmanaged.passUnretained(box).toOpaque(), mode.flags, chars.baseAddress, Int32(chars.count)) {
-                        context, flags, token, length, start, end in
-                        let box = Unmanaged<Visitor>.fromOpaque(context!).takeUnretainedValue()
-                        box.visit(UnsafeRawBufferPointer(start: token, count: Int(length)), flags & FTS5_TOKEN_COLOCATED != 0, Int(start), Int(end))
-                        return SQLITE_OK
+                let count = bytes.count
+                var i = 0
+                while i < count {
+                    while i < count, Self.isASCIISeparator(base[i]) { i += 1 }
+                    guard i < count else { break }
+                    let start = i
+                    var wide = false
+                    var upper = false
+                    while i < count {
+                        let byte = base[i]
+                        if byte >= 0x80 {
+                            wide = true
+                        } else if Self.isASCIISeparator(byte) {
+                            break
+                        } else if byte &- 0x41 < 26 {
+                            upper = true
+                        }
+                        i += 1
+                    }
+                    if wide {
+                        box.offset = start
+                        _ = UnsafeRawPointer(base + start).withMemoryRebound(to: CChar.self, capacity: i - start) { chars in
+                            tokenizer.xTokenize(instance, Unmanaged.passUnretained(box).toOpaque(), mode.flags, chars, Int32(i - start)) {
+                                context, flags, token, length, start, end in
+                                let box = Unmanaged<Visitor>.fromOpaque(context!).takeUnretainedValue()
+                                box.visit(UnsafeRawBufferPointer(start: token, count: Int(length)), flags & FTS5_TOKEN_COLOCATED != 0,
+                                          box.offset + Int(start), box.offset + Int(end))
+                                return SQLITE_OK
+                            }
+                        }
+                    } else if upper {
+                        let folded = lowered(UnsafeRawBufferPointer(start: base + start, count: i - start))
+                        visit(folded, false, start, i)
+                    } else {
+                        visit(UnsafeRawBufferPointer(start: base + start, count: i - start), false, start, i)
                     }
                 }
             }
         }
 
+        /// The same tokens through the registered tokenizer alone, the whole text in one
+        /// call: the reference ``tokenize(_:mode:_:)`` is checked against in the tests.
+        func tokenizeThroughFTS5(_ text: String, mode: Mode, _ visit: (UnsafeRawBufferPointer, Bool, Int, Int) -> Void) {
+            var text = text
+            text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+                withoutActuallyEscaping(visit) { visit in
+                    let box = Visitor(visit)
+                    _ = UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                        tokenizer.xTokenize(instance, Unmanaged.passUnretained(box).toOpaque(), mode.flags, chars, Int32(bytes.count)) {
+                            context, flags, token, length, start, end in
+                            let box = Unmanaged<Visitor>.fromOpaque(context!).takeUnretainedValue()
+                            box.visit(UnsafeRawBufferPointer(start: token, count: Int(length)), flags & FTS5_TOKEN_COLOCATED != 0, Int(start), Int(end))
+                            return SQLITE_OK
+                        }
+                    }
+                }
+            }
+        }
+
+        /// An ASCII byte that is not a letter or a digit.
+        @inline(__always)
+        static func isASCIISeparator(_ byte: UInt8) -> Bool {
+            byte < 0x80 && (byte | 0x20) &- 0x61 >= 26 && byte &- 0x30 >= 10
+        }
+
+        /// Where ASCII words are folded to lower case; grown as needed, owned by the session.
+        private var folding = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+        private var foldingCapacity = 64
+
+        /// The ASCII word in lower case, in the session's folding buffer (valid until the next call).
+        private func lowered(_ word: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+            if word.count > foldingCapacity {
+                folding.deallocate()
+                foldingCapacity = max(word.count, foldingCapacity * 2)
+                folding = .allocate(capacity: foldingCapacity)
+            }
+            for (index, byte) in word.enumerated() { folding[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+            return UnsafeRawBufferPointer(start: folding, count: word.count)
+        }
+
         private final class Visitor {
             let visit: (UnsafeRawBufferPointer, Bool, Int, Int) -> Void
+            /// Where the run handed to the tokenizer starts in the whole text.
+            var offset = 0
             init(_ visit: @escaping (UnsafeRawBufferPointer, Bool, Int, Int) -> Void) { self.visit = visit }
         }
     }

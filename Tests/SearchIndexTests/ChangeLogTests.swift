@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func theTermFilterHasNoFalseNegativesAndFewFalsePositives() throws {
-        var table = TermTable()
+        let table = TermTable()
         let terms = (0..<20_000).map { Array("term\($0)".utf8) }
         for term in terms { _ = term.withUnsafeBytes { table.id($0) } }
         var filter = try #require(TermFilter(entries: terms.count + terms.count / 2))

@@ -29,4 +29,31 @@ import Testing
             #expect(stems(sample, cached, language: language) == sample.map { stems([$0], Stemmers(), language: language)[0] })
         }
     }
+
+    /// The cache grows once it has stored twice its slots, up to its maximum, and what it
+    /// answers after growing is what was stored (or a miss), never another word's stem.
+    @Test func growsAndStaysRight() {
+        let cache = StemCache()
+        var stored: [String: String] = [:]
+        for index in 0..<(4 * StemCache.maximumSlots) {
+            let word = "word\(index)"
+            let stem = "stem\(index)"
+            stored[word] = stem
+            Array(word.utf8).withUnsafeBytes { word in Array(stem.utf8).withUnsafeBytes { cache.store(word, language: 0, stem: $0) } }
+        }
+        #expect(cache.slots == StemCache.maximumSlots)
+        var hits = 0
+        for (word, stem) in stored {
+            Array(word.utf8).withUnsafeBytes { bytes in
+                switch cache.look(bytes, language: 0) {
+                case .stem(let found):
+                    hits += 1
+                    #expect(String(decoding: found, as: UTF8.self) == stem)
+                case .unstemmed: Issue.record("\(word) has a stem")
+                case .miss: break
+                }
+            }
+        }
+        #expect(hits > StemCache.maximumSlots / 4, "recent words are found")
+    }
 }

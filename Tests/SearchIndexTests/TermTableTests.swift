@@ -22,7 +22,7 @@ struct TermTableTests {
     }()
 
     @Test func eachTermHasOneIdAcrossGrowth() {
-        var table = TermTable(capacity: 16)
+        let table = TermTable(capacity: 16)
         var ids: [[UInt8]: Int32] = [:]
         for term in Self.terms {
             let id = term.withUnsafeBytes { table.id($0) }
@@ -36,7 +36,7 @@ struct TermTableTests {
     }
 
     @Test func termsAreListedInByteOrder() {
-        var table = TermTable(capacity: 16)
+        let table = TermTable(capacity: 16)
         for term in Self.terms { _ = term.withUnsafeBytes { table.id($0) } }
         let listed = table.sortedIDs().map { id in table.withBytes(id) { Array($0) } }
         let expected = Set(Self.terms).sorted { $0.lexicographicallyPrecedes($1) }

@@ -1,44 +1,75 @@
 /// Collects the documents of one commit — each as its terms' weighted frequencies and its
 /// length — and writes them as a new segment.
-struct SegmentBuilder {
-    private(set) var terms = TermTable()
+///
+/// A word's stem is worked out once per builder, not once per occurrence: the first time a
+/// word comes (in a language), its marked stem's term id is noted beside the word's id, and
+/// every later occurrence reads it from there. A commit's text repeats its words (Zipf), so
+/// Snowball and the stem term's look-up run for its distinct words only.
+final class SegmentBuilder {
+    let terms = TermTable()
     private(set) var rowids: [Int64] = []
     private(set) var lengths: [UInt16] = []
     private var postingTerms: [Int32] = []
     private var postingOrdinals: [UInt32] = []
     private var postingFrequencies: [UInt32] = []
-    /// Per term id: the frequency in the document being added, and whether it was touched.
-    private var scratch: [UInt32] = []
-    private var touched: [Int32] = []
+    /// Per term id: the weighted frequency in the document being added (0: not touched yet).
+    /// Unchecked, as are the touched ids: read and written for every token, by this
+    /// builder's own methods only (a class's stored properties are otherwise checked for
+    /// exclusive access at run time on each access).
+    @exclusivity(unchecked) private var scratch = TermColumn(filling: 0)
+    @exclusivity(unchecked) private var touched: [Int32] = []
+    /// Per stemming language, per term id: the id of the word's marked stem, ``noStem``, or
+    /// ``unknownStem`` before the word was first seen in that language.
+    private var stems: [Stemmers.Language: TermColumn] = [:]
+    private static let unknownStem: Int32 = -1
+    private static let noStem: Int32 = -2
+    /// The marked stem being built (marker byte, then the stem).
+    private var marked: [UInt8] = [SearchTokenizer.Session.stemMarker]
+
+    init() {}
+
+    deinit {
+        scratch.deallocate()
+        for column in stems.values { column.deallocate() }
+    }
 
     var isEmpty: Bool { rowids.isEmpty }
     var documents: Int { rowids.count }
 
-    /// Analyses one document (its columns in order: title, keywords, description, body), its
-    /// words and their stems in `language` (``SearchTokenizer/Session/analyze(_:language:_:)``),
-    /// and adds it; ``assign(rowid:)`` then gives it its rowid, which must be larger than every
-    /// rowid given before. Returns its length in positions, as FTS5 would count it.
-    mutating func analyze(columns: [String], tokenizer: SearchTokenizer.Session, language: String?) -> Int {
+    /// Analyses one document (its columns in order: title, keywords, description, body) —
+    /// its words and, at the same positions, their stems in `language` (see
+    /// ``SearchTokenizer/Session/analyze(_:language:_:)``, which this matches token for
+    /// token) — and adds it; ``assign(rowid:)`` then gives it its rowid, which must be larger
+    /// than every rowid given before. Returns its length in positions, as FTS5 would count it.
+    func analyze(columns: [String], tokenizer: SearchTokenizer.Session, language: String?) -> Int {
         let stemmer = tokenizer.stemmers.language(language)
+        var stemColumn = stemmer.map { stems[$0] ?? TermColumn(filling: Self.unknownStem) }
         let ordinal = UInt32(rowids.count)
         var length = 0
         for (column, text) in columns.enumerated() {
             let weight = UInt32(BM25.columnWeights[column])
             var first = true
-            tokenizer.analyze(text, language: stemmer) { token, colocated, _, _ in
+            tokenizer.tokenize(text, mode: .document) { token, colocated, _, _ in
                 if !colocated || first { length += 1 }
                 first = false
                 let id = terms.id(token)
-                if Int(id) >= scratch.count { scratch.append(contentsOf: repeatElement(0, count: Int(id) - scratch.count + 1)) }
-                if scratch[Int(id)] == 0 { touched.append(id) }
-                scratch[Int(id)] &+= weight
+                count(id, weight)
+                guard !colocated, let stemmer else { return }
+                stemColumn!.reserve(terms.count)
+                var stem = stemColumn![id]
+                if stem == Self.unknownStem {
+                    stem = stemID(of: token, stemmer, tokenizer.stemmers)
+                    stemColumn![id] = stem
+                }
+                if stem >= 0 { count(stem, weight) }
             }
         }
+        if let stemmer, let stemColumn { stems[stemmer] = stemColumn }
         for id in touched {
             postingTerms.append(id)
             postingOrdinals.append(ordinal)
-            postingFrequencies.append(scratch[Int(id)])
-            scratch[Int(id)] = 0
+            postingFrequencies.append(UInt32(bitPattern: scratch[id]))
+            scratch[id] = 0
         }
         touched.removeAll(keepingCapacity: true)
         rowids.append(-1)
@@ -46,9 +77,35 @@ struct SegmentBuilder {
         return length
     }
 
+    @inline(__always)
+    private func count(_ id: Int32, _ weight: UInt32) {
+        scratch.reserve(terms.count)
+        if scratch[id] == 0 { touched.append(id) }
+        scratch[id] &+= Int32(weight)
+    }
+
+    /// The term id of the word's marked stem in `language`, or ``noStem`` when the word is
+    /// its own stem, is CJK, or is not stemmed.
+    private func stemID(of word: UnsafeRawBufferPointer, _ language: Stemmers.Language, _ stemmers: Stemmers) -> Int32 {
+        guard !word.contains(where: { $0 >= 0xE1 }) else { return Self.noStem }
+        var id = Self.noStem
+        stemmers.stem(word, language) { stem in
+            marked.removeSubrange(1...)
+            marked.append(contentsOf: stem)
+            id = marked.withUnsafeBytes { terms.id($0) }
+        }
+        return id
+    }
+
     /// The rowid of the document analysed last.
-    mutating func assign(rowid: Int64) {
+    func assign(rowid: Int64) {
         rowids[rowids.count - 1] = rowid
+    }
+
+    /// Every posting collected so far: the term's bytes, the document's ordinal and the
+    /// weighted frequency (for inspection; a segment is written with ``write(averageLength:emit:)``).
+    func postings() -> [(term: [UInt8], ordinal: UInt32, frequency: UInt32)] {
+        postingTerms.indices.map { (terms.withBytes(postingTerms[$0]) { Array($0) }, postingOrdinals[$0], postingFrequencies[$0]) }
     }
 
     /// Writes the segment; `emit` receives its chunks in order.
@@ -83,4 +140,41 @@ struct SegmentBuilder {
         }
         return try writer.finish()
     }
+}
+
+/// A value per term id, in a buffer grown with the term table and freed by its owner: read
+/// and written for every token, so without array bounds and uniqueness checks.
+struct TermColumn {
+    private var base: UnsafeMutablePointer<Int32>
+    private var capacity: Int
+    private let filling: Int32
+
+    init(filling: Int32) {
+        self.filling = filling
+        capacity = 1024
+        base = .allocate(capacity: capacity)
+        base.initialize(repeating: filling, count: capacity)
+    }
+
+    /// Makes room for ids below `count`, new ones holding the filling value.
+    @inline(__always)
+    mutating func reserve(_ count: Int) {
+        guard count > capacity else { return }
+        var size = capacity * 2
+        while size < count { size *= 2 }
+        let grown = UnsafeMutablePointer<Int32>.allocate(capacity: size)
+        grown.moveInitialize(from: base, count: capacity)
+        (grown + capacity).initialize(repeating: filling, count: size - capacity)
+        base.deallocate()
+        base = grown
+        capacity = size
+    }
+
+    @inline(__always)
+    subscript(id: Int32) -> Int32 {
+        get { base[Int(id)] }
+        nonmutating set { base[Int(id)] = newValue }
+    }
+
+    func deallocate() { base.deallocate() }
 }

@@ -56,53 +56,104 @@ enum SegmentMerger {
         return id
     }
 
-    /// Every term of the inputs, in byte order, with its live postings renumbered.
+    /// Every term of the inputs, in byte order, with its live postings renumbered: the
+    /// dictionaries are walked entry by entry (no term is looked up again) and postings are
+    /// decoded from one reused buffer straight into the merged lists.
     private static func mergeTerms(_ readers: [SegmentReader], remaps: [[Int32]], connection: SQLiteConnection, into writer: SegmentWriter) throws {
-        var vocabularies: [[(term: [UInt8], entry: SegmentReader.Term)]] = []
-        for reader in readers {
-            var terms: [[UInt8]] = []
-            reader.terms(from: [], below: nil) { term, _ in terms.append(Array(term)) }
-            vocabularies.append(terms.compactMap { term in term.withUnsafeBytes { reader.term($0) }.map { (term, $0) } })
-        }
-        var positions = [Int](repeating: 0, count: readers.count)
+        var inputs = readers.map { DictionaryWalk(reader: $0) }
         var streams = readers.map { SegmentStore.SequentialReader(connection: connection, segment: $0.info.id) }
         var ordinals: [UInt32] = []
         var frequencies: [UInt32] = []
+        var postings: [UInt8] = []
+        var holders: [Int] = []
         while true {
-            var smallest: [UInt8]?
-            for (input, position) in positions.enumerated() where position < vocabularies[input].count {
-                let term = vocabularies[input][position].term
-                if smallest == nil || term.lexicographicallyPrecedes(smallest!) { smallest = term }
+            holders.removeAll(keepingCapacity: true)
+            for input in inputs.indices where inputs[input].entry != nil {
+                guard let first = holders.first else {
+                    holders.append(input)
+                    continue
+                }
+                let order = inputs[input].term.withUnsafeBytes { term in inputs[first].term.withUnsafeBytes { compareBytes(term, $0) } }
+                if order < 0 { holders.removeAll(keepingCapacity: true) }
+                if order <= 0 { holders.append(input) }
             }
-            guard let term = smallest else { return }
+            guard let first = holders.first else { return }
             ordinals.removeAll(keepingCapacity: true)
             frequencies.removeAll(keepingCapacity: true)
-            for input in readers.indices where positions[input] < vocabularies[input].count && vocabularies[input][positions[input]].term == term {
-                let entry = vocabularies[input][positions[input]].entry
-                positions[input] += 1
-                let bytes = try streams[input].read(entry.postings)
-                let postings = TermPostings(bytes: bytes, blocks: entry.blocks, documents: entry.documents)
+            for input in holders {
+                let entry = inputs[input].entry!
+                try streams[input].read(entry.postings, into: &postings)
                 let remap = remaps[input]
-                withExtendedLifetime(postings) {
-                    var cursor = PostingCursor(postings)
-                    defer { cursor.release() }
-                    while cursor.doc != PostingCursor.end {
-                        let mapped = Int(cursor.doc) < remap.count ? remap[Int(cursor.doc)] : -1
+                postings.withUnsafeBytes { bytes in
+                    forEachPosting(bytes, blocks: entry.blocks) { ordinal, frequency in
+                        let mapped = Int(ordinal) < remap.count && ordinal >= 0 ? remap[Int(ordinal)] : -1
                         if mapped >= 0 {
                             ordinals.append(UInt32(mapped))
-                            frequencies.append(cursor.frequency)
+                            frequencies.append(frequency)
                         }
-                        cursor.next()
                     }
                 }
             }
-            try term.withUnsafeBytes { term in
+            try inputs[first].term.withUnsafeBytes { term in
                 try ordinals.withUnsafeBufferPointer { ordinals in
                     try frequencies.withUnsafeBufferPointer { frequencies in
                         try writer.add(term: term, ordinals: ordinals, frequencies: frequencies)
                     }
                 }
             }
+            for input in holders { inputs[input].advance() }
+        }
+    }
+
+    /// One input's dictionary, entry by entry in byte order: the current term's bytes (in
+    /// a buffer reused from term to term) and its entry; nil past the last.
+    private struct DictionaryWalk {
+        let reader: SegmentReader
+        var index = 0
+        var term: [UInt8] = []
+        var entry: SegmentReader.Term?
+
+        init(reader: SegmentReader) {
+            self.reader = reader
+            load()
+        }
+
+        mutating func advance() {
+            index += 1
+            load()
+        }
+
+        private mutating func load() {
+            guard index < reader.entryOffsets.count else {
+                entry = nil
+                return
+            }
+            entry = reader.entry(at: index, term: &term)
+        }
+    }
+
+    /// Calls `visit` with each posting of one term (its block index, then its data; see
+    /// ``SegmentLayout``) in ordinal order, as ``PostingCursor`` decodes them; damaged bytes
+    /// end the walk early rather than read past the buffer.
+    static func forEachPosting(_ bytes: UnsafeRawBufferPointer, blocks: Int, _ visit: (Int32, UInt32) -> Void) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let blocks = min(blocks, bytes.count / SegmentLayout.blockIndexEntryBytes)
+        let dataStart = blocks * SegmentLayout.blockIndexEntryBytes
+        var previous: Int32 = -1
+        var offset = dataStart
+        for block in 0..<blocks {
+            let entry = block * SegmentLayout.blockIndexEntryBytes
+            let end = min(bytes.count, dataStart + Int(bytes.loadUnaligned(fromByteOffset: entry + 8, as: UInt32.self).littleEndian))
+            var count = 0
+            while offset < end, count < SegmentLayout.blockSize {
+                let gap = readVarint(base, &offset, end)
+                let frequency = readVarint(base, &offset, end)
+                previous = previous &+ Int32(truncatingIfNeeded: gap) &+ 1
+                visit(previous, frequency)
+                count += 1
+            }
+            offset = max(offset, end)
+            previous = Int32(bitPattern: bytes.loadUnaligned(fromByteOffset: entry, as: UInt32.self).littleEndian)
         }
     }
 }

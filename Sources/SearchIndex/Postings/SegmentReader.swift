@@ -87,6 +87,16 @@ final class SegmentReader: Sendable {
         }
     }
 
+    /// The dictionary's entry at `index` (in byte order of the terms), its term's bytes
+    /// copied into `term`: for a merge, which walks every entry once.
+    func entry(at index: Int, term: inout [UInt8]) -> Term {
+        dictionary.withUnsafeBytes { bytes in
+            term.removeAll(keepingCapacity: true)
+            term.append(contentsOf: self.term(at: index, bytes))
+            return entry(at: index, bytes)
+        }
+    }
+
     func term(at index: Int, _ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var reader = ByteReader(bytes, offset: Int(entryOffsets[index]))
         let length = Int(reader.u16())

@@ -88,11 +88,11 @@ enum SegmentStore {
             self.segment = segment
         }
 
-        /// The bytes `range`; ranges must come in increasing order.
-        mutating func read(_ range: Range<Int>) throws -> [UInt8] {
+        /// The bytes `range`, into `bytes` (replacing what it held, its storage reused);
+        /// ranges must come in increasing order.
+        mutating func read(_ range: Range<Int>, into bytes: inout [UInt8]) throws {
             let size = SegmentWriter.chunkBytes
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(range.count)
+            bytes.removeAll(keepingCapacity: true)
             var position = range.lowerBound
             while position < range.upperBound {
                 let index = position / size
@@ -111,7 +111,6 @@ enum SegmentStore {
                 bytes.append(contentsOf: data[lower..<upper])
                 position = index * size + upper
             }
-            return bytes
         }
     }
 

@@ -10,14 +10,14 @@ final class SegmentWriter {
     private let lengths: [UInt16]
     private let averageLength: Double
     private let emit: (_ chunk: Int, _ bytes: [UInt8]) throws -> Void
-    private var pending = ByteWriter(capacity: SegmentWriter.chunkBytes * 2)
-    private var written = 0
-    private var chunks = 0
-    private var dictionary = ByteWriter()
-    private var entryOffsets: [UInt32] = []
-    private var block = ByteWriter(capacity: 1024)
-    private var blockIndex = ByteWriter(capacity: 1024)
-    private var data = ByteWriter(capacity: 4096)
+    // Unchecked: these are touched for every posting written, and only by this writer's own
+    // methods, which never overlap (a class's stored properties are otherwise checked for
+    // exclusive access at run time on each access).
+    @exclusivity(unchecked) private var pending = ByteWriter(capacity: SegmentWriter.chunkBytes * 2)
+    @exclusivity(unchecked) private var written = 0
+    @exclusivity(unchecked) private var chunks = 0
+    @exclusivity(unchecked) private var dictionary = ByteWriter()
+    @exclusivity(unchecked) private var entryOffsets: [UInt32] = []
 
     /// - Parameters:
     ///   - rowids: the documents' rowids in ordinal order, ascending.
@@ -32,23 +32,26 @@ final class SegmentWriter {
 
     private var offset: Int { written + pending.count }
 
-    /// Adds a term's postings: ordinals ascending, each with its weighted frequency.
+    /// Adds a term's postings: ordinals ascending, each with its weighted frequency. The
+    /// block index is written first as room of its known size and filled in as each block's
+    /// data follows it, all in the pending buffer (no copy through buffers of their own).
     func add(term: UnsafeRawBufferPointer, ordinals: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<UInt32>) throws {
         guard !ordinals.isEmpty else { return }
         let postingsOffset = offset
-        blockIndex.bytes.removeAll(keepingCapacity: true)
-        data.bytes.removeAll(keepingCapacity: true)
+        let blocks = (ordinals.count + SegmentLayout.blockSize - 1) / SegmentLayout.blockSize
+        let indexStart = pending.count
+        pending.zeros(blocks * SegmentLayout.blockIndexEntryBytes)
+        let dataStart = pending.count
         var previous: Int64 = -1
         var maximum: Float = 0
-        var start = 0
-        var blocks = 0
-        while start < ordinals.count {
+        for block in 0..<blocks {
+            let start = block * SegmentLayout.blockSize
             let end = min(start + SegmentLayout.blockSize, ordinals.count)
             var bound = 0.0
             for i in start..<end {
                 let ordinal = ordinals[i]
-                data.varint(UInt32(Int64(ordinal) - previous - 1))
-                data.varint(frequencies[i])
+                pending.varint(UInt32(Int64(ordinal) - previous - 1))
+                pending.varint(frequencies[i])
                 previous = Int64(ordinal)
                 let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
                                                  averageLength: averageLength)
@@ -56,14 +59,12 @@ final class SegmentWriter {
             }
             let rounded = Float(bound).nextUp
             maximum = max(maximum, rounded)
-            blockIndex.u32(ordinals[end - 1])
-            blockIndex.f32(rounded)
-            blockIndex.u32(UInt32(data.count))
-            blocks += 1
-            start = end
+            let entry = indexStart + block * SegmentLayout.blockIndexEntryBytes
+            pending.set(u32: ordinals[end - 1], at: entry)
+            pending.set(u32: rounded.bitPattern, at: entry + 4)
+            pending.set(u32: UInt32(pending.count - dataStart), at: entry + 8)
         }
-        try append(blockIndex.bytes)
-        try append(data.bytes)
+        try flush(final: false)
         entryOffsets.append(UInt32(dictionary.count))
         dictionary.u16(UInt16(min(term.count, Int(UInt16.max))))
         dictionary.append(UnsafeRawBufferPointer(rebasing: term.prefix(Int(UInt16.max))))

@@ -1,82 +1,186 @@
-import TextUtilities
+import Glibc
 
 /// Interns terms (byte strings) to dense ids: an open-addressing hash table over one byte
 /// arena, so that collecting a batch's postings allocates nothing per token.
-struct TermTable {
-    private var arena: [UInt8] = []
-    private(set) var starts: [Int32] = []
-    private(set) var lengths: [Int32] = []
-    private var slots: [Int32]
+///
+/// A class over buffers it allocates itself: the look-up runs once per token of every
+/// indexed text, and array storage there paid a uniqueness check and bounds checks on each
+/// access. Used by one writer at a time (a ``SegmentBuilder``), never shared.
+final class TermTable {
+    /// The terms' bytes, one after another.
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCount = 0
+    private var arenaCapacity: Int
+    /// Per id: where its bytes start in the arena, and how many.
+    private var starts: UnsafeMutablePointer<Int32>
+    private var lengths: UnsafeMutablePointer<Int32>
+    private var idCapacity: Int
+    private(set) var count = 0
+    /// Per slot: the id there (-1: empty) and the low bits of its term's hash, compared
+    /// before the bytes so that a probe past another term costs no byte comparison.
+    private var slots: UnsafeMutablePointer<Int32>
+    private var tags: UnsafeMutablePointer<UInt32>
     private var mask: Int
 
     init(capacity: Int = 1 << 14) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = [Int32](repeating: -1, count: size)
         mask = size - 1
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: -1, count: size)
+        tags = .allocate(capacity: size)
+        tags.initialize(repeating: 0, count: size)
+        idCapacity = max(16, capacity)
+        starts = .allocate(capacity: idCapacity)
+        lengths = .allocate(capacity: idCapacity)
+        arenaCapacity = max(64, capacity * 8)
+        arena = .allocate(capacity: arenaCapacity)
     }
 
-    var count: Int { starts.count }
+    deinit {
+        arena.deallocate()
+        starts.deallocate()
+        lengths.deallocate()
+        slots.deallocate()
+        tags.deallocate()
+    }
 
     /// The id of `term`, added when new.
-    mutating func id(_ term: UnsafeRawBufferPointer) -> Int32 {
-        let hash = FNV1a.hash(term)
-        var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+    func id(_ term: UnsafeRawBufferPointer) -> Int32 {
+        let hash = Self.hash(term)
+        let tag = UInt32(truncatingIfNeeded: hash)
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
         while true {
             let found = slots[slot]
             if found < 0 { break }
-            if equals(Int(found), term) { return found }
+            if tags[slot] == tag, equals(Int(found), term) { return found }
             slot = (slot + 1) & mask
         }
-        let id = Int32(starts.count)
-        starts.append(Int32(arena.count))
-        lengths.append(Int32(term.count))
-        arena.append(contentsOf: term)
+        let id = Int32(count)
+        append(term)
         slots[slot] = id
-        if starts.count * 2 > slots.count { grow() }
+        tags[slot] = tag
+        if count * 2 > mask + 1 { grow() }
         return id
     }
 
-    private func equals(_ id: Int, _ term: UnsafeRawBufferPointer) -> Bool {
-        guard Int(lengths[id]) == term.count else { return false }
-        return arena.withUnsafeBytes { compareBytes(UnsafeRawBufferPointer(rebasing: $0[Int(starts[id])..<(Int(starts[id]) + term.count)]), term) == 0 }
-    }
-
-    private mutating func grow() {
-        slots = [Int32](repeating: -1, count: slots.count * 2)
-        mask = slots.count - 1
-        for id in starts.indices {
-            let hash = withBytes(Int32(id)) { FNV1a.hash($0) }
-            var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(id)
+    /// The id of `term` if the table holds it.
+    func existingID(_ term: UnsafeRawBufferPointer) -> Int32? {
+        let hash = Self.hash(term)
+        let tag = UInt32(truncatingIfNeeded: hash)
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        while true {
+            let found = slots[slot]
+            if found < 0 { return nil }
+            if tags[slot] == tag, equals(Int(found), term) { return found }
+            slot = (slot + 1) & mask
         }
     }
 
     func withBytes<T>(_ id: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try arena.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[Int(starts[Int(id)])..<(Int(starts[Int(id)]) + Int(lengths[Int(id)]))])) }
+        try body(bytes(Int(id)))
+    }
+
+    @inline(__always)
+    private func bytes(_ id: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: arena + Int(starts[id]), count: Int(lengths[id]))
+    }
+
+    private func append(_ term: UnsafeRawBufferPointer) {
+        if count == idCapacity {
+            idCapacity *= 2
+            starts = Self.grown(starts, count: count, to: idCapacity)
+            lengths = Self.grown(lengths, count: count, to: idCapacity)
+        }
+        if arenaCount + term.count > arenaCapacity {
+            arenaCapacity = max(arenaCapacity * 2, arenaCount + term.count)
+            arena = Self.grown(arena, count: arenaCount, to: arenaCapacity)
+        }
+        if let source = term.baseAddress { (arena + arenaCount).update(from: source.assumingMemoryBound(to: UInt8.self), count: term.count) }
+        starts[count] = Int32(arenaCount)
+        lengths[count] = Int32(term.count)
+        arenaCount += term.count
+        count += 1
+    }
+
+    private static func grown<T>(_ old: UnsafeMutablePointer<T>, count: Int, to capacity: Int) -> UnsafeMutablePointer<T> {
+        let new = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+        new.moveInitialize(from: old, count: count)
+        old.deallocate()
+        return new
+    }
+
+    @inline(__always)
+    private func equals(_ id: Int, _ term: UnsafeRawBufferPointer) -> Bool {
+        let length = Int(lengths[id])
+        guard length == term.count else { return false }
+        guard length > 0, let other = term.baseAddress else { return true }
+        return memcmp(arena + Int(starts[id]), other, length) == 0
+    }
+
+    private func grow() {
+        let size = (mask + 1) * 2
+        slots.deallocate()
+        tags.deallocate()
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: -1, count: size)
+        tags = .allocate(capacity: size)
+        tags.initialize(repeating: 0, count: size)
+        mask = size - 1
+        for id in 0..<count {
+            let hash = Self.hash(bytes(id))
+            var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(id)
+            tags[slot] = UInt32(truncatingIfNeeded: hash)
+        }
+    }
+
+    /// A 64-bit hash of a term, eight bytes at a time (multiply and fold, then a final mix):
+    /// terms are short, and a byte-at-a-time hash was a visible part of indexing.
+    @inline(__always)
+    static func hash(_ term: UnsafeRawBufferPointer) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash = UInt64(truncatingIfNeeded: term.count) &* multiplier
+        guard let base = term.baseAddress else { return hash }
+        var offset = 0
+        while offset + 8 <= term.count {
+            hash = (hash ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
+            hash ^= hash >> 29
+            offset += 8
+        }
+        if offset < term.count {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < term.count {
+                tail |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << shift
+                shift += 8
+                offset += 1
+            }
+            hash = (hash ^ tail) &* multiplier
+        }
+        hash ^= hash >> 32
+        hash = hash &* 0xD6E8_FEB8_6659_FD93
+        return hash ^ (hash >> 32)
     }
 
     /// Ids in byte order of their terms. Each term's first 8 bytes, big-endian and padded
     /// with zeros, order it as its bytes do unless two prefixes are equal: only then are the
     /// bytes compared (most comparisons of a sort never reach memcmp).
     func sortedIDs() -> [Int32] {
-        arena.withUnsafeBytes { arena in
-            let keyed = (0..<Int32(starts.count)).map { id -> (prefix: UInt64, id: Int32) in
-                let start = Int(starts[Int(id)])
-                var prefix: UInt64 = 0
-                for offset in 0..<8 {
-                    prefix <<= 8
-                    if offset < Int(lengths[Int(id)]) { prefix |= UInt64(arena[start + offset]) }
-                }
-                return (prefix, id)
+        let keyed = (0..<Int32(count)).map { id -> (prefix: UInt64, id: Int32) in
+            let start = Int(starts[Int(id)])
+            let length = Int(lengths[Int(id)])
+            var prefix: UInt64 = 0
+            for offset in 0..<8 {
+                prefix <<= 8
+                if offset < length { prefix |= UInt64(arena[start + offset]) }
             }
-            return keyed.sorted { a, b in
-                if a.prefix != b.prefix { return a.prefix < b.prefix }
-                let x = UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(a.id)])..<(Int(starts[Int(a.id)]) + Int(lengths[Int(a.id)]))])
-                let y = UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(b.id)])..<(Int(starts[Int(b.id)]) + Int(lengths[Int(b.id)]))])
-                return compareBytes(x, y) < 0
-            }.map(\.id)
+            return (prefix, id)
         }
+        return keyed.sorted { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            return compareBytes(bytes(Int(a.id)), bytes(Int(b.id))) < 0
+        }.map(\.id)
     }
 }
