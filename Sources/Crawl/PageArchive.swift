@@ -38,9 +38,8 @@ final class PageArchive: Sendable {
         let writer = self.writer
         queue.async { [slots, failures] in
             defer { slots.signal() }
-            let records = WARCWriter.records(for: response, url: url, digest: digest ?? ContentDigest(of: response.body), duplicateOf: duplicateOf)
             do {
-                try writer.warc.write(records)
+                try writer.warc.write(response, url: url, digest: digest ?? ContentDigest(of: response.body), duplicateOf: duplicateOf)
             } catch {
                 failures.count.add(1, ordering: .relaxed)
             }

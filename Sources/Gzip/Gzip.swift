@@ -87,19 +87,44 @@ public enum Gzip {
     /// buffer at once several times faster than zlib at the same level and writes the same
     /// standard gzip format (any gzip reader reads it). Level 1–12 (libdeflate's scale).
     public static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8] {
-        guard let compressor = libdeflate_alloc_compressor(max(1, min(12, level))) else {
-            fatalError("libdeflate: out of memory for a compressor")
-        }
-        defer { libdeflate_free_compressor(compressor) }
-        var output = [UInt8](repeating: 0, count: libdeflate_gzip_compress_bound(compressor, input.count))
-        let produced = input.withUnsafeBytes { source in
-            output.withUnsafeMutableBytes { destination in
-                libdeflate_gzip_compress(compressor, source.baseAddress, source.count, destination.baseAddress, destination.count)
-            }
-        }
-        // The bound guarantees room: 0 ("did not fit") cannot happen.
-        precondition(produced > 0, "libdeflate: output exceeded its own bound")
-        output.removeSubrange(produced...)
+        var output: [UInt8] = []
+        input.withUnsafeBytes { Compressor(level: level).append(compressing: $0, to: &output) }
         return output
+    }
+
+    /// A libdeflate compressor kept for many members: making one allocates its hash tables
+    /// (hundreds of KiB, so fresh pages from the kernel each time), which for a WARC record
+    /// of 40 KB cost as much as compressing it. One owner; not shared between threads.
+    public final class Compressor {
+        private let handle: OpaquePointer
+        /// Where members are compressed before they are appended; grown to the largest bound.
+        private var scratch = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 8)
+        private var scratchBytes = 1
+
+        public init(level: Int32) {
+            guard let handle = libdeflate_alloc_compressor(max(1, min(12, level))) else {
+                fatalError("libdeflate: out of memory for a compressor")
+            }
+            self.handle = handle
+        }
+
+        deinit {
+            libdeflate_free_compressor(handle)
+            scratch.deallocate()
+        }
+
+        /// Appends one gzip member holding `input` to `output`.
+        public func append(compressing input: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+            let bound = libdeflate_gzip_compress_bound(handle, input.count)
+            if bound > scratchBytes {
+                scratch.deallocate()
+                scratchBytes = bound
+                scratch = .allocate(byteCount: bound, alignment: 8)
+            }
+            let produced = libdeflate_gzip_compress(handle, input.baseAddress, input.count, scratch, bound)
+            // The bound guarantees room: 0 ("did not fit") cannot happen.
+            precondition(produced > 0, "libdeflate: output exceeded its own bound")
+            output.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: produced))
+        }
     }
 }

@@ -111,14 +111,20 @@ enum SearchTokenizer {
             let tokenEnd = exact ? start + Int32(upper) : end
             result = state.pointee.emit(state.pointee.context, tokenFlags, token + lower, Int32(upper - lower), tokenStart, tokenEnd)
         }
-        // One pass over the token's characters, split into runs of CJK and other
-        // characters. A CJK character's bigram ends where the character after next starts,
-        // so each is emitted once that start is seen, from the last two starts kept
-        // (`older`, `newer`); the run's end settles its last one or two. Documents get
-        // each bigram with the character's unigram colocated, the last character alone;
-        // queries the bigrams only, or the character of a one-character run. The bigram
-        // comes first, so that highlight() and snippet(), which take a position's offsets
-        // from its first token, mark both characters.
+        splitCJK(bytes, query: query) { lower, upper, colocated in emit(lower, upper, colocated: colocated) }
+        return result
+    }
+
+    /// Splits one token into runs of CJK and other characters, in one pass: `emit` gets each
+    /// piece's byte range and whether it sits at the position of the piece before it. A CJK
+    /// character's bigram ends where the character after next starts, so each is emitted
+    /// once that start is seen, from the last two starts kept (`older`, `newer`); the run's
+    /// end settles its last one or two. Documents get each bigram with the character's
+    /// unigram colocated, the last character alone; queries the bigrams only, or the
+    /// character of a one-character run. The bigram comes first, so that a snippet, which
+    /// takes a position's offsets from its first token, marks both characters.
+    @inline(__always)
+    static func splitCJK(_ bytes: UnsafeBufferPointer<UInt8>, query: Bool, _ emit: (Int, Int, Bool) -> Void) {
         var runStart = 0
         var runIsCJK: Bool?
         var older = 0
@@ -127,14 +133,14 @@ enum SearchTokenizer {
         func finishRun(at runEnd: Int) {
             guard let cjk = runIsCJK else { return }
             guard cjk else {
-                emit(runStart, runEnd, colocated: false)
+                emit(runStart, runEnd, false)
                 return
             }
             if characters >= 2 {
-                emit(older, runEnd, colocated: false)
-                if !query { emit(older, newer, colocated: true) }
+                emit(older, runEnd, false)
+                if !query { emit(older, newer, true) }
             }
-            if !query || characters == 1 { emit(newer, runEnd, colocated: false) }
+            if !query || characters == 1 { emit(newer, runEnd, false) }
         }
         var i = 0
         while i < bytes.count {
@@ -148,8 +154,8 @@ enum SearchTokenizer {
             }
             if cjk {
                 if characters >= 2 {
-                    emit(older, i, colocated: false)
-                    if !query { emit(older, newer, colocated: true) }
+                    emit(older, i, false)
+                    if !query { emit(older, newer, true) }
                 }
                 older = newer
                 newer = i
@@ -158,11 +164,20 @@ enum SearchTokenizer {
             i += width
         }
         finishRun(at: bytes.count)
-        return result
+    }
+
+    /// CJK characters unicode61 keeps as they are, as letters (not separators, not folded,
+    /// not diacritics): hiragana, katakana, the CJK ideographs of Unicode 1.1 and the Hangul
+    /// syllables. A word made of these and ASCII letters and digits is split here without
+    /// FTS5; `TokenizerFastPathTests` checks every one of them against unicode61.
+    @inline(__always)
+    static func isPlainCJK(_ v: UInt32) -> Bool {
+        (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FA5).contains(v) || (0xAC00...0xD7A3).contains(v)
     }
 
     /// Decodes one UTF-8 scalar (FTS5 hands the tokenizer valid UTF-8 from unicode61).
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> (UInt32, Int) {
+    @inline(__always)
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> (UInt32, Int) {
         let lead = bytes[i]
         let width = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
         guard i + width <= bytes.count else { return (UInt32(lead), 1) }
@@ -265,7 +280,12 @@ enum SearchTokenizer {
                         }
                         i += 1
                     }
-                    if wide {
+                    if wide, let folded = plainFolded(UnsafeBufferPointer(start: base + start, count: i - start)) {
+                        let offset = start
+                        SearchTokenizer.splitCJK(folded, query: mode == .query) { lower, upper, colocated in
+                            visit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(folded)[lower..<upper]), colocated, offset + lower, offset + upper)
+                        }
+                    } else if wide {
                         box.offset = start
                         _ = UnsafeRawPointer(base + start).withMemoryRebound(to: CChar.self, capacity: i - start) { chars in
                             tokenizer.xTokenize(instance, Unmanaged.passUnretained(box).toOpaque(), mode.flags, chars, Int32(i - start)) {
@@ -304,6 +324,26 @@ enum SearchTokenizer {
                     }
                 }
             }
+        }
+
+        /// A word of ASCII letters and digits and plain CJK characters (``isPlainCJK(_:)``),
+        /// which unicode61 would keep whole with only A–Z folded: that word folded, in the
+        /// session's folding buffer; nil for any other word (it goes to unicode61).
+        private func plainFolded(_ word: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+            var index = 0
+            while index < word.count {
+                let byte = word[index]
+                if byte < 0x80 {
+                    index += 1
+                    continue
+                }
+                guard byte >= 0xE0, byte < 0xF0 else { return nil }
+                let (scalar, width) = SearchTokenizer.decode(word, at: index)
+                guard width == 3, SearchTokenizer.isPlainCJK(scalar) else { return nil }
+                index += 3
+            }
+            let folded = lowered(UnsafeRawBufferPointer(word))
+            return UnsafeBufferPointer(start: folded.baseAddress!.assumingMemoryBound(to: UInt8.self), count: folded.count)
         }
 
         /// An ASCII byte that is not a letter or a digit.

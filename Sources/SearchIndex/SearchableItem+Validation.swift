@@ -230,10 +230,20 @@ extension SearchableItem {
 
     private static func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>, multiline: Bool) -> Bool {
         var previous: UInt8 = 0
-        for byte in bytes {
+        var index = 0
+        while index < bytes.count {
+            // Printable ASCII is skipped in words; it is no control and no 0xC2 lead.
+            let next = ByteScan.firstNonPrintableASCII(bytes, from: index)
+            if next > index {
+                previous = 0
+                index = next
+                continue
+            }
+            let byte = bytes[index]
             if byte < 0x20, !(multiline && (byte == 0x09 || byte == 0x0A || byte == 0x0D)) { return true }
             if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
             previous = byte
+            index += 1
         }
         return false
     }

@@ -19,7 +19,7 @@ public enum NormalizationCheck {
             while index < count {
                 let lead = bytes[index]
                 if lead < 0x80 {
-                    index += 1
+                    index = ByteScan.firstNonASCII(bytes, from: index)
                     continue
                 }
                 let value: UInt32

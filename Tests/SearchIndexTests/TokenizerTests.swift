@@ -74,6 +74,20 @@ import Testing
         }
     }
 
+    /// Words of ASCII and plain CJK characters are split without FTS5: every such character,
+    /// alone, doubled, after and before ASCII, must come out as unicode61 and the CJK split
+    /// make it.
+    @Test func everyPlainCJKCharacterAgreesWithFTS5() throws {
+        let scalars = [0x3041...0x3096, 0x30A1...0x30FA, 0x4E00...0x9FA5, 0xAC00...0xD7A3].flatMap { $0 }.map { UnicodeScalar($0)! }
+        #expect(scalars.allSatisfy { SearchTokenizer.isPlainCJK($0.value) && SearchTokenizer.isCJK($0.value) })
+        var index = 0
+        while index < scalars.count {
+            let chunk = scalars[index..<min(index + 150, scalars.count)].map { String(Character($0)) }
+            try compare(chunk.enumerated().map { offset, c in offset % 3 == 0 ? "Ab\(c)\(c)9" : offset % 3 == 1 ? c : "\(c)x\(c)" }.joined(separator: " "))
+            index += 150
+        }
+    }
+
     @Test func randomTextAgreesWithFTS5() throws {
         let pieces = ["a", "Z", "q9", " ", ",", ".", "-", "_", "'", "\t", "\n", "é", "Ö", "ß", "—", "\u{A0}", "篮", "球", "タ", "서",
                       "ж", "Ж", "🎉", "\u{301}", "1", "İ", "ǅ", "&", "<", "\u{0}", "\u{7F}", "€", "ﬁ"]

@@ -99,3 +99,26 @@ import TextUtilities
         }
     }
 }
+
+/// The word-at-a-time scans find exactly the byte a plain loop finds, wherever it sits
+/// relative to the eight-byte words, whatever bytes surround it.
+@Suite struct ByteScanTests {
+    @Test func scansAgreeWithAByteLoop() {
+        var generator = SystemRandomNumberGenerator()
+        let interesting: [UInt8] = [0x00, 0x09, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0xC2, 0xFF]
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            var bytes = (0..<count).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+            for _ in 0..<Int.random(in: 0...2, using: &generator) where count > 0 {
+                bytes[Int.random(in: 0..<count, using: &generator)] = interesting.randomElement(using: &generator)!
+            }
+            let start = Int.random(in: 0...count, using: &generator)
+            bytes.withUnsafeBufferPointer { buffer in
+                let nonASCII = (start..<count).first { bytes[$0] >= 0x80 } ?? count
+                let nonPrintable = (start..<count).first { bytes[$0] < 0x20 || bytes[$0] > 0x7E } ?? count
+                #expect(ByteScan.firstNonASCII(buffer, from: start) == nonASCII, "\(bytes) from \(start)")
+                #expect(ByteScan.firstNonPrintableASCII(buffer, from: start) == nonPrintable, "\(bytes) from \(start)")
+            }
+        }
+    }
+}

@@ -37,7 +37,9 @@ struct ByteWriter {
     mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
 
     /// Appends `count` zero bytes, room to be filled in with ``set(u32:at:)``.
-    mutating func zeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+    mutating func zeros(_ count: Int) {
+        for _ in 0..<count { bytes.append(0) }
+    }
 
     /// Overwrites four bytes written before, little-endian.
     mutating func set(u32 value: UInt32, at offset: Int) {

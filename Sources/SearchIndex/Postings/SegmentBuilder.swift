@@ -9,9 +9,9 @@ final class SegmentBuilder {
     let terms = TermTable()
     private(set) var rowids: [Int64] = []
     private(set) var lengths: [UInt16] = []
-    private var postingTerms: [Int32] = []
-    private var postingOrdinals: [UInt32] = []
-    private var postingFrequencies: [UInt32] = []
+    @exclusivity(unchecked) private var postingTerms: [Int32] = []
+    @exclusivity(unchecked) private var postingOrdinals: [UInt32] = []
+    @exclusivity(unchecked) private var postingFrequencies: [UInt32] = []
     /// Per term id: the weighted frequency in the document being added (0: not touched yet).
     /// Unchecked, as are the touched ids: read and written for every token, by this
     /// builder's own methods only (a class's stored properties are otherwise checked for
