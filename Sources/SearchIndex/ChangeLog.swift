@@ -36,13 +36,22 @@ enum ChangeLog {
     }
 
     /// Records one commit's change and forgets changes older than ``keptCommits``.
-    static func record(_ rows: Rows, inserted terms: TermTable?, _ connection: SQLiteConnection) throws {
+    /// - Parameter terms: the commit's new terms and their ids in byte order, in which each
+    ///   distinct prefix is filed once.
+    static func record(_ rows: Rows, inserted terms: (table: TermTable, sorted: [Int32])?, _ connection: SQLiteConnection) throws {
         var filter: TermFilter?
-        if let terms, terms.count > 0 {
-            filter = TermFilter(entries: terms.count + terms.count / 2)
-            for id in 0..<Int32(terms.count) { terms.withBytes(id) { filter?.insert(term: $0) } }
+        if let (table, sorted) = terms, table.count > 0 {
+            filter = TermFilter(entries: table.count + table.count / 2)
+            var previous: Int32?
+            for id in sorted {
+                table.withBytes(id) { term in
+                    let shared = previous.map { table.withBytes($0) { zip($0.prefix(TermFilter.prefixLength), term).prefix { $0 == $1 }.count } } ?? 0
+                    filter?.insert(term: term, prefixesFiled: shared)
+                }
+                previous = id
+            }
         }
-        let inserted = (terms?.count ?? 0) > 0
+        let inserted = (terms?.table.count ?? 0) > 0
         var rowBytes = ByteWriter(capacity: rows.rowids.count * 8)
         for rowid in rows.rowids { rowBytes.u64(UInt64(bitPattern: rowid)) }
         let statement = try connection.statement("INSERT INTO changes(inserted, every_row, rows, terms) VALUES(?, ?, ?, ?) RETURNING sequence")

@@ -110,13 +110,15 @@ public struct TermFilter: Sendable, Equatable {
     public static func hash(prefix: some Collection<UInt8>) -> UInt64 { FNV1a.hash([UInt8(0xFF)] + prefix.prefix(prefixLength)) }
 
     /// Files a term and its first bytes (each prefix's hash extends the one before, as
-    /// ``hash(prefix:)`` computes it, without building the prefixes).
-    mutating func insert(term: UnsafeRawBufferPointer) {
+    /// ``hash(prefix:)`` computes it, without building the prefixes). The first `filed`
+    /// prefixes are known to be filed already (terms inserted in byte order share them with
+    /// the term before).
+    mutating func insert(term: UnsafeRawBufferPointer, prefixesFiled filed: Int = 0) {
         insert(Self.hash(term: term))
         var prefix = FNV1a.add(0xFF, to: FNV1a.offset)
-        for byte in term.prefix(Self.prefixLength) {
+        for (length, byte) in term.prefix(Self.prefixLength).enumerated() {
             prefix = FNV1a.add(byte, to: prefix)
-            insert(prefix)
+            if length >= filed { insert(prefix) }
         }
     }
 

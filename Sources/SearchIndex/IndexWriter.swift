@@ -89,7 +89,7 @@ struct IndexWriter {
 
     /// Writes this write's segment, counts and change. Call once, last.
     mutating func finish() throws {
-        if !changed.isEmpty || !builder.isEmpty { try ChangeLog.record(changed, inserted: builder.terms, connection) }
+        if !changed.isEmpty || !builder.isEmpty { try ChangeLog.record(changed, inserted: (builder.terms, builder.sortedTermIDs), connection) }
         changed = ChangeLog.Rows()
         try IndexStatistics.add(documents: documents, tokens: tokens, connection)
         try Self.record(languages: languages, connection)

@@ -1,7 +1,8 @@
 import FoundationEssentials
 import Glibc
 
-/// Little-endian integers, floats and LEB128 varints into a growing byte buffer.
+/// Little-endian integers and floats into a growing byte buffer (postings' varints are
+/// written with ``writeVarint(_:_:_:)``).
 struct ByteWriter {
     var bytes: [UInt8] = []
 
@@ -15,24 +16,14 @@ struct ByteWriter {
     }
 
     mutating func u32(_ value: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func u64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func f32(_ value: Float) { u32(value.bitPattern) }
-
-    @inline(__always)
-    mutating func varint(_ value: UInt32) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
 
     mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
 
@@ -90,6 +81,21 @@ struct ByteReader {
         guard let at = take(count) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(rebasing: base[at..<(at + count)])
     }
+}
+
+/// Encodes `value` as a LEB128 varint at `offset` of `bytes` (which has room for five more
+/// bytes); returns the offset after it.
+@inline(__always)
+func writeVarint(_ value: UInt32, _ bytes: UnsafeMutablePointer<UInt8>, _ offset: Int) -> Int {
+    var value = value
+    var offset = offset
+    while value >= 0x80 {
+        bytes[offset] = UInt8(truncatingIfNeeded: value) | 0x80
+        value >>= 7
+        offset += 1
+    }
+    bytes[offset] = UInt8(value)
+    return offset + 1
 }
 
 /// Decodes a LEB128 varint at `offset` of `bytes`, moving `offset` past it; at most five

@@ -108,6 +108,11 @@ final class SegmentBuilder {
         postingTerms.indices.map { (terms.withBytes(postingTerms[$0]) { Array($0) }, postingOrdinals[$0], postingFrequencies[$0]) }
     }
 
+    /// The term ids in byte order of their terms, sorted once when first read, which is after
+    /// the last document is analysed (the change log files terms in this order, and the
+    /// segment's dictionary is written in it).
+    private(set) lazy var sortedTermIDs: [Int32] = terms.sortedIDs()
+
     /// Writes the segment; `emit` receives its chunks in order.
     func write(averageLength: Double, emit: @escaping (Int, [UInt8]) throws -> Void)
         throws -> (documentsOffset: Int, dictionaryOffset: Int, length: Int, terms: Int)
@@ -129,7 +134,7 @@ final class SegmentBuilder {
         let writer = SegmentWriter(rowids: rowids, lengths: lengths, averageLength: averageLength, emit: emit)
         try ordinals.withUnsafeBufferPointer { ordinals in
             try frequencies.withUnsafeBufferPointer { frequencies in
-                for id in terms.sortedIDs() {
+                for id in sortedTermIDs {
                     let range = counts[Int(id)]..<counts[Int(id) + 1]
                     try terms.withBytes(id) { term in
                         try writer.add(term: term, ordinals: UnsafeBufferPointer(rebasing: ordinals[range]),

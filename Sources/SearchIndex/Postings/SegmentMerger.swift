@@ -62,8 +62,15 @@ enum SegmentMerger {
     private static func mergeTerms(_ readers: [SegmentReader], remaps: [[Int32]], connection: SQLiteConnection, into writer: SegmentWriter) throws {
         var inputs = readers.map { DictionaryWalk(reader: $0) }
         var streams = readers.map { SegmentStore.SequentialReader(connection: connection, segment: $0.info.id) }
-        var ordinals: [UInt32] = []
-        var frequencies: [UInt32] = []
+        // A term's merged postings, in buffers grown to the most any term needs: every
+        // posting of the merge goes through here.
+        var capacity = 1024
+        var ordinals = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        var frequencies = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        defer {
+            ordinals.deallocate()
+            frequencies.deallocate()
+        }
         var postings: [UInt8] = []
         var holders: [Int] = []
         while true {
@@ -78,31 +85,44 @@ enum SegmentMerger {
                 if order <= 0 { holders.append(input) }
             }
             guard let first = holders.first else { return }
-            ordinals.removeAll(keepingCapacity: true)
-            frequencies.removeAll(keepingCapacity: true)
+            var count = 0
             for input in holders {
                 let entry = inputs[input].entry!
                 try streams[input].read(entry.postings, into: &postings)
+                // At most a full block's postings per block are decoded, whatever the entry says.
+                let most = count + entry.blocks * SegmentLayout.blockSize
+                if most > capacity {
+                    while capacity < most { capacity *= 2 }
+                    ordinals = grown(ordinals, count: count, to: capacity)
+                    frequencies = grown(frequencies, count: count, to: capacity)
+                }
                 let remap = remaps[input]
-                postings.withUnsafeBytes { bytes in
-                    forEachPosting(bytes, blocks: entry.blocks) { ordinal, frequency in
-                        let mapped = Int(ordinal) < remap.count && ordinal >= 0 ? remap[Int(ordinal)] : -1
-                        if mapped >= 0 {
-                            ordinals.append(UInt32(mapped))
-                            frequencies.append(frequency)
+                remap.withUnsafeBufferPointer { remap in
+                    postings.withUnsafeBytes { bytes in
+                        forEachPosting(bytes, blocks: entry.blocks) { ordinal, frequency in
+                            let mapped = ordinal >= 0 && Int(ordinal) < remap.count ? remap[Int(ordinal)] : -1
+                            if mapped >= 0 {
+                                ordinals[count] = UInt32(mapped)
+                                frequencies[count] = frequency
+                                count += 1
+                            }
                         }
                     }
                 }
             }
             try inputs[first].term.withUnsafeBytes { term in
-                try ordinals.withUnsafeBufferPointer { ordinals in
-                    try frequencies.withUnsafeBufferPointer { frequencies in
-                        try writer.add(term: term, ordinals: ordinals, frequencies: frequencies)
-                    }
-                }
+                try writer.add(term: term, ordinals: UnsafeBufferPointer(start: ordinals, count: count),
+                               frequencies: UnsafeBufferPointer(start: frequencies, count: count))
             }
             for input in holders { inputs[input].advance() }
         }
+    }
+
+    private static func grown(_ old: UnsafeMutablePointer<UInt32>, count: Int, to capacity: Int) -> UnsafeMutablePointer<UInt32> {
+        let new = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        new.moveInitialize(from: old, count: count)
+        old.deallocate()
+        return new
     }
 
     /// One input's dictionary, entry by entry in byte order: the current term's bytes (in

@@ -44,25 +44,32 @@ final class SegmentWriter {
         let dataStart = pending.count
         var previous: Int64 = -1
         var maximum: Float = 0
-        for block in 0..<blocks {
-            let start = block * SegmentLayout.blockSize
-            let end = min(start + SegmentLayout.blockSize, ordinals.count)
-            var bound = 0.0
-            for i in start..<end {
-                let ordinal = ordinals[i]
-                pending.varint(UInt32(Int64(ordinal) - previous - 1))
-                pending.varint(frequencies[i])
-                previous = Int64(ordinal)
-                let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
-                                                 averageLength: averageLength)
-                bound = max(bound, saturation)
+        // A block's postings are varint-encoded into a scratch buffer (at most 10 bytes a
+        // posting) and appended in one copy.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SegmentLayout.blockSize * 10) { scratch in
+            let scratch = scratch.baseAddress!
+            for block in 0..<blocks {
+                let start = block * SegmentLayout.blockSize
+                let end = min(start + SegmentLayout.blockSize, ordinals.count)
+                var bound = 0.0
+                var written = 0
+                for i in start..<end {
+                    let ordinal = ordinals[i]
+                    written = writeVarint(UInt32(truncatingIfNeeded: Int64(ordinal) - previous - 1), scratch, written)
+                    written = writeVarint(frequencies[i], scratch, written)
+                    previous = Int64(ordinal)
+                    let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
+                                                     averageLength: averageLength)
+                    bound = max(bound, saturation)
+                }
+                pending.append(UnsafeRawBufferPointer(start: scratch, count: written))
+                let rounded = Float(bound).nextUp
+                maximum = max(maximum, rounded)
+                let entry = indexStart + block * SegmentLayout.blockIndexEntryBytes
+                pending.set(u32: ordinals[end - 1], at: entry)
+                pending.set(u32: rounded.bitPattern, at: entry + 4)
+                pending.set(u32: UInt32(pending.count - dataStart), at: entry + 8)
             }
-            let rounded = Float(bound).nextUp
-            maximum = max(maximum, rounded)
-            let entry = indexStart + block * SegmentLayout.blockIndexEntryBytes
-            pending.set(u32: ordinals[end - 1], at: entry)
-            pending.set(u32: rounded.bitPattern, at: entry + 4)
-            pending.set(u32: UInt32(pending.count - dataStart), at: entry + 8)
         }
         try flush(final: false)
         entryOffsets.append(UInt32(dictionary.count))

@@ -11,68 +11,67 @@ final class TermTable {
     private var arena: UnsafeMutablePointer<UInt8>
     private var arenaCount = 0
     private var arenaCapacity: Int
-    /// Per id: where its bytes start in the arena, and how many.
-    private var starts: UnsafeMutablePointer<Int32>
-    private var lengths: UnsafeMutablePointer<Int32>
+    /// Per id: where its bytes start in the arena (low 40 bits) and how many (high 24 bits),
+    /// in one word so that finding a term's bytes is one memory access.
+    private var spans: UnsafeMutablePointer<UInt64>
     private var idCapacity: Int
     private(set) var count = 0
-    /// Per slot: the id there (-1: empty) and the low bits of its term's hash, compared
-    /// before the bytes so that a probe past another term costs no byte comparison.
-    private var slots: UnsafeMutablePointer<Int32>
-    private var tags: UnsafeMutablePointer<UInt32>
+    /// Per slot: the id there (low 32 bits; all ones when empty) and the high bits of its
+    /// term's hash (high 32 bits), compared before the bytes so that a probe past another
+    /// term costs no byte comparison; one word, so a probe is one memory access.
+    private var slots: UnsafeMutablePointer<UInt64>
     private var mask: Int
+    private static let empty = UInt64(UInt32.max)
+    /// Terms longer than this are cut to it (no token of an indexed text comes near).
+    static let maximumTermBytes = (1 << 24) - 1
 
     init(capacity: Int = 1 << 14) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         mask = size - 1
         slots = .allocate(capacity: size)
-        slots.initialize(repeating: -1, count: size)
-        tags = .allocate(capacity: size)
-        tags.initialize(repeating: 0, count: size)
+        slots.initialize(repeating: Self.empty, count: size)
         idCapacity = max(16, capacity)
-        starts = .allocate(capacity: idCapacity)
-        lengths = .allocate(capacity: idCapacity)
+        spans = .allocate(capacity: idCapacity)
         arenaCapacity = max(64, capacity * 8)
         arena = .allocate(capacity: arenaCapacity)
     }
 
     deinit {
         arena.deallocate()
-        starts.deallocate()
-        lengths.deallocate()
+        spans.deallocate()
         slots.deallocate()
-        tags.deallocate()
     }
 
     /// The id of `term`, added when new.
     func id(_ term: UnsafeRawBufferPointer) -> Int32 {
+        let term = UnsafeRawBufferPointer(rebasing: term.prefix(Self.maximumTermBytes))
         let hash = Self.hash(term)
-        let tag = UInt32(truncatingIfNeeded: hash)
-        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let found = slots[slot]
-            if found < 0 { break }
-            if tags[slot] == tag, equals(Int(found), term) { return found }
+            let entry = slots[slot]
+            if entry == Self.empty { break }
+            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(Int(entry & 0xFFFF_FFFF), term) { return Int32(entry & 0xFFFF_FFFF) }
             slot = (slot + 1) & mask
         }
         let id = Int32(count)
         append(term)
-        slots[slot] = id
-        tags[slot] = tag
+        slots[slot] = tag | UInt64(UInt32(id))
         if count * 2 > mask + 1 { grow() }
         return id
     }
 
     /// The id of `term` if the table holds it.
     func existingID(_ term: UnsafeRawBufferPointer) -> Int32? {
+        let term = UnsafeRawBufferPointer(rebasing: term.prefix(Self.maximumTermBytes))
         let hash = Self.hash(term)
-        let tag = UInt32(truncatingIfNeeded: hash)
-        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let found = slots[slot]
-            if found < 0 { return nil }
-            if tags[slot] == tag, equals(Int(found), term) { return found }
+            let entry = slots[slot]
+            if entry == Self.empty { return nil }
+            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(Int(entry & 0xFFFF_FFFF), term) { return Int32(entry & 0xFFFF_FFFF) }
             slot = (slot + 1) & mask
         }
     }
@@ -83,22 +82,21 @@ final class TermTable {
 
     @inline(__always)
     private func bytes(_ id: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: arena + Int(starts[id]), count: Int(lengths[id]))
+        let span = spans[id]
+        return UnsafeRawBufferPointer(start: arena + Int(span & 0xFF_FFFF_FFFF), count: Int(span >> 40))
     }
 
     private func append(_ term: UnsafeRawBufferPointer) {
         if count == idCapacity {
             idCapacity *= 2
-            starts = Self.grown(starts, count: count, to: idCapacity)
-            lengths = Self.grown(lengths, count: count, to: idCapacity)
+            spans = Self.grown(spans, count: count, to: idCapacity)
         }
         if arenaCount + term.count > arenaCapacity {
             arenaCapacity = max(arenaCapacity * 2, arenaCount + term.count)
             arena = Self.grown(arena, count: arenaCount, to: arenaCapacity)
         }
         if let source = term.baseAddress { (arena + arenaCount).update(from: source.assumingMemoryBound(to: UInt8.self), count: term.count) }
-        starts[count] = Int32(arenaCount)
-        lengths[count] = Int32(term.count)
+        spans[count] = UInt64(term.count) << 40 | UInt64(arenaCount)
         arenaCount += term.count
         count += 1
     }
@@ -112,27 +110,23 @@ final class TermTable {
 
     @inline(__always)
     private func equals(_ id: Int, _ term: UnsafeRawBufferPointer) -> Bool {
-        let length = Int(lengths[id])
-        guard length == term.count else { return false }
-        guard length > 0, let other = term.baseAddress else { return true }
-        return memcmp(arena + Int(starts[id]), other, length) == 0
+        let stored = bytes(id)
+        guard stored.count == term.count else { return false }
+        guard stored.count > 0, let other = term.baseAddress else { return true }
+        return memcmp(stored.baseAddress!, other, stored.count) == 0
     }
 
     private func grow() {
         let size = (mask + 1) * 2
         slots.deallocate()
-        tags.deallocate()
         slots = .allocate(capacity: size)
-        slots.initialize(repeating: -1, count: size)
-        tags = .allocate(capacity: size)
-        tags.initialize(repeating: 0, count: size)
+        slots.initialize(repeating: Self.empty, count: size)
         mask = size - 1
         for id in 0..<count {
             let hash = Self.hash(bytes(id))
-            var slot = Int(truncatingIfNeeded: hash >> 32) & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(id)
-            tags[slot] = UInt32(truncatingIfNeeded: hash)
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != Self.empty { slot = (slot + 1) & mask }
+            slots[slot] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(UInt32(id))
         }
     }
 
@@ -169,12 +163,11 @@ final class TermTable {
     /// bytes compared (most comparisons of a sort never reach memcmp).
     func sortedIDs() -> [Int32] {
         let keyed = (0..<Int32(count)).map { id -> (prefix: UInt64, id: Int32) in
-            let start = Int(starts[Int(id)])
-            let length = Int(lengths[Int(id)])
+            let term = bytes(Int(id))
             var prefix: UInt64 = 0
             for offset in 0..<8 {
                 prefix <<= 8
-                if offset < length { prefix |= UInt64(arena[start + offset]) }
+                if offset < term.count { prefix |= UInt64(term[offset]) }
             }
             return (prefix, id)
         }
