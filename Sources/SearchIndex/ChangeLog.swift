@@ -45,7 +45,13 @@ enum ChangeLog {
             var previous: Int32?
             for id in sorted {
                 table.withBytes(id) { term in
-                    let shared = previous.map { table.withBytes($0) { zip($0.prefix(TermFilter.prefixLength), term).prefix { $0 == $1 }.count } } ?? 0
+                    var shared = 0
+                    if let previous {
+                        table.withBytes(previous) { before in
+                            let most = min(TermFilter.prefixLength, before.count, term.count)
+                            while shared < most, before[shared] == term[shared] { shared += 1 }
+                        }
+                    }
                     filter?.insert(term: term, prefixesFiled: shared)
                 }
                 previous = id

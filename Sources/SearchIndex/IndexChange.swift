@@ -116,8 +116,8 @@ public struct TermFilter: Sendable, Equatable {
     mutating func insert(term: UnsafeRawBufferPointer, prefixesFiled filed: Int = 0) {
         insert(Self.hash(term: term))
         var prefix = FNV1a.add(0xFF, to: FNV1a.offset)
-        for (length, byte) in term.prefix(Self.prefixLength).enumerated() {
-            prefix = FNV1a.add(byte, to: prefix)
+        for length in 0..<min(Self.prefixLength, term.count) {
+            prefix = FNV1a.add(term[length], to: prefix)
             if length >= filed { insert(prefix) }
         }
     }

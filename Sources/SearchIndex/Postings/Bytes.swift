@@ -26,16 +26,6 @@ struct ByteWriter {
     mutating func f32(_ value: Float) { u32(value.bitPattern) }
 
     mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
-
-    /// Appends `count` zero bytes, room to be filled in with ``set(u32:at:)``.
-    mutating func zeros(_ count: Int) {
-        for _ in 0..<count { bytes.append(0) }
-    }
-
-    /// Overwrites four bytes written before, little-endian.
-    mutating func set(u32 value: UInt32, at offset: Int) {
-        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(8 * index)) }
-    }
 }
 
 /// Reads what ``ByteWriter`` wrote, from raw memory; every read is bounds-checked, and a

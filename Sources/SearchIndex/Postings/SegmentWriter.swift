@@ -18,6 +18,9 @@ final class SegmentWriter {
     @exclusivity(unchecked) private var chunks = 0
     @exclusivity(unchecked) private var dictionary = ByteWriter()
     @exclusivity(unchecked) private var entryOffsets: [UInt32] = []
+    /// Where a term's block index and data are built before they are appended.
+    private let blockIndex = ScratchBytes()
+    private let blockData = ScratchBytes()
 
     /// - Parameters:
     ///   - rowids: the documents' rowids in ordinal order, ascending.
@@ -33,52 +36,51 @@ final class SegmentWriter {
     private var offset: Int { written + pending.count }
 
     /// Adds a term's postings: ordinals ascending, each with its weighted frequency. The
-    /// block index is written first as room of its known size and filled in as each block's
-    /// data follows it, all in the pending buffer (no copy through buffers of their own).
+    /// block index and the varint-encoded data are built in the writer's scratch buffers
+    /// and appended to the pending bytes in two copies.
     func add(term: UnsafeRawBufferPointer, ordinals: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<UInt32>) throws {
         guard !ordinals.isEmpty else { return }
         let postingsOffset = offset
         let blocks = (ordinals.count + SegmentLayout.blockSize - 1) / SegmentLayout.blockSize
-        let indexStart = pending.count
-        pending.zeros(blocks * SegmentLayout.blockIndexEntryBytes)
-        let dataStart = pending.count
+        let index = blockIndex.reserve(blocks * SegmentLayout.blockIndexEntryBytes)
+        let data = blockData.reserve(ordinals.count * 10)
+        var written = 0
         var previous: Int64 = -1
         var maximum: Float = 0
-        // A block's postings are varint-encoded into a scratch buffer (at most 10 bytes a
-        // posting) and appended in one copy.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SegmentLayout.blockSize * 10) { scratch in
-            let scratch = scratch.baseAddress!
-            for block in 0..<blocks {
-                let start = block * SegmentLayout.blockSize
-                let end = min(start + SegmentLayout.blockSize, ordinals.count)
-                var bound = 0.0
-                var written = 0
-                for i in start..<end {
-                    let ordinal = ordinals[i]
-                    written = writeVarint(UInt32(truncatingIfNeeded: Int64(ordinal) - previous - 1), scratch, written)
-                    written = writeVarint(frequencies[i], scratch, written)
-                    previous = Int64(ordinal)
-                    let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
-                                                     averageLength: averageLength)
-                    bound = max(bound, saturation)
-                }
-                pending.append(UnsafeRawBufferPointer(start: scratch, count: written))
-                let rounded = Float(bound).nextUp
-                maximum = max(maximum, rounded)
-                let entry = indexStart + block * SegmentLayout.blockIndexEntryBytes
-                pending.set(u32: ordinals[end - 1], at: entry)
-                pending.set(u32: rounded.bitPattern, at: entry + 4)
-                pending.set(u32: UInt32(pending.count - dataStart), at: entry + 8)
+        for block in 0..<blocks {
+            let start = block * SegmentLayout.blockSize
+            let end = min(start + SegmentLayout.blockSize, ordinals.count)
+            var bound = 0.0
+            for i in start..<end {
+                let ordinal = ordinals[i]
+                written = writeVarint(UInt32(truncatingIfNeeded: Int64(ordinal) - previous - 1), data, written)
+                written = writeVarint(frequencies[i], data, written)
+                previous = Int64(ordinal)
+                let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
+                                                 averageLength: averageLength)
+                bound = max(bound, saturation)
             }
+            let rounded = Float(bound).nextUp
+            maximum = max(maximum, rounded)
+            let entry = UnsafeMutableRawPointer(index) + block * SegmentLayout.blockIndexEntryBytes
+            entry.storeBytes(of: ordinals[end - 1].littleEndian, as: UInt32.self)
+            entry.storeBytes(of: rounded.bitPattern.littleEndian, toByteOffset: 4, as: UInt32.self)
+            entry.storeBytes(of: UInt32(written).littleEndian, toByteOffset: 8, as: UInt32.self)
         }
+        pending.append(UnsafeRawBufferPointer(start: index, count: blocks * SegmentLayout.blockIndexEntryBytes))
+        pending.append(UnsafeRawBufferPointer(start: data, count: written))
         try flush(final: false)
+        // The dictionary entry, built in the index scratch (its block index is copied out).
+        let termBytes = min(term.count, Int(UInt16.max))
+        let entry = UnsafeMutableRawPointer(blockIndex.reserve(termBytes + 22))
+        entry.storeBytes(of: UInt16(termBytes).littleEndian, as: UInt16.self)
+        if termBytes > 0 { (entry + 2).copyMemory(from: term.baseAddress!, byteCount: termBytes) }
+        entry.storeBytes(of: UInt32(ordinals.count).littleEndian, toByteOffset: termBytes + 2, as: UInt32.self)
+        entry.storeBytes(of: UInt32(blocks).littleEndian, toByteOffset: termBytes + 6, as: UInt32.self)
+        entry.storeBytes(of: maximum.bitPattern.littleEndian, toByteOffset: termBytes + 10, as: UInt32.self)
+        entry.storeBytes(of: UInt64(postingsOffset).littleEndian, toByteOffset: termBytes + 14, as: UInt64.self)
         entryOffsets.append(UInt32(dictionary.count))
-        dictionary.u16(UInt16(min(term.count, Int(UInt16.max))))
-        dictionary.append(UnsafeRawBufferPointer(rebasing: term.prefix(Int(UInt16.max))))
-        dictionary.u32(UInt32(ordinals.count))
-        dictionary.u32(UInt32(blocks))
-        dictionary.f32(maximum)
-        dictionary.u64(UInt64(postingsOffset))
+        dictionary.append(UnsafeRawBufferPointer(start: entry, count: termBytes + 22))
     }
 
     private func append(_ bytes: [UInt8]) throws {
@@ -115,5 +117,24 @@ final class SegmentWriter {
         try append(dictionary.bytes)
         try flush(final: true)
         return (documentsOffset, dictionaryOffset, written, entryOffsets.count)
+    }
+}
+
+/// A byte buffer reused from call to call, grown to the largest size asked for; owned by
+/// one writer.
+final class ScratchBytes {
+    private var base = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+    private var capacity = 4096
+
+    deinit { base.deallocate() }
+
+    /// The buffer, with room for at least `count` bytes (its contents are not kept).
+    func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if count > capacity {
+            base.deallocate()
+            capacity = max(count, capacity * 2)
+            base = .allocate(capacity: capacity)
+        }
+        return base
     }
 }

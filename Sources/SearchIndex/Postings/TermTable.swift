@@ -45,7 +45,7 @@ final class TermTable {
 
     /// The id of `term`, added when new.
     func id(_ term: UnsafeRawBufferPointer) -> Int32 {
-        let term = UnsafeRawBufferPointer(rebasing: term.prefix(Self.maximumTermBytes))
+        let term = term.count > Self.maximumTermBytes ? UnsafeRawBufferPointer(start: term.baseAddress, count: Self.maximumTermBytes) : term
         let hash = Self.hash(term)
         let tag = hash & 0xFFFF_FFFF_0000_0000
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -64,7 +64,7 @@ final class TermTable {
 
     /// The id of `term` if the table holds it.
     func existingID(_ term: UnsafeRawBufferPointer) -> Int32? {
-        let term = UnsafeRawBufferPointer(rebasing: term.prefix(Self.maximumTermBytes))
+        let term = term.count > Self.maximumTermBytes ? UnsafeRawBufferPointer(start: term.baseAddress, count: Self.maximumTermBytes) : term
         let hash = Self.hash(term)
         let tag = hash & 0xFFFF_FFFF_0000_0000
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -112,8 +112,19 @@ final class TermTable {
     private func equals(_ id: Int, _ term: UnsafeRawBufferPointer) -> Bool {
         let stored = bytes(id)
         guard stored.count == term.count else { return false }
-        guard stored.count > 0, let other = term.baseAddress else { return true }
-        return memcmp(stored.baseAddress!, other, stored.count) == 0
+        guard stored.count > 0, let a = stored.baseAddress, let b = term.baseAddress else { return true }
+        // Terms are short: eight bytes at a time inline, memcmp only for long ones.
+        guard stored.count <= 24 else { return memcmp(a, b, stored.count) == 0 }
+        var offset = 0
+        while offset + 8 <= stored.count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset += 8
+        }
+        while offset < stored.count {
+            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset += 1
+        }
+        return true
     }
 
     private func grow() {
