@@ -78,25 +78,26 @@ public enum Ranking {
     struct WordCounts {
         static let byteBudget = 8 * 1024
         /// Room for every word the bytes to be read can hold (a word is at least three bytes
-        /// and a separator), at most half full; sized to them, since clearing a table sized
-        /// for the whole budget cost more than counting a short item's words.
+        /// and a separator), at most three quarters full, with 32-bit keys and 16-bit counts;
+        /// sized to those bytes, since clearing a table sized for the whole budget cost more
+        /// than counting a short item's words.
         private let mask: Int
-        private var hashes: [UInt64]
-        private var counts: [Int32]
+        private var hashes: [UInt32]
+        private var counts: [UInt16]
         private(set) var total = 0
         private(set) var maximum = 0
         private var bytesRead = 0
-        /// Distinct words in the table; past half of it (more text than expected) new words
-        /// are not counted, so a probe always ends.
+        /// Distinct words in the table; past three quarters of it (more text than expected)
+        /// new words are not counted, so a probe always ends.
         private var distinct = 0
 
         /// - Parameter expectedBytes: how many bytes all the texts added will hold.
         init(_ text: String, expectedBytes: Int) {
             var slots = 16
-            while slots < 2 * (min(expectedBytes, Self.byteBudget) / 4 + 4) { slots <<= 1 }
+            while slots * 3 < 4 * (min(expectedBytes, Self.byteBudget) / 4 + 4) { slots <<= 1 }
             mask = slots - 1
-            hashes = [UInt64](repeating: 0, count: slots)
-            counts = [Int32](repeating: 0, count: slots)
+            hashes = [UInt32](repeating: 0, count: slots)
+            counts = [UInt16](repeating: 0, count: slots)
             add(text)
         }
 
@@ -124,15 +125,15 @@ public enum Ranking {
         private mutating func finishWord(_ hash: UInt64, _ length: Int) {
             guard length >= 3 else { return }
             total += 1
-            let key = hash | 1
-            var slot = Int(truncatingIfNeeded: key ^ (key >> 32)) & mask
+            let key = UInt32(truncatingIfNeeded: hash ^ (hash >> 32)) | 1
+            var slot = Int(truncatingIfNeeded: hash >> 17) & mask
             while hashes[slot] != 0, hashes[slot] != key { slot = (slot + 1) & mask }
             if hashes[slot] == 0 {
-                guard distinct * 2 < mask + 1 else { return }
+                guard distinct * 4 < (mask + 1) * 3 else { return }
                 distinct += 1
             }
             hashes[slot] = key
-            counts[slot] += 1
+            counts[slot] &+= 1
             maximum = max(maximum, Int(counts[slot]))
         }
     }

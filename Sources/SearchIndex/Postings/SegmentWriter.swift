@@ -13,14 +13,14 @@ final class SegmentWriter {
     // Unchecked: these are touched for every posting written, and only by this writer's own
     // methods, which never overlap (a class's stored properties are otherwise checked for
     // exclusive access at run time on each access).
-    @exclusivity(unchecked) private var pending = ByteWriter(capacity: SegmentWriter.chunkBytes * 2)
+    private let pending = ByteBuffer(capacity: SegmentWriter.chunkBytes * 2)
     @exclusivity(unchecked) private var written = 0
     @exclusivity(unchecked) private var chunks = 0
-    @exclusivity(unchecked) private var dictionary = ByteWriter()
+    private let dictionary = ByteBuffer()
     @exclusivity(unchecked) private var entryOffsets: [UInt32] = []
     /// Where a term's block index and data are built before they are appended.
-    private let blockIndex = ScratchBytes()
-    private let blockData = ScratchBytes()
+    private let blockIndex = ByteBuffer()
+    private let blockData = ByteBuffer()
 
     /// - Parameters:
     ///   - rowids: the documents' rowids in ordinal order, ascending.
@@ -42,8 +42,8 @@ final class SegmentWriter {
         guard !ordinals.isEmpty else { return }
         let postingsOffset = offset
         let blocks = (ordinals.count + SegmentLayout.blockSize - 1) / SegmentLayout.blockSize
-        let index = blockIndex.reserve(blocks * SegmentLayout.blockIndexEntryBytes)
-        let data = blockData.reserve(ordinals.count * 10)
+        let index = blockIndex.scratch(blocks * SegmentLayout.blockIndexEntryBytes)
+        let data = blockData.scratch(ordinals.count * 10)
         var written = 0
         var previous: Int64 = -1
         var maximum: Float = 0
@@ -72,7 +72,7 @@ final class SegmentWriter {
         try flush(final: false)
         // The dictionary entry, built in the index scratch (its block index is copied out).
         let termBytes = min(term.count, Int(UInt16.max))
-        let entry = UnsafeMutableRawPointer(blockIndex.reserve(termBytes + 22))
+        let entry = UnsafeMutableRawPointer(blockIndex.scratch(termBytes + 22))
         entry.storeBytes(of: UInt16(termBytes).littleEndian, as: UInt16.self)
         if termBytes > 0 { (entry + 2).copyMemory(from: term.baseAddress!, byteCount: termBytes) }
         entry.storeBytes(of: UInt32(ordinals.count).littleEndian, toByteOffset: termBytes + 2, as: UInt32.self)
@@ -84,7 +84,7 @@ final class SegmentWriter {
     }
 
     private func append(_ bytes: [UInt8]) throws {
-        pending.bytes.append(contentsOf: bytes)
+        pending.append(bytes)
         try flush(final: false)
     }
 
@@ -92,12 +92,12 @@ final class SegmentWriter {
         var start = 0
         while pending.count - start >= Self.chunkBytes || (final && start < pending.count) {
             let end = min(start + Self.chunkBytes, pending.count)
-            try emit(chunks, Array(pending.bytes[start..<end]))
+            try emit(chunks, pending.bytes(start..<end))
             chunks += 1
             written += end - start
             start = end
         }
-        if start > 0 { pending.bytes.removeFirst(start) }
+        if start > 0 { pending.removeFirst(start) }
     }
 
     /// Writes the documents and the dictionary and the last chunk; returns the offsets
@@ -114,27 +114,63 @@ final class SegmentWriter {
         let entriesStart = UInt32(4 + entryOffsets.count * 4)
         for entry in entryOffsets { head.u32(entriesStart + entry) }
         try append(head.bytes)
-        try append(dictionary.bytes)
+        try append(dictionary.bytes(0..<dictionary.count))
         try flush(final: true)
         return (documentsOffset, dictionaryOffset, written, entryOffsets.count)
     }
 }
 
-/// A byte buffer reused from call to call, grown to the largest size asked for; owned by
-/// one writer.
-final class ScratchBytes {
-    private var base = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
-    private var capacity = 4096
+/// Bytes in a buffer of its own, appended with one copy each and grown by doubling (an
+/// array's append of a few bytes cost more than the bytes); also a scratch area reused from
+/// call to call. Owned by one writer.
+final class ByteBuffer {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 4096) {
+        self.capacity = max(16, capacity)
+        base = .allocate(byteCount: self.capacity, alignment: 8)
+    }
 
     deinit { base.deallocate() }
 
-    /// The buffer, with room for at least `count` bytes (its contents are not kept).
-    func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
-        if count > capacity {
-            base.deallocate()
-            capacity = max(count, capacity * 2)
-            base = .allocate(capacity: capacity)
-        }
-        return base
+    private func ensure(_ needed: Int) {
+        guard needed > capacity else { return }
+        var size = capacity * 2
+        while size < needed { size *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+        capacity = size
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        ensure(count + bytes.count)
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// A copy of the bytes in `range`.
+    func bytes(_ range: Range<Int>) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
+    func removeFirst(_ n: Int) {
+        (base).copyMemory(from: base + n, byteCount: count - n)
+        count -= n
+    }
+
+    /// The buffer emptied, as scratch space for at least `bytes` bytes.
+    func scratch(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        count = 0
+        ensure(bytes)
+        return base.assumingMemoryBound(to: UInt8.self)
     }
 }
