@@ -39,23 +39,90 @@ struct TextFingerprint: Sendable, Equatable {
         var tokens: [Token] = []
         if let title { Self.tokenize(title, into: &tokens) }
         Self.tokenize(text, into: &tokens)
-        var counts = [Int32](repeating: 0, count: 64)
-        var features = 0
-        Self.forEachShingle(tokens) { feature in
-            features += 1
-            for bit in 0..<64 { counts[bit] += (feature >> UInt64(bit)) & 1 == 1 ? 1 : -1 }
-        }
-        var simhash: UInt64 = 0
-        for bit in 0..<64 where counts[bit] > 0 { simhash |= 1 << UInt64(bit) }
-        self.simhash = features > 0 ? simhash : 0
-        var distinct = Set<UInt64>()
+        var counts = BitCounts()
+        Self.forEachShingle(tokens) { counts.add($0) }
+        simhash = counts.majority()
+        let most = min(Self.maximumShingles, tokens.count + 1)
+        var distinct = HashSet64(capacity: most)
         Self.forEachShingle(tokens.filter { !$0.hasDigit }) { feature in
             if distinct.count < Self.maximumShingles { distinct.insert(feature) }
         }
-        shingles = Array(distinct)
-        var vocabulary = Set<UInt64>()
+        shingles = distinct.elements
+        var vocabulary = HashSet64(capacity: most)
         for token in tokens where !token.hasDigit && vocabulary.count < Self.maximumShingles { vocabulary.insert(token.hash) }
-        words = Array(vocabulary)
+        words = vocabulary.elements
+    }
+
+    /// How often each of 64 bit positions is set over many features, for SimHash's vote:
+    /// eight 8-bit counters per 64-bit word, each feature byte spread over its word's lanes
+    /// by a table (a few operations a feature instead of one per bit), drained into 32-bit
+    /// totals before a lane can overflow.
+    struct BitCounts {
+        private var lanes = [UInt64](repeating: 0, count: 8)
+        private var ones = [Int32](repeating: 0, count: 64)
+        private var features = 0
+        private var pending = 0
+
+        /// Byte `b` as eight lanes of one byte each, lane `i` holding bit `i` of `b`.
+        private static let spread: [UInt64] = (0..<256).map { (byte: Int) -> UInt64 in
+            var lanes: UInt64 = 0
+            for bit in 0..<8 where (byte >> bit) & 1 == 1 { lanes |= 1 << UInt64(8 * bit) }
+            return lanes
+        }
+
+        mutating func add(_ feature: UInt64) {
+            for word in 0..<8 { lanes[word] &+= Self.spread[Int(truncatingIfNeeded: feature >> UInt64(8 * word)) & 0xFF] }
+            features += 1
+            pending += 1
+            if pending == 255 { drain() }
+        }
+
+        private mutating func drain() {
+            for word in 0..<8 {
+                for lane in 0..<8 { ones[8 * word + lane] += Int32(truncatingIfNeeded: lanes[word] >> UInt64(8 * lane)) & 0xFF }
+                lanes[word] = 0
+            }
+            pending = 0
+        }
+
+        /// The fingerprint: each bit set where more features had it set than clear (0 for
+        /// no features).
+        mutating func majority() -> UInt64 {
+            drain()
+            var simhash: UInt64 = 0
+            for bit in 0..<64 where 2 * Int(ones[bit]) > features { simhash |= 1 << UInt64(bit) }
+            return simhash
+        }
+    }
+
+    /// A set of 64-bit hashes in insertion order: open addressing over the hashes' own low
+    /// bits (they are already well mixed, so Swift's seeded hashing of them was wasted work).
+    struct HashSet64 {
+        private var slots: [UInt64]
+        private var used: [Bool]
+        private(set) var elements: [UInt64] = []
+        var count: Int { elements.count }
+
+        /// - Parameter capacity: the most elements that will be inserted.
+        init(capacity: Int) {
+            var size = 16
+            while size < capacity * 2 { size <<= 1 }
+            slots = [UInt64](repeating: 0, count: size)
+            used = [Bool](repeating: false, count: size)
+            elements.reserveCapacity(capacity)
+        }
+
+        mutating func insert(_ value: UInt64) {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: value ^ (value >> 32)) & mask
+            while used[slot] {
+                if slots[slot] == value { return }
+                slot = (slot + 1) & mask
+            }
+            used[slot] = true
+            slots[slot] = value
+            elements.append(value)
+        }
     }
 
     /// The page's identity hashes: the digit-free words of `titles` (title, main heading), and

@@ -41,6 +41,25 @@ import WebURL
         #expect(TextFingerprint(title: nil, text: "").simhash == 0)
     }
 
+    /// The table-driven vote gives the bits a plain count of +1 and −1 per bit gives, across
+    /// lane drains (more than 255 features) and ties (a tie leaves the bit clear).
+    @Test func simhashVoteEqualsAPlainCount() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [0, 1, 2, 254, 255, 256, 1_000, 3_000] {
+            let features = (0..<count).map { index in index % 7 == 0 ? 0xFFFF_0000_FFFF_0000 : UInt64.random(in: .min ... .max, using: &generator) }
+            var votes = [Int](repeating: 0, count: 64)
+            for feature in features { for bit in 0..<64 { votes[bit] += (feature >> UInt64(bit)) & 1 == 1 ? 1 : -1 } }
+            var expected: UInt64 = 0
+            for bit in 0..<64 where votes[bit] > 0 { expected |= 1 << UInt64(bit) }
+            var counts = TextFingerprint.BitCounts()
+            for feature in features { counts.add(feature) }
+            #expect(counts.majority() == expected, "\(count) features")
+        }
+        var set = TextFingerprint.HashSet64(capacity: 100)
+        for value in [5, 0, 5, 1 << 40, 0, 7] as [UInt64] { set.insert(value) }
+        #expect(set.elements == [5, 0, 1 << 40, 7], "distinct, in insertion order, zero included")
+    }
+
     @Test func cjkTextIsShingledByCharacterPairs() {
         let a = TextFingerprint(title: nil, text: "星火直播今晚八点开始直播音乐会")
         let b = TextFingerprint(title: nil, text: "星火直播今晚八点开始直播电影节")
