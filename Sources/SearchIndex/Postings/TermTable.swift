@@ -62,20 +62,6 @@ final class TermTable {
         return id
     }
 
-    /// The id of `term` if the table holds it.
-    func existingID(_ term: UnsafeRawBufferPointer) -> Int32? {
-        let term = term.count > Self.maximumTermBytes ? UnsafeRawBufferPointer(start: term.baseAddress, count: Self.maximumTermBytes) : term
-        let hash = Self.hash(term)
-        let tag = hash & 0xFFFF_FFFF_0000_0000
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let entry = slots[slot]
-            if entry == Self.empty { return nil }
-            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(Int(entry & 0xFFFF_FFFF), term) { return Int32(entry & 0xFFFF_FFFF) }
-            slot = (slot + 1) & mask
-        }
-    }
-
     func withBytes<T>(_ id: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try body(bytes(Int(id)))
     }
