@@ -35,9 +35,29 @@ public struct LinkAdmission: Sendable {
     }
 
     public func admit(_ url: WebURL, from source: Source) -> Verdict {
+        var site = SiteMemo()
+        return admit(url, from: source, site: &site)
+    }
+
+    /// The scope's answer for the last site (scheme, host and port) a page's links named:
+    /// most of them name the page's own, and deciding a site (the public suffix list) cost
+    /// more than the rest of admitting a link.
+    struct SiteMemo {
+        var url: WebURL?
+        var inScope = false
+    }
+
+    private func admit(_ url: WebURL, from source: Source, site: inout SiteMemo) -> Verdict {
         let key = keys.key(for: url)
         if let trap = URLTrap.check(key) { return .drop(.trap(trap)) }
-        guard scope.contains(key) else { return .drop(source == .redirect ? .redirectOutOfScope : .outOfScope) }
+        let siteInScope: Bool
+        if let last = site.url, key.hasSameAuthority(as: last) {
+            siteInScope = site.inScope
+        } else {
+            siteInScope = scope.containsSite(key)
+            site = SiteMemo(url: key, inScope: siteInScope)
+        }
+        guard siteInScope, scope.matchesPatterns(key) else { return .drop(source == .redirect ? .redirectOutOfScope : .outOfScope) }
         return .follow(key)
     }
 
@@ -52,8 +72,9 @@ public struct LinkAdmission: Sendable {
         var seen = Set<String>()
         var links: [WebURL] = []
         var dropped: [SkipReason: Int] = [:]
+        var site = SiteMemo()
         for (link, source) in candidates {
-            switch admit(link, from: source) {
+            switch admit(link, from: source, site: &site) {
             case .follow(let key):
                 if seen.insert(key.string).inserted { links.append(key) }
             case .drop(let reason):

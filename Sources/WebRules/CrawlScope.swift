@@ -34,11 +34,21 @@ public struct CrawlScope: Sendable {
     }
 
     public func contains(_ url: WebURL) -> Bool {
+        containsSite(url) && matchesPatterns(url)
+    }
+
+    /// The part of ``contains(_:)`` decided by the URL's host and port alone (URLs with the
+    /// same scheme, host and port get the same answer).
+    public func containsSite(_ url: WebURL) -> Bool {
         switch mode {
-        case .hosts: guard sites.contains(url.host + " " + Self.port(url)) else { return false }
-        case .domain: guard ports.contains(Self.port(url)), domains.contains(Self.registrableDomain(url.host)) else { return false }
-        case .any: break
+        case .hosts: sites.contains(url.host + " " + Self.port(url))
+        case .domain: ports.contains(Self.port(url)) && domains.contains(Self.registrableDomain(url.host))
+        case .any: true
         }
+    }
+
+    /// The part of ``contains(_:)`` decided by the include and exclude patterns.
+    public func matchesPatterns(_ url: WebURL) -> Bool {
         if !includes.isEmpty, !includes.contains(where: { $0.matches(url.string) }) { return false }
         return !excludes.contains { $0.matches(url.string) }
     }

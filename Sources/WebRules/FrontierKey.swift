@@ -57,7 +57,10 @@ public enum URLTrap: String, Sendable, Hashable {
     /// Which trap `url` looks like, or nil.
     public static func check(_ url: WebURL) -> URLTrap? {
         if url.string.utf8.count > maximumLength { return .urlTooLong }
-        let segments = url.path.utf8.split(separator: UInt8(ascii: "/"))
+        let path = url.pathUTF8
+        // Most paths have too few segments to repeat any: counted without splitting.
+        guard path.lazy.filter({ $0 == UInt8(ascii: "/") }).count > maximumRepeats else { return nil }
+        let segments = path.split(separator: UInt8(ascii: "/"))
         if segments.count > maximumSegments { return .tooDeepPath }
         guard segments.count > maximumRepeats else { return nil }
         // At most 20 segments: comparing pairs costs less than hashing them.

@@ -139,6 +139,21 @@ public struct WebURL: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The path, always starting with `/`.
     public var path: String { slice(pathStart..<(queryStart ?? fragmentStart ?? string.utf8.count)) }
 
+    /// The path's bytes, without making a string of them (for checks run on every link).
+    public var pathUTF8: Substring.UTF8View {
+        let utf8 = string.utf8
+        let lower = utf8.index(utf8.startIndex, offsetBy: pathStart)
+        let upper = utf8.index(utf8.startIndex, offsetBy: queryStart ?? fragmentStart ?? utf8.count)
+        return string[lower..<upper].utf8
+    }
+
+    /// Whether the two URLs have the same scheme, host and port (the bytes before the path
+    /// are equal), compared without making strings of them.
+    public func hasSameAuthority(as other: WebURL) -> Bool {
+        guard pathStart == other.pathStart else { return false }
+        return string.utf8.prefix(pathStart).elementsEqual(other.string.utf8.prefix(pathStart))
+    }
+
     /// The query without its `?`, nil when there is none.
     public var query: String? {
         guard let queryStart else { return nil }

@@ -28,6 +28,25 @@ struct LinkAdmissionTests {
         #expect(links.dropped == [.outOfScope: 1])
     }
 
+    /// A page's links are decided site by site with the last site's answer kept: links that
+    /// alternate between hosts, ports and schemes still each get their own site's answer, as
+    /// one link admitted alone would.
+    @Test func linksAlternatingBetweenSitesEachGetTheirOwnSitesAnswer() throws {
+        let admission = try admission()
+        let targets = ["/a", "https://other.example/b", "/c", "https://site.example:8443/d", "http://site.example/e", "/f",
+                       "https://sub.site.example/g", "https://other.example/h", "/i"]
+        let body = targets.map { "<a href=\"\($0)\">x</a>" }.joined(separator: " ")
+        let links = admission.links(of: markup("", body), at: page)
+        let alone = targets.compactMap { target -> String? in
+            guard case .follow(let key) = admission.admit(WebURL(target, relativeTo: page)!, from: .link) else { return nil }
+            return key.string
+        }
+        #expect(links.links.map(\.string) == alone)
+        #expect(alone.contains("https://site.example/a") && alone.contains("https://site.example/i"))
+        #expect(!alone.contains { $0.hasPrefix("https://other.example") })
+        #expect(links.dropped[.outOfScope] == targets.count - alone.count)
+    }
+
     @Test func aNofollowPageGivesNoLinksNotEvenItsCanonical() throws {
         let links = try admission().links(of: markup("<meta name=robots content='index, nofollow'><link rel=canonical href=/other>",
                                                      "<a href=/a>a</a>"), at: page)

@@ -41,6 +41,17 @@ import Testing
         #expect(url.replacingQuery("c=%7e").string == "https://user:pw@shop.example:8443/p/q?c=~")
         #expect(url.replacingQuery(nil).string == "https://user:pw@shop.example:8443/p/q")
         #expect(try #require(WebURL("http://example.com")).port == nil)
+        #expect(String(url.pathUTF8) == "/p/q")
+        #expect(String(try #require(WebURL("http://example.com/a/b#c")).pathUTF8) == "/a/b")
+    }
+
+    @Test func sameAuthorityMeansSameSchemeHostAndPort() throws {
+        let url = try #require(WebURL("https://shop.example/a?q=1"))
+        #expect(url.hasSameAuthority(as: try #require(WebURL("https://Shop.example:443/b/c"))))
+        #expect(!url.hasSameAuthority(as: try #require(WebURL("http://shop.example/a?q=1"))))
+        #expect(!url.hasSameAuthority(as: try #require(WebURL("https://shop.example:8443/a"))))
+        #expect(!url.hasSameAuthority(as: try #require(WebURL("https://shop.exampl/a"))))
+        #expect(!url.hasSameAuthority(as: try #require(WebURL("https://shop.example.org/a"))))
     }
 }
 
