@@ -14,7 +14,9 @@ import SQLite
 /// exactly the documents that contain the run, so exact phrases rank first.
 ///
 /// Registered on each connection through `fts5_api`; it wraps unicode61, found with
-/// `xFindTokenizer`, and only rewrites the tokens that contain CJK characters.
+/// `xFindTokenizer`, and only rewrites the tokens that contain CJK characters. Text is
+/// tokenized from Swift through ``Session``, which reads ASCII words, and words of ASCII and
+/// plain CJK characters, itself and hands unicode61 only the words it must fold.
 enum SearchTokenizer {
     static let name = "searchlight"
 
