@@ -17,7 +17,8 @@ public final class LocalCrawlStore: CrawlStore {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let folder = DataFolder(dataDirectory)
         frontier = try Frontier(path: folder.frontierPath)
-        index = try SearchIndex(path: folder.indexPath)
+        // Not mapped: the crawl appends, and mapped pages it touched would count as its memory.
+        index = try SearchIndex(path: folder.indexPath, mappedBytes: 0)
     }
 
     public func remember(seeds: [WebURL], now: Date) throws -> [WebURL] {

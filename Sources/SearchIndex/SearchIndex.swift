@@ -30,7 +30,7 @@ public final class SearchIndex: Sendable {
 
     /// How much of the database file a connection reads through a memory map rather than
     /// read(2) calls and a private page cache: searches touch pages all over a large index.
-    static let mappedBytes = 1 << 30
+    public static let mappedBytes = 1 << 30
 
     /// Bytes of recently used postings every index in this process may keep in memory
     /// together (default 256 MiB).
@@ -39,13 +39,17 @@ public final class SearchIndex: Sendable {
         set { SegmentCache.shared.postingsBudget = newValue }
     }
 
-    public init(path: String, mode: Mode = .create) throws(SearchIndexError) {
+    /// - Parameter mappedBytes: how much of the file is read through a memory map. A writer
+    ///   that mostly appends (a crawl) reads little and gains nothing from the map, but every
+    ///   mapped page it touches counts in its resident memory: 0 keeps a crawl of 10,000 pages
+    ///   at ~100 MB instead of ~350 MB, at the same CPU (BENCHMARKS.md, issue 30).
+    public init(path: String, mode: Mode = .create, mappedBytes: Int = SearchIndex.mappedBytes) throws(SearchIndexError) {
         self.path = path
         if mode == .existing, !FileManager.default.fileExists(atPath: path) { throw .notFound(path: path) }
         do {
             let connection = try SQLiteConnection(path: path, mode: mode == .create ? .readWrite : .readWriteExisting)
             try SearchTokenizer.register(on: connection)
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = \(Self.mappedBytes);")
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = \(max(0, mappedBytes));")
             let tokenizer = try SearchTokenizer.Session(connection: connection)
             identity = path + "#" + (try IndexSchema.prepare(connection, tokenizer: tokenizer))
             // A statement left at its row would keep this connection's first snapshot.
