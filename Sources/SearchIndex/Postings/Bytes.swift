@@ -28,6 +28,61 @@ struct ByteWriter {
     mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
 }
 
+/// Bytes in a buffer of its own, appended with one copy each and grown by doubling (an
+/// array's append of a few bytes cost more than the bytes); also a scratch area reused from
+/// call to call. Owned by one writer.
+final class ByteBuffer {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 4096) {
+        self.capacity = max(16, capacity)
+        base = .allocate(byteCount: self.capacity, alignment: 8)
+    }
+
+    deinit { base.deallocate() }
+
+    private func ensure(_ needed: Int) {
+        guard needed > capacity else { return }
+        var size = capacity * 2
+        while size < needed { size *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+        capacity = size
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        ensure(count + bytes.count)
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// A copy of the bytes in `range`.
+    func bytes(_ range: Range<Int>) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
+    func removeFirst(_ n: Int) {
+        (base).copyMemory(from: base + n, byteCount: count - n)
+        count -= n
+    }
+
+    /// The buffer emptied, as scratch space for at least `bytes` bytes.
+    func scratch(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        count = 0
+        ensure(bytes)
+        return base.assumingMemoryBound(to: UInt8.self)
+    }
+}
+
 /// Reads what ``ByteWriter`` wrote, from raw memory; every read is bounds-checked, and a
 /// read past the end yields zero and marks the reader ``failed`` (segments are written by
 /// this process's code, but a damaged file must not crash a reader).
