@@ -75,6 +75,29 @@ final class ByteBuffer {
         count -= n
     }
 
+    /// Appends `count` zero bytes (room filled in later with ``store(_:at:)``).
+    func append(zeros count: Int) {
+        ensure(self.count + count)
+        (base + self.count).initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        self.count += count
+    }
+
+    /// Lets `write` put at most `most` bytes at the end; it returns how many it wrote.
+    func append(atMost most: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        ensure(count + most)
+        count += min(most, write((base + count).assumingMemoryBound(to: UInt8.self)))
+    }
+
+    /// Overwrites four bytes written before.
+    func store(_ value: UInt32, at offset: Int) {
+        (base + offset).storeBytes(of: value, as: UInt32.self)
+    }
+
+    /// The bytes held (valid until the next change).
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    func removeAll() { count = 0 }
+
     /// The buffer emptied, as scratch space for at least `bytes` bytes.
     func scratch(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
         count = 0

@@ -28,7 +28,11 @@ enum SegmentMerger {
         var rowids: [Int64] = []
         var lengths: [UInt16] = []
         var remaps: [[Int32]] = []
+        // Inputs with every document still there: their postings can be copied block by
+        // block, ordinal o becoming its base + o.
+        var bases: [Int32?] = []
         for reader in readers {
+            let base = Int32(rowids.count)
             present.reset()
             present.bind([.integer(reader.info.minimumRowid), .integer(reader.info.maximumRowid)])
             var live: [Int64] = []
@@ -43,12 +47,19 @@ enum SegmentMerger {
                 lengths.append(reader.lengths[ordinal])
             }
             remaps.append(remap)
+            bases.append(rowids.count - Int(base) == reader.documentCount ? base : nil)
+        }
+        // Copied blocks keep the bounds their input computed with its average length; the
+        // segment records the smallest average any of its bounds was computed with, so that
+        // scoring scales every bound up enough (``BM25/boundFactor(builtWith:scoringWith:)``).
+        let recorded = zip(readers, bases).reduce(max(averageLength, 1)) { least, input in
+            input.1 == nil ? least : min(least, input.0.info.averageLength)
         }
         var id: Int64?
         if let first = rowids.first, let last = rowids.last {
-            id = try SegmentStore.create(connection, documents: rowids.count, averageLength: averageLength, rowids: first...last) { emit in
+            id = try SegmentStore.create(connection, documents: rowids.count, averageLength: recorded, rowids: first...last) { emit in
                 let writer = SegmentWriter(rowids: rowids, lengths: lengths, averageLength: averageLength, emit: emit)
-                try mergeTerms(readers, remaps: remaps, connection: connection, into: writer)
+                try mergeTerms(readers, remaps: remaps, bases: bases, connection: connection, into: writer)
                 return try writer.finish()
             }
         }
@@ -57,13 +68,15 @@ enum SegmentMerger {
     }
 
     /// Every term of the inputs, in byte order, with its live postings renumbered: the
-    /// dictionaries are walked entry by entry (no term is looked up again) and postings are
-    /// decoded from one reused buffer straight into the merged lists.
-    private static func mergeTerms(_ readers: [SegmentReader], remaps: [[Int32]], connection: SQLiteConnection, into writer: SegmentWriter) throws {
+    /// dictionaries are walked entry by entry (no term is looked up again). An input that
+    /// kept every document and holds at least a block of the term's postings is copied block
+    /// by block (``SegmentWriter/appendBlocks(_:blocks:documents:base:)``); the others are
+    /// decoded into raw buffers and encoded again, so that rare terms stay in full blocks.
+    private static func mergeTerms(_ readers: [SegmentReader], remaps: [[Int32]], bases: [Int32?], connection: SQLiteConnection,
+                                   into writer: SegmentWriter) throws {
         var inputs = readers.map { DictionaryWalk(reader: $0) }
         var streams = readers.map { SegmentStore.SequentialReader(connection: connection, segment: $0.info.id) }
-        // A term's merged postings, in buffers grown to the most any term needs: every
-        // posting of the merge goes through here.
+        // An input's decoded postings of a term, in buffers grown to the most any needs.
         var capacity = 1024
         var ordinals = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         var frequencies = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
@@ -85,17 +98,23 @@ enum SegmentMerger {
                 if order <= 0 { holders.append(input) }
             }
             guard let first = holders.first else { return }
-            var count = 0
             for input in holders {
                 let entry = inputs[input].entry!
                 try streams[input].read(entry.postings, into: &postings)
+                if let base = bases[input], entry.documents >= SegmentLayout.blockSize,
+                    postings.withUnsafeBytes({ writer.appendBlocks($0, blocks: entry.blocks, documents: entry.documents, base: base) }) {
+                    continue
+                }
                 // At most a full block's postings per block are decoded, whatever the entry says.
-                let most = count + entry.blocks * SegmentLayout.blockSize
+                let most = entry.blocks * SegmentLayout.blockSize
                 if most > capacity {
                     while capacity < most { capacity *= 2 }
-                    ordinals = grown(ordinals, count: count, to: capacity)
-                    frequencies = grown(frequencies, count: count, to: capacity)
+                    ordinals.deallocate()
+                    frequencies.deallocate()
+                    ordinals = .allocate(capacity: capacity)
+                    frequencies = .allocate(capacity: capacity)
                 }
+                var count = 0
                 let remap = remaps[input]
                 remap.withUnsafeBufferPointer { remap in
                     postings.withUnsafeBytes { bytes in
@@ -109,20 +128,12 @@ enum SegmentMerger {
                         }
                     }
                 }
+                writer.appendPostings(ordinals: UnsafeBufferPointer(start: ordinals, count: count),
+                                      frequencies: UnsafeBufferPointer(start: frequencies, count: count))
             }
-            try inputs[first].term.withUnsafeBytes { term in
-                try writer.add(term: term, ordinals: UnsafeBufferPointer(start: ordinals, count: count),
-                               frequencies: UnsafeBufferPointer(start: frequencies, count: count))
-            }
+            try inputs[first].term.withUnsafeBytes { try writer.finishTerm($0) }
             for input in holders { inputs[input].advance() }
         }
-    }
-
-    private static func grown(_ old: UnsafeMutablePointer<UInt32>, count: Int, to capacity: Int) -> UnsafeMutablePointer<UInt32> {
-        let new = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        new.moveInitialize(from: old, count: count)
-        old.deallocate()
-        return new
     }
 
     /// One input's dictionary, entry by entry in byte order: the current term's bytes (in

@@ -18,9 +18,6 @@ final class SegmentWriter {
     @exclusivity(unchecked) private var chunks = 0
     private let dictionary = ByteBuffer()
     @exclusivity(unchecked) private var entryOffsets: [UInt32] = []
-    /// Where a term's block index and data are built before they are appended.
-    private let blockIndex = ByteBuffer()
-    private let blockData = ByteBuffer()
 
     /// - Parameters:
     ///   - rowids: the documents' rowids in ordinal order, ascending.
@@ -35,49 +32,142 @@ final class SegmentWriter {
 
     private var offset: Int { written + pending.count }
 
-    /// Adds a term's postings: ordinals ascending, each with its weighted frequency. The
-    /// block index and the varint-encoded data are built in the writer's scratch buffers
-    /// and appended to the pending bytes in two copies.
+    /// Adds a term's postings: ordinals ascending, each with its weighted frequency.
     func add(term: UnsafeRawBufferPointer, ordinals: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<UInt32>) throws {
         guard !ordinals.isEmpty else { return }
-        let postingsOffset = offset
-        let blocks = (ordinals.count + SegmentLayout.blockSize - 1) / SegmentLayout.blockSize
-        let index = blockIndex.scratch(blocks * SegmentLayout.blockIndexEntryBytes)
-        let data = blockData.scratch(ordinals.count * 10)
-        var written = 0
-        var previous: Int64 = -1
-        var maximum: Float = 0
-        for block in 0..<blocks {
-            let start = block * SegmentLayout.blockSize
-            let end = min(start + SegmentLayout.blockSize, ordinals.count)
-            var bound = 0.0
-            for i in start..<end {
-                let ordinal = ordinals[i]
-                written = writeVarint(UInt32(truncatingIfNeeded: Int64(ordinal) - previous - 1), data, written)
-                written = writeVarint(frequencies[i], data, written)
-                previous = Int64(ordinal)
-                let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
-                                                 averageLength: averageLength)
-                bound = max(bound, saturation)
+        appendPostings(ordinals: ordinals, frequencies: frequencies)
+        try finishTerm(term)
+    }
+
+    // A term in parts (a merge's inputs one after another): its block index and data are
+    // built in the writer's buffers, then appended to the pending bytes in two copies.
+    private let termIndex = ByteBuffer()
+    private let termData = ByteBuffer()
+    @exclusivity(unchecked) private var termPrevious: Int64 = -1
+    @exclusivity(unchecked) private var termBlocks = 0
+    @exclusivity(unchecked) private var termDocuments = 0
+    @exclusivity(unchecked) private var termMaximum: Float = 0
+    /// Postings in the term's last block when that block was encoded here and may take more
+    /// (0: the next posting starts a block), and that block's largest saturation.
+    @exclusivity(unchecked) private var openBlock = 0
+    @exclusivity(unchecked) private var openBound = 0.0
+
+    /// Adds postings (ordinals ascending, above any the term holds) to the term being
+    /// written, filling its last block before starting another: postings added in several
+    /// calls are encoded as one call with all of them would encode them.
+    func appendPostings(ordinals: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<UInt32>) {
+        var index = 0
+        while index < ordinals.count {
+            if openBlock == 0 || openBlock == SegmentLayout.blockSize {
+                termIndex.append(zeros: SegmentLayout.blockIndexEntryBytes)
+                termBlocks += 1
+                openBlock = 0
+                openBound = 0
             }
+            let take = min(SegmentLayout.blockSize - openBlock, ordinals.count - index)
+            var previous = termPrevious
+            var bound = openBound
+            termData.append(atMost: take * 10) { data in
+                var written = 0
+                for i in index..<(index + take) {
+                    let ordinal = ordinals[i]
+                    written = writeVarint(UInt32(truncatingIfNeeded: Int64(ordinal) - previous - 1), data, written)
+                    written = writeVarint(frequencies[i], data, written)
+                    previous = Int64(ordinal)
+                    let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
+                                                     averageLength: averageLength)
+                    bound = max(bound, saturation)
+                }
+                return written
+            }
+            termPrevious = previous
+            openBound = bound
+            openBlock += take
+            index += take
             let rounded = Float(bound).nextUp
-            maximum = max(maximum, rounded)
-            let entry = UnsafeMutableRawPointer(index) + block * SegmentLayout.blockIndexEntryBytes
-            entry.storeBytes(of: ordinals[end - 1].littleEndian, as: UInt32.self)
-            entry.storeBytes(of: rounded.bitPattern.littleEndian, toByteOffset: 4, as: UInt32.self)
-            entry.storeBytes(of: UInt32(written).littleEndian, toByteOffset: 8, as: UInt32.self)
+            termMaximum = max(termMaximum, rounded)
+            setBlock(termBlocks - 1, last: UInt32(truncatingIfNeeded: previous), bound: rounded)
         }
-        pending.append(UnsafeRawBufferPointer(start: index, count: blocks * SegmentLayout.blockIndexEntryBytes))
-        pending.append(UnsafeRawBufferPointer(start: data, count: written))
+        termDocuments += ordinals.count
+    }
+
+    /// Adds an input segment's postings of the term as they are encoded there — `postings`
+    /// its block index then its data, every document kept, ordinal `o` becoming
+    /// `base + o` — copying its blocks and rewriting only its first posting's gap. Their
+    /// bounds stay those the input computed with its own average length; the caller records
+    /// the merged segment's average as no larger than any input's, which keeps every bound an
+    /// upper bound (``BM25/boundFactor(builtWith:scoringWith:)``). Returns false, adding
+    /// nothing, when the bytes do not hold the blocks they claim.
+    func appendBlocks(_ postings: UnsafeRawBufferPointer, blocks: Int, documents: Int, base: Int32) -> Bool {
+        let entryBytes = SegmentLayout.blockIndexEntryBytes
+        guard blocks > 0, postings.count >= blocks * entryBytes else { return false }
+        let data = UnsafeRawBufferPointer(rebasing: postings[(blocks * entryBytes)...])
+        func entry(_ block: Int, _ field: Int) -> UInt32 {
+            postings.loadUnaligned(fromByteOffset: block * entryBytes + field, as: UInt32.self).littleEndian
+        }
+        var end = 0
+        for block in 0..<blocks {
+            let next = Int(entry(block, 8))
+            guard next > end, next <= data.count else { return false }
+            end = next
+        }
+        guard let source = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        var offset = 0
+        let gap = readVarint(source, &offset, end)
+        let frequency = readVarint(source, &offset, end)
+        let first = Int64(base) + Int64(gap)
+        guard first > termPrevious, offset <= Int(entry(0, 8)) else { return false }
+        openBlock = 0
+        let shift = termData.count
+        termData.append(atMost: 10) { out in writeVarint(frequency, out, writeVarint(UInt32(truncatingIfNeeded: first - termPrevious - 1), out, 0)) }
+        let delta = termData.count - shift - offset
+        termData.append(UnsafeRawBufferPointer(rebasing: data[offset..<end]))
+        for block in 0..<blocks {
+            termIndex.append(zeros: entryBytes)
+            let bound = Float(bitPattern: entry(block, 4))
+            termMaximum = max(termMaximum, bound)
+            setBlock(termBlocks + block, last: UInt32(bitPattern: base &+ Int32(bitPattern: entry(block, 0))), bound: bound,
+                     end: shift + delta + Int(entry(block, 8)))
+        }
+        termBlocks += blocks
+        termDocuments += documents
+        termPrevious = Int64(base) + Int64(Int32(bitPattern: entry(blocks - 1, 0)))
+        return true
+    }
+
+    /// Fills block `block`'s entry; its data ends where the term's data ends unless `end` says.
+    private func setBlock(_ block: Int, last: UInt32, bound: Float, end: Int? = nil) {
+        let at = block * SegmentLayout.blockIndexEntryBytes
+        termIndex.store(last.littleEndian, at: at)
+        termIndex.store(bound.bitPattern.littleEndian, at: at + 4)
+        termIndex.store(UInt32(end ?? termData.count).littleEndian, at: at + 8)
+    }
+
+    /// Writes the term's blocks and its dictionary entry, and starts the next term.
+    func finishTerm(_ term: UnsafeRawBufferPointer) throws {
+        defer {
+            termIndex.removeAll()
+            termData.removeAll()
+            termPrevious = -1
+            termBlocks = 0
+            termDocuments = 0
+            termMaximum = 0
+            openBlock = 0
+            openBound = 0
+        }
+        guard termBlocks > 0 else { return }
+        let postingsOffset = offset
+        pending.append(termIndex.bytes)
+        pending.append(termData.bytes)
         try flush(final: false)
-        // The dictionary entry, built in the index scratch (its block index is copied out).
+        // The dictionary entry, built in the index buffer (its block index is copied out).
         let termBytes = min(term.count, Int(UInt16.max))
-        let entry = UnsafeMutableRawPointer(blockIndex.scratch(termBytes + 22))
+        let entry = UnsafeMutableRawPointer(termIndex.scratch(termBytes + 22))
         entry.storeBytes(of: UInt16(termBytes).littleEndian, as: UInt16.self)
         if termBytes > 0 { (entry + 2).copyMemory(from: term.baseAddress!, byteCount: termBytes) }
-        entry.storeBytes(of: UInt32(ordinals.count).littleEndian, toByteOffset: termBytes + 2, as: UInt32.self)
-        entry.storeBytes(of: UInt32(blocks).littleEndian, toByteOffset: termBytes + 6, as: UInt32.self)
-        entry.storeBytes(of: maximum.bitPattern.littleEndian, toByteOffset: termBytes + 10, as: UInt32.self)
+        entry.storeBytes(of: UInt32(termDocuments).littleEndian, toByteOffset: termBytes + 2, as: UInt32.self)
+        entry.storeBytes(of: UInt32(termBlocks).littleEndian, toByteOffset: termBytes + 6, as: UInt32.self)
+        entry.storeBytes(of: termMaximum.bitPattern.littleEndian, toByteOffset: termBytes + 10, as: UInt32.self)
         entry.storeBytes(of: UInt64(postingsOffset).littleEndian, toByteOffset: termBytes + 14, as: UInt64.self)
         entryOffsets.append(UInt32(dictionary.count))
         dictionary.append(UnsafeRawBufferPointer(start: entry, count: termBytes + 22))

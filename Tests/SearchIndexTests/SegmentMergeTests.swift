@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import SearchIndex
+
+/// A merge copies an input's blocks when the input kept every document and holds a block or
+/// more of a term, and decodes the others: the merged postings must be exactly the inputs'
+/// renumbered, every block bound must still bound its postings at the average the segment
+/// records, and an index merged this way must rank as one built at once.
+@Suite struct SegmentMergeTests {
+    /// One term's postings written alone into a segment: its block index and data, and blocks.
+    static func encoded(_ postings: [(UInt32, UInt32)], lengths: [UInt16], average: Double) throws -> (bytes: [UInt8], blocks: Int) {
+        var chunks: [UInt8] = []
+        let writer = SegmentWriter(rowids: lengths.indices.map(Int64.init), lengths: lengths, averageLength: average) { _, bytes in
+            chunks += bytes
+        }
+        try postings.map(\.0).withUnsafeBufferPointer { ordinals in
+            try postings.map(\.1).withUnsafeBufferPointer { frequencies in
+                try writer.add(term: UnsafeRawBufferPointer(start: nil, count: 0), ordinals: ordinals, frequencies: frequencies)
+            }
+        }
+        let layout = try writer.finish()
+        let blocks = (postings.count + SegmentLayout.blockSize - 1) / SegmentLayout.blockSize
+        return (Array(chunks[0..<layout.documentsOffset]), blocks)
+    }
+
+    /// The postings of a one-term segment's bytes, and its blocks' bounds.
+    static func decoded(_ bytes: [UInt8], blocks: Int) -> (postings: [(UInt32, UInt32)], bounds: [Float]) {
+        var postings: [(UInt32, UInt32)] = []
+        bytes.withUnsafeBytes { raw in
+            SegmentMerger.forEachPosting(raw, blocks: blocks) { postings.append((UInt32($0), $1)) }
+        }
+        let bounds = (0..<blocks).map { block in
+            bytes.withUnsafeBytes { Float(bitPattern: $0.loadUnaligned(fromByteOffset: block * 12 + 4, as: UInt32.self)) }
+        }
+        return (postings, bounds)
+    }
+
+    @Test func copiedBlocksAndEncodedPostingsMakeOneTerm() throws {
+        var generator = SystemRandomNumberGenerator()
+        let lengths = (0..<2_000).map { _ in UInt16.random(in: 1...300, using: &generator) }
+        func postings(_ ordinals: [Int]) -> [(UInt32, UInt32)] { ordinals.map { (UInt32($0), UInt32.random(in: 1...40, using: &generator)) } }
+        // Inputs of 300, 40 and 333 documents, their own ordinals from 0, merged at 0, 300 and 340.
+        let first = postings(Array(stride(from: 0, to: 300, by: 1)))
+        let middle = postings([1, 5, 6, 39])
+        let last = postings(Array(stride(from: 0, to: 333, by: 1)))
+        let firstInput = try Self.encoded(first, lengths: Array(lengths[0..<300]), average: 35)
+        let lastInput = try Self.encoded(last, lengths: Array(lengths[340..<673]), average: 38)
+
+        var chunks: [UInt8] = []
+        let writer = SegmentWriter(rowids: lengths.indices.map(Int64.init), lengths: lengths, averageLength: 40) { _, bytes in chunks += bytes }
+        #expect(firstInput.bytes.withUnsafeBytes { writer.appendBlocks($0, blocks: firstInput.blocks, documents: first.count, base: 0) })
+        let shifted = middle.map { (UInt32(300) + $0.0, $0.1) }
+        shifted.map(\.0).withUnsafeBufferPointer { ordinals in
+            shifted.map(\.1).withUnsafeBufferPointer { writer.appendPostings(ordinals: ordinals, frequencies: $0) }
+        }
+        #expect(lastInput.bytes.withUnsafeBytes { writer.appendBlocks($0, blocks: lastInput.blocks, documents: last.count, base: 340) })
+        #expect(!lastInput.bytes.withUnsafeBytes { writer.appendBlocks(UnsafeRawBufferPointer(rebasing: $0.prefix(30)), blocks: lastInput.blocks,
+                                                                      documents: last.count, base: 700) }, "damaged bytes are refused")
+        try writer.finishTerm(UnsafeRawBufferPointer(start: nil, count: 0))
+        let layout = try writer.finish()
+
+        // The term's entry: its document and block counts, then its postings.
+        let dictionary = Array(chunks[layout.dictionaryOffset...])
+        let entry = dictionary.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) }
+        let documents = dictionary.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: entry + 2, as: UInt32.self)) }
+        let blocks = dictionary.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: entry + 6, as: UInt32.self)) }
+        let expected = first + shifted + last.map { (UInt32(340) + $0.0, $0.1) }
+        #expect(documents == expected.count)
+        #expect(blocks == firstInput.blocks + 1 + lastInput.blocks)
+        let (found, bounds) = Self.decoded(Array(chunks[0..<layout.documentsOffset]), blocks: blocks)
+        #expect(found.map(\.0) == expected.map(\.0) && found.map(\.1) == expected.map(\.1))
+
+        // Every posting's saturation at the smallest average any bound was computed with
+        // stays within its block's bound.
+        var block = 0
+        var inBlock = 0
+        let sizes = (0..<firstInput.blocks).map { min(128, first.count - 128 * $0) } + [middle.count]
+            + (0..<lastInput.blocks).map { min(128, last.count - 128 * $0) }
+        for (ordinal, frequency) in found {
+            let saturation = BM25.saturation(frequency: Double(frequency), length: Double(lengths[Int(ordinal)]), averageLength: 35)
+            #expect(saturation <= Double(bounds[block]), "posting \(ordinal) in block \(block)")
+            inBlock += 1
+            if inBlock == sizes[block] {
+                block += 1
+                inBlock = 0
+            }
+        }
+    }
+
+    @Test func anIndexMergedFromWholeAndThinnedSegmentsRanksAsOneBuiltAtOnce() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let items = RetrievalTests.corpus(2_700, seed: 21)
+        let merged = try TemporaryIndex()
+        for start in stride(from: 0, to: items.count, by: 300) {
+            try merged.index.upsert(Array(items[start..<(start + 300)]), now: now)
+            // One segment loses documents before the merge: it is decoded, the rest copied.
+            if start == 600 { try merged.index.delete(identifiers: (600..<900).filter { $0 % 3 == 0 }.map { items[$0].uniqueIdentifier }) }
+        }
+        #expect(try merged.index.segmentCount() <= 2, "eight segments were merged")
+        let single = try TemporaryIndex()
+        try single.index.upsert(items.enumerated().filter { !($0.offset >= 600 && $0.offset < 900 && $0.offset % 3 == 0) }.map(\.element), now: now)
+        for query in RetrievalTests.queries {
+            for limit in [1, 10, 50] {
+                let request = SearchRequest(query, limit: limit, now: now)
+                let a = try merged.index.search(request)
+                let b = try single.index.search(request)
+                let exhaustive = try merged.index.search(request, retrieval: .exhaustive)
+                #expect(a.hits.map(\.item.uniqueIdentifier) == exhaustive.hits.map(\.item.uniqueIdentifier), "\(query) \(limit)")
+                #expect(a.hits.map(\.score) == exhaustive.hits.map(\.score))
+                #expect(a.hits.count == b.hits.count)
+                for (x, y) in zip(a.hits, b.hits) { #expect(abs(x.score - y.score) <= 1e-12 * max(1, abs(y.score)), "\(query)") }
+            }
+        }
+    }
+}
