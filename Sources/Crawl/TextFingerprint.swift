@@ -103,7 +103,7 @@ struct TextFingerprint: Sendable, Equatable {
         private(set) var elements: [UInt64] = []
         var count: Int { elements.count }
 
-        /// - Parameter capacity: the most elements that will be inserted.
+        /// - Parameter capacity: how many elements to make room for (more grow the table).
         init(capacity: Int) {
             var size = 16
             while size < capacity * 2 { size <<= 1 }
@@ -113,6 +113,12 @@ struct TextFingerprint: Sendable, Equatable {
         }
 
         mutating func insert(_ value: UInt64) {
+            if elements.count * 2 >= slots.count {
+                // At most half full, so a probe always ends: twice the room, refilled in order.
+                let kept = elements
+                self = HashSet64(capacity: slots.count)
+                for element in kept { insert(element) }
+            }
             let mask = slots.count - 1
             var slot = Int(truncatingIfNeeded: value ^ (value >> 32)) & mask
             while used[slot] {

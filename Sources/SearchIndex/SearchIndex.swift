@@ -42,7 +42,7 @@ public final class SearchIndex: Sendable {
     /// - Parameter mappedBytes: how much of the file is read through a memory map. A writer
     ///   that mostly appends (a crawl) reads little and gains nothing from the map, but every
     ///   mapped page it touches counts in its resident memory: 0 keeps a crawl of 10,000 pages
-    ///   at ~100 MB instead of ~350 MB, at the same CPU (BENCHMARKS.md, issue 30).
+    ///   at ~100 MB instead of ~350 MB, with no more CPU (BENCHMARKS.md, issue 30).
     public init(path: String, mode: Mode = .create, mappedBytes: Int = SearchIndex.mappedBytes) throws(SearchIndexError) {
         self.path = path
         if mode == .existing, !FileManager.default.fileExists(atPath: path) { throw .notFound(path: path) }

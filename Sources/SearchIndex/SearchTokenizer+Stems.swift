@@ -18,13 +18,22 @@ extension SearchTokenizer.Session {
         var marked: [UInt8] = []
         tokenize(text, mode: .document) { token, colocated, start, end in
             visit(token, colocated, start, end)
-            guard !colocated, !token.contains(where: { $0 >= 0xE1 }) else { return }
-            stemmers.stem(token, language) { stem in
-                marked.removeAll(keepingCapacity: true)
-                marked.append(Self.stemMarker)
-                marked.append(contentsOf: stem)
-                marked.withUnsafeBytes { visit($0, true, start, end) }
-            }
+            guard !colocated else { return }
+            withMarkedStem(of: token, language, buffer: &marked) { visit($0, true, start, end) }
+        }
+    }
+
+    /// Calls `body` with a word's marked stem in `language` (built in `buffer`) when the
+    /// language stems it to something else; CJK words are not stemmed. The one rule for
+    /// documents (``analyze(_:language:_:)``, ``SegmentBuilder``) and queries.
+    func withMarkedStem(of word: UnsafeRawBufferPointer, _ language: Stemmers.Language, buffer: inout [UInt8],
+                        _ body: (UnsafeRawBufferPointer) -> Void) {
+        guard !word.contains(where: { $0 >= 0xE1 }) else { return }
+        stemmers.stem(word, language) { stem in
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(Self.stemMarker)
+            buffer.append(contentsOf: stem)
+            buffer.withUnsafeBytes(body)
         }
     }
 
@@ -32,10 +41,8 @@ extension SearchTokenizer.Session {
     /// not stemmed).
     func markedStem(of word: [UInt8], _ language: Stemmers.Language) -> [UInt8]? {
         var result: [UInt8]?
-        word.withUnsafeBytes { bytes in
-            guard !bytes.contains(where: { $0 >= 0xE1 }) else { return }
-            stemmers.stem(bytes, language) { result = [Self.stemMarker] + Array($0) }
-        }
+        var buffer: [UInt8] = []
+        word.withUnsafeBytes { withMarkedStem(of: $0, language, buffer: &buffer) { result = Array($0) } }
         return result
     }
 

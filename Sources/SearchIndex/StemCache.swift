@@ -27,8 +27,8 @@ final class StemCache {
     /// Stores since the cache last grew.
     private var stores = 0
 
-    init(slots: Int = StemCache.initialSlots) {
-        self.slots = slots
+    init() {
+        slots = Self.initialSlots
         storage = Self.allocate(slots)
     }
 

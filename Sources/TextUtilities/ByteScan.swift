@@ -1,6 +1,6 @@
 /// Skips runs of plain bytes eight at a time (one 64-bit load and a few bit operations per
 /// eight bytes instead of a comparison per byte): the byte loops that read every indexed
-/// text — control-character checks, the NFC quick check, the tokenizer — spend most of
+/// text — the item contract's control-character check, the NFC quick check — spend most of
 /// their time in ASCII.
 public enum ByteScan {
     @usableFromInline static let ones: UInt64 = 0x0101_0101_0101_0101

@@ -58,6 +58,9 @@ import WebURL
         var set = TextFingerprint.HashSet64(capacity: 100)
         for value in [5, 0, 5, 1 << 40, 0, 7] as [UInt64] { set.insert(value) }
         #expect(set.elements == [5, 0, 1 << 40, 7], "distinct, in insertion order, zero included")
+        var small = TextFingerprint.HashSet64(capacity: 1)
+        for value in 0..<100 as Range<UInt64> { small.insert(value * 3); small.insert(value * 3) }
+        #expect(small.elements == (0..<100).map { $0 * 3 }, "more than its capacity grows the table")
     }
 
     @Test func cjkTextIsShingledByCharacterPairs() {

@@ -71,7 +71,7 @@ final class ByteBuffer {
     }
 
     func removeFirst(_ n: Int) {
-        (base).copyMemory(from: base + n, byteCount: count - n)
+        memmove(base, base + n, count - n)
         count -= n
     }
 

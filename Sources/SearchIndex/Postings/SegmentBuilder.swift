@@ -23,8 +23,8 @@ final class SegmentBuilder {
     private var stems: [Stemmers.Language: TermColumn] = [:]
     private static let unknownStem: Int32 = -1
     private static let noStem: Int32 = -2
-    /// The marked stem being built (marker byte, then the stem).
-    private var marked: [UInt8] = [SearchTokenizer.Session.stemMarker]
+    /// Where a word's marked stem is built.
+    private var marked: [UInt8] = []
 
     init() {}
 
@@ -58,7 +58,8 @@ final class SegmentBuilder {
                 stemColumn!.reserve(terms.count)
                 var stem = stemColumn![id]
                 if stem == Self.unknownStem {
-                    stem = stemID(of: token, stemmer, tokenizer.stemmers)
+                    stem = Self.noStem
+                    tokenizer.withMarkedStem(of: token, stemmer, buffer: &marked) { stem = terms.id($0) }
                     stemColumn![id] = stem
                 }
                 if stem >= 0 { count(stem, weight) }
@@ -82,19 +83,6 @@ final class SegmentBuilder {
         scratch.reserve(terms.count)
         if scratch[id] == 0 { touched.append(id) }
         scratch[id] &+= Int32(weight)
-    }
-
-    /// The term id of the word's marked stem in `language`, or ``noStem`` when the word is
-    /// its own stem, is CJK, or is not stemmed.
-    private func stemID(of word: UnsafeRawBufferPointer, _ language: Stemmers.Language, _ stemmers: Stemmers) -> Int32 {
-        guard !word.contains(where: { $0 >= 0xE1 }) else { return Self.noStem }
-        var id = Self.noStem
-        stemmers.stem(word, language) { stem in
-            marked.removeSubrange(1...)
-            marked.append(contentsOf: stem)
-            id = marked.withUnsafeBytes { terms.id($0) }
-        }
-        return id
     }
 
     /// The rowid of the document analysed last.

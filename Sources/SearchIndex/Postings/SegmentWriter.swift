@@ -10,13 +10,13 @@ final class SegmentWriter {
     private let lengths: [UInt16]
     private let averageLength: Double
     private let emit: (_ chunk: Int, _ bytes: [UInt8]) throws -> Void
-    // Unchecked: these are touched for every posting written, and only by this writer's own
+    private let pending = ByteBuffer(capacity: SegmentWriter.chunkBytes * 2)
+    private let dictionary = ByteBuffer()
+    // Unchecked: these are touched for every term written, and only by this writer's own
     // methods, which never overlap (a class's stored properties are otherwise checked for
     // exclusive access at run time on each access).
-    private let pending = ByteBuffer(capacity: SegmentWriter.chunkBytes * 2)
     @exclusivity(unchecked) private var written = 0
     @exclusivity(unchecked) private var chunks = 0
-    private let dictionary = ByteBuffer()
     @exclusivity(unchecked) private var entryOffsets: [UInt32] = []
 
     /// - Parameters:
@@ -204,7 +204,7 @@ final class SegmentWriter {
         let entriesStart = UInt32(4 + entryOffsets.count * 4)
         for entry in entryOffsets { head.u32(entriesStart + entry) }
         try append(head.bytes)
-        try append(dictionary.bytes(0..<dictionary.count))
+        pending.append(dictionary.bytes)
         try flush(final: true)
         return (documentsOffset, dictionaryOffset, written, entryOffsets.count)
     }
