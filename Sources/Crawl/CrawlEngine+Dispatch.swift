@@ -28,7 +28,7 @@ extension CrawlEngine {
                 return
             case .claim:
                 // Links found since the last flush are only claimable once written.
-                if !batch.newURLs.isEmpty { try flush(now: now) }
+                if !batch.newURLs.isEmpty { try flushLinks(now: now) }
                 hosts[origin]?.supply(try store.claim(origin: origin, now: now, limit: 32))
             case .exclude(let entry, let reason, let due, let deleteItem):
                 report.skip(reason)

@@ -14,8 +14,10 @@ import WebURL
 ///
 /// Threads: the caller's thread coordinates (host machines, the batch, the store); the
 /// downloader calls back on its own; a concurrent queue analyses; events come back through
-/// a locked ``Inbox``. Crash safety is the store's: each batch writes items before the
-/// frontier, so a killed run refetches what it did not record, never losing an item.
+/// a locked ``Inbox``; the embedded store's items are written on a thread of their own
+/// (``ItemWriteQueue``). Crash safety: a batch's items are written before the frontier
+/// records the pages they came from, so a killed run refetches what it did not record,
+/// never losing an item.
 public final class CrawlEngine {
     /// A host backed off for longer than this is left for a later run rather than waited for.
     static let longestWait: TimeInterval = 30
@@ -42,6 +44,13 @@ public final class CrawlEngine {
     var fleet: FleetMembership
     /// Hosts another worker holds: not asked for again this run.
     var declined = Set<String>()
+    /// Writes items off this thread, when the store has a writer for them.
+    private(set) var itemWrites: ItemWriteQueue?
+    /// The records of batches whose items are being written, oldest first, with their flush time.
+    var unrecorded: [(records: CrawlBatch, now: Date)] = []
+    /// Batches whose items may be written or waiting to be recorded at once: a flush past it
+    /// waits for the oldest (memory stays bounded when the index falls behind).
+    static let itemBatchesInFlight = 2
 
     public init(configuration: CrawlConfiguration, store: CrawlStore, downloader: Downloader, warc: WARCWriter?, runID: String) throws {
         self.configuration = configuration
@@ -65,6 +74,8 @@ public final class CrawlEngine {
         analyzer = PageAnalyzer(builder: builder, admission: admission, templates: SiteTemplates())
         report = RunReport(id: runID, started: configuration.clock.now)
         fleet = FleetMembership(started: configuration.clock.now)
+        let inbox = self.inbox
+        itemWrites = try store.makeItemWriter().map { ItemWriteQueue(writer: $0, wake: { inbox.wake() }) }
     }
 
     /// A run on the data folder: the embedded store, libcurl, WARC files in `warc/`.
@@ -122,6 +133,7 @@ public final class CrawlEngine {
             if stopping == nil {
                 if shouldStop() { stopping = "signal" } else if now.timeIntervalSince(started) >= configuration.maximumTime { stopping = "max-time" }
             }
+            try recordWrittenItems()
             for event in inbox.drain() { try handle(event, now: now) }
             if stopping == nil { try dispatch(now: now) }
             if stopping == nil, dispatchedPages >= configuration.maximumPages, hasWork(now: now) { stopping = "max-pages" }
@@ -178,6 +190,10 @@ public final class CrawlEngine {
         try store.release(unsent)
         let finished = configuration.clock.now
         try flush(now: finished)
+        while !unrecorded.isEmpty {
+            itemWrites?.waitForAWrite()
+            try recordWrittenItems()
+        }
         let schedule = try store.schedule(now: finished)
         report.due = schedule.due
         report.nextDue = schedule.next
@@ -245,15 +261,47 @@ public final class CrawlEngine {
 
     // MARK: writing
 
-    /// Commits what has accumulated, as one batch.
+    /// Commits what has accumulated. With an item writer: the links now, the items on the
+    /// writer's thread, their records once they are written (``recordWrittenItems()``);
+    /// else the whole batch in one commit.
     func flush(now: Date) throws {
         lastFlush = now
         for (origin, host) in hosts where host.hasSent { batch.nextAllowed[origin] = host.readyAt }
         guard !batch.isEmpty else { return }
-        let result = try store.commit(batch, now: now)
-        report.discovered += result.discovered
-        report.deleted += result.deleted
+        let written = batch
         batch = CrawlBatch()
+        guard let itemWrites else {
+            let result = try store.commit(written, now: now)
+            report.discovered += result.discovered
+            report.deleted += result.deleted
+            return
+        }
+        report.discovered += try store.commitLinks(written, now: now)
+        while unrecorded.count >= Self.itemBatchesInFlight {
+            itemWrites.waitForAWrite()
+            try recordWrittenItems()
+        }
+        itemWrites.submit(written.items, now: now)
+        unrecorded.append((written.records, now))
+    }
+
+    /// Writes the links found since the last flush, so that a claim sees them; the items and
+    /// their records wait for the next flush. Without an item writer, flushes everything.
+    func flushLinks(now: Date) throws {
+        guard itemWrites != nil else { return try flush(now: now) }
+        report.discovered += try store.commitLinks(batch, now: now)
+        batch.removeLinks()
+    }
+
+    /// Records the batches whose items the writer has written, oldest first. A write that
+    /// failed ends the run with its error (its pages stay unrecorded: fetched again next run).
+    func recordWrittenItems() throws {
+        guard let itemWrites else { return }
+        for result in itemWrites.takeFinished() {
+            report.deleted += try result.get()
+            let (records, now) = unrecorded.removeFirst()
+            try store.commitRecords(records, now: now)
+        }
     }
 }
 

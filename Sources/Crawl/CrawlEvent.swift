@@ -29,6 +29,11 @@ final class Inbox: Sendable {
         }
     }
 
+    /// Rouses a waiting coordinator without an event (an item write finished).
+    func wake() {
+        signal.signal()
+    }
+
     /// Waits until something is posted or `timeout` seconds pass.
     func wait(timeout: Double) {
         _ = signal.wait(timeout: .now() + timeout)

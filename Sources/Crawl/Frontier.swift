@@ -154,6 +154,11 @@ final class Frontier {
     /// Claims up to `limit` URLs of one origin: those due again first (most overdue
     /// first), then new ones (sitemap URLs first, then the shallowest).
     func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
+        // One transaction: its marks are one write to the log, not one each.
+        try transaction { try claimRows(origin: origin, now: now, limit: limit) }
+    }
+
+    private func claimRows(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
         var entries: [FrontierEntry] = []
         // Every row read is claimed, also one whose URL no longer parses (it is never
         // handed out, and a run does not read it again).

@@ -7,6 +7,7 @@ import WebURL
 public final class LocalCrawlStore: CrawlStore {
     private let frontier: Frontier
     private let index: SearchIndex
+    private let indexPath: String
 
     public var isShared: Bool { false }
     public func originsHeldElsewhere(now: Date) throws -> Int { 0 }
@@ -17,6 +18,7 @@ public final class LocalCrawlStore: CrawlStore {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let folder = DataFolder(dataDirectory)
         frontier = try Frontier(path: folder.frontierPath)
+        indexPath = folder.indexPath
         // Not mapped: the crawl appends, and mapped pages it touched would count as its memory.
         index = try SearchIndex(path: folder.indexPath, mappedBytes: 0)
     }
@@ -49,25 +51,62 @@ public final class LocalCrawlStore: CrawlStore {
     }
 
     public func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int) {
-        var deleted = 0
-        if !batch.upserts.isEmpty || !batch.deletes.isEmpty || !batch.confirmations.isEmpty {
-            var write = SearchIndex.Batch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
-            write.confirmations = batch.confirmations
-            deleted = try index.commit(write, now: now).deleted
-        }
+        let deleted = try LocalItemWriter.write(batch, to: index, now: now)
         let discovered = try frontier.transaction {
-            let discovered = try frontier.add(batch.newURLs, now: now)
-            for note in batch.sitemapNotes {
-                try frontier.noteSitemapEntry(note.url, lastModified: note.lastModified, changeFrequency: note.changeFrequency, now: now)
-            }
-            try frontier.record(batch.outcomes, now: now)
-            for (id, due) in batch.postponed { try frontier.postpone(id, until: due) }
-            for (hash, url) in batch.contents { try frontier.recordContent(hash, url: url) }
-            for (origin, url, simhash) in batch.fingerprints { try frontier.recordFingerprint(simhash, url: url, origin: origin) }
-            for record in batch.hosts.values { try frontier.save(record) }
+            let discovered = try writeLinks(batch, now: now)
+            try writeRecords(batch, now: now)
             return discovered
         }
         return (discovered, deleted)
+    }
+
+    /// A writer with a connection of its own to `index.sqlite`: the frontier is another file.
+    public func makeItemWriter() throws -> (any CrawlItemWriter)? { try LocalItemWriter(path: indexPath) }
+
+    public func commitLinks(_ batch: CrawlBatch, now: Date) throws -> Int {
+        try frontier.transaction { try writeLinks(batch, now: now) }
+    }
+
+    public func commitRecords(_ batch: CrawlBatch, now: Date) throws {
+        try frontier.transaction { try writeRecords(batch, now: now) }
+    }
+
+    private func writeLinks(_ batch: CrawlBatch, now: Date) throws -> Int {
+        let discovered = try frontier.add(batch.newURLs, now: now)
+        for note in batch.sitemapNotes {
+            try frontier.noteSitemapEntry(note.url, lastModified: note.lastModified, changeFrequency: note.changeFrequency, now: now)
+        }
+        for (id, due) in batch.postponed { try frontier.postpone(id, until: due) }
+        for record in batch.hosts.values { try frontier.save(record) }
+        return discovered
+    }
+
+    private func writeRecords(_ batch: CrawlBatch, now: Date) throws {
+        try frontier.record(batch.outcomes, now: now)
+        for (hash, url) in batch.contents { try frontier.recordContent(hash, url: url) }
+        for (origin, url, simhash) in batch.fingerprints { try frontier.recordFingerprint(simhash, url: url, origin: origin) }
+    }
+}
+
+/// The embedded store's item writer: its own connection to `index.sqlite`, not mapped (the
+/// crawl appends, and mapped pages it touched would count as its memory).
+final class LocalItemWriter: CrawlItemWriter {
+    private let index: SearchIndex
+
+    init(path: String) throws {
+        index = try SearchIndex(path: path, mappedBytes: 0)
+    }
+
+    func write(_ batch: CrawlBatch, now: Date) throws -> Int {
+        try Self.write(batch, to: index, now: now)
+    }
+
+    /// Writes a batch's upserts, deletes and confirmations to `index`; returns how many items were deleted.
+    static func write(_ batch: CrawlBatch, to index: SearchIndex, now: Date) throws -> Int {
+        guard !batch.upserts.isEmpty || !batch.deletes.isEmpty || !batch.confirmations.isEmpty else { return 0 }
+        var write = SearchIndex.Batch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
+        write.confirmations = batch.confirmations
+        return try index.commit(write, now: now).deleted
     }
 }
 

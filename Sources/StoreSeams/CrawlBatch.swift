@@ -33,6 +33,35 @@ public struct CrawlBatch: Sendable {
             && postponed.isEmpty && contents.isEmpty && fingerprints.isEmpty && hosts.isEmpty
     }
 
+    /// The index's part: upserts, deletes and confirmations.
+    public var items: CrawlBatch {
+        var part = CrawlBatch()
+        (part.upserts, part.deletes, part.confirmations) = (upserts, deletes, confirmations)
+        return part
+    }
+
+    /// What may be written before the batch's items, since a crash after it loses nothing:
+    /// new URLs, sitemap notes, postponements and host records.
+    public var links: CrawlBatch {
+        var part = CrawlBatch()
+        (part.newURLs, part.sitemapNotes, part.postponed, part.hosts, part.nextAllowed) = (newURLs, sitemapNotes, postponed, hosts, nextAllowed)
+        return part
+    }
+
+    /// Leaves out what ``links`` holds, once it is written.
+    public mutating func removeLinks() {
+        (newURLs, sitemapNotes, postponed, hosts, nextAllowed) = ([], [], [], [:], [:])
+    }
+
+    /// What records the batch's items, written only after them: a page's outcome (its item
+    /// id), the digests and fingerprints of pages indexed. Written first, a crash would leave
+    /// a page recorded whose item was never written.
+    public var records: CrawlBatch {
+        var part = CrawlBatch()
+        (part.outcomes, part.contents, part.fingerprints) = (outcomes, contents, fingerprints)
+        return part
+    }
+
     /// Deletes an item, dropping an upsert of it from this batch.
     public mutating func delete(_ id: String) {
         deletes.insert(id)

@@ -58,4 +58,29 @@ public protocol CrawlStore: AnyObject {
     /// Writes a batch: items first, then the frontier (a crash between them refetches a
     /// page, never loses or doubles an item). Returns new URLs added and items deleted.
     func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int)
+
+    /// For a store whose items live apart from its frontier: a writer of batches' items that
+    /// the engine runs on a thread of its own, so that fetching and dispatching go on while
+    /// the index writes. The engine then writes a batch in three steps: its links at once
+    /// (``commitLinks(_:now:)``), its items on the writer's thread, and what records them
+    /// (``commitRecords(_:now:)``) once they are written — items before their records, as
+    /// ``commit(_:now:)`` writes them. Nil (the default) when one transaction writes both.
+    func makeItemWriter() throws -> (any CrawlItemWriter)?
+    /// Writes ``CrawlBatch/links``; returns how many URLs were new.
+    func commitLinks(_ batch: CrawlBatch, now: Date) throws -> Int
+    /// Writes ``CrawlBatch/records``, whose items are written.
+    func commitRecords(_ batch: CrawlBatch, now: Date) throws
+}
+
+extension CrawlStore {
+    public func makeItemWriter() throws -> (any CrawlItemWriter)? { nil }
+    public func commitLinks(_ batch: CrawlBatch, now: Date) throws -> Int { try commit(batch.links, now: now).discovered }
+    public func commitRecords(_ batch: CrawlBatch, now: Date) throws { _ = try commit(batch.records, now: now) }
+}
+
+/// Writes the items of a store's batches (``CrawlStore/makeItemWriter()``), in the order
+/// given. Made on the coordinator's thread, then used by the writer's thread alone.
+public protocol CrawlItemWriter: AnyObject {
+    /// Writes ``CrawlBatch/items``; returns how many items were deleted.
+    func write(_ batch: CrawlBatch, now: Date) throws -> Int
 }
