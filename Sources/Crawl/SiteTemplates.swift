@@ -40,21 +40,24 @@ final class SiteTemplates: Sendable {
             {
                 state.origins[stale] = nil
             }
-            var site = state.origins[origin] ?? Origin()
-            site.used = state.clock
-            var repeated = Set<UInt64>()
-            for hash in Set(blocks) {
-                let seen = site.counts[hash] ?? 0
-                if Int(seen) >= Self.pagesToRepeat { repeated.insert(hash) }
-                site.counts[hash] = seen + 1
-            }
-            if site.counts.count > Self.blocksPerOrigin {
-                // Keep the blocks seen most: template text is seen on every page.
-                let kept = site.counts.sorted { $0.value > $1.value }.prefix(Self.blocksPerOrigin / 2)
-                site.counts = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
-            }
-            state.origins[origin] = site
-            return repeated
+            // Changed in place: a copy taken out of the dictionary would copy its counts.
+            return Self.record(Set(blocks), in: &state.origins[origin, default: Origin()], clock: state.clock)
         }
+    }
+
+    private static func record(_ blocks: Set<UInt64>, in site: inout Origin, clock: UInt64) -> Set<UInt64> {
+        site.used = clock
+        var repeated = Set<UInt64>()
+        for hash in blocks {
+            let seen = site.counts[hash] ?? 0
+            if Int(seen) >= pagesToRepeat { repeated.insert(hash) }
+            site.counts[hash] = seen + 1
+        }
+        if site.counts.count > blocksPerOrigin {
+            // Keep the blocks seen most: template text is seen on every page.
+            let kept = site.counts.sorted { $0.value > $1.value }.prefix(blocksPerOrigin / 2)
+            site.counts = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
+        return repeated
     }
 }

@@ -127,8 +127,8 @@ public struct MainText: Sendable, Hashable {
         })
     }
 
-    /// A fingerprint of each content block of 25 bytes or more (FNV-1a of its text), for
-    /// recognising text a site repeats on every page.
+    /// A fingerprint of each content block of 25 bytes or more (``WordHash`` of its text), for
+    /// recognising text a site repeats on every page (in memory, for one crawl).
     public func contentHashes() -> [UInt64] {
         zip(blocks, verdicts).compactMap { block, verdict in
             guard verdict == .content, block.bytes >= 25 else { return nil }
@@ -136,7 +136,7 @@ public struct MainText: Sendable, Hashable {
         }
     }
 
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { FNV1a.hash(bytes) }
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { WordHash.hash(UnsafeRawBufferPointer(bytes)) }
 
     /// Copies `bytes` leaving out U+00AD (soft hyphen), U+200B (zero-width space), U+2060
     /// (word joiner) and U+FEFF (BOM): invisible, and they split words. The zero-width

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// Collects a page's text as blocks for ``MainText``, from the parser's events, in the
 /// same pass as the rest of extraction: every block-level element starts a node of a tree
 /// that mirrors the page's layout, every run of text between block boundaries is a block
@@ -129,7 +131,7 @@ final class MainTextCollector {
                     count &+= 8
                     index &+= 8
                     // Commas are rare, and a popcount without the instruction is not cheap.
-                    let commaBytes = Self.bytesEqual(word, 0x2C)
+                    let commaBytes = ByteScan.equalBytes(word, 0x2C)
                     if commaBytes != 0 { commas &+= commaBytes.nonzeroBitCount }
                     lastWasSpace = spaces >> 63 != 0
                     continue
@@ -189,19 +191,10 @@ final class MainTextCollector {
         let high: UInt64 = 0x8080_8080_8080_8080
         // Some byte below 0x20 (exact as a whole, whatever the bytes).
         guard (word &- 0x2020_2020_2020_2020) & ~word & high == 0 else { return nil }
-        if word & high != 0, bytesEqual(word, 0xC2) | bytesEqual(word, 0xE2) | bytesEqual(word, 0xEF) != 0 { return nil }
-        let spaces = bytesEqual(word, 0x20)
+        if word & high != 0, ByteScan.equalBytes(word, 0xC2) | ByteScan.equalBytes(word, 0xE2) | ByteScan.equalBytes(word, 0xEF) != 0 { return nil }
+        let spaces = ByteScan.equalBytes(word, 0x20)
         guard spaces & (spaces << 8) == 0 else { return nil }
         return spaces
-    }
-
-    /// 0x80 in each byte of `word` that equals `byte`, 0 elsewhere (exact: the high bits are
-    /// set aside before adding, so no carry crosses a byte).
-    @inline(__always)
-    static func bytesEqual(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        let x = word ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
-        return ~(((x & low) &+ low) | x | low)
     }
 
     /// Ends the block being collected, if it has any text.

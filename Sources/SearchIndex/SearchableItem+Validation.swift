@@ -229,22 +229,22 @@ extension SearchableItem {
     }
 
     private static func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>, multiline: Bool) -> Bool {
-        var previous: UInt8 = 0
         var index = 0
-        while index < bytes.count {
-            // Printable ASCII is skipped in words; it is no control and no 0xC2 lead.
-            let next = ByteScan.firstNonPrintableASCII(bytes, from: index)
-            if next > index {
-                previous = 0
-                index = next
-                continue
-            }
+        while true {
+            // Only these bytes can begin a control character; the rest, CJK and other
+            // multi-byte text included, is skipped in words.
+            index = ByteScan.firstControlCandidate(bytes, from: index)
+            guard index < bytes.count else { return false }
             let byte = bytes[index]
-            if byte < 0x20, !(multiline && (byte == 0x09 || byte == 0x0A || byte == 0x0D)) { return true }
-            if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
-            previous = byte
+            switch byte {
+            case 0xC2:
+                if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+            case 0x09, 0x0A, 0x0D:
+                if !multiline { return true }
+            default:
+                return true
+            }
             index += 1
         }
-        return false
     }
 }

@@ -12,15 +12,26 @@ public enum ByteScan {
         firstMatch(bytes, from: start, wordTest: { $0 & highBits != 0 }, byteTest: { $0 >= 0x80 })
     }
 
-    /// The index of the first byte outside printable ASCII (0x20–0x7E) at or after `start`;
-    /// `bytes.count` when none.
+    /// The index of the first byte at or after `start` that may begin a control character in
+    /// UTF-8: a C0 control (below 0x20), DEL (0x7F), or 0xC2, the lead byte of U+0080–U+00BF,
+    /// among them the C1 controls; `bytes.count` when none. Every other byte, the rest of
+    /// multi-byte text included, is skipped eight at a time.
     @inlinable @inline(__always)
-    public static func firstNonPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    public static func firstControlCandidate(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         firstMatch(bytes, from: start, wordTest: { word in
-            // A byte below 0x20 (its borrow sets the high bit where the byte's own is clear),
-            // or a byte above 0x7E (adding 1 carries into the high bit, or it was set).
-            (((word &- 0x20 &* ones) & ~word) | ((word &+ ones) | word)) & highBits != 0
-        }, byteTest: { $0 < 0x20 || $0 > 0x7E })
+            // A byte below 0x20 (exact as a whole: the first such byte borrows; any borrow
+            // comes from one), or a byte equal to 0x7F or 0xC2.
+            ((word &- 0x20 &* ones) & ~word & highBits) | equalBytes(word, 0x7F) | equalBytes(word, 0xC2) != 0
+        }, byteTest: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 })
+    }
+
+    /// 0x80 in each byte of `word` that equals `byte`, 0 elsewhere (exact: the high bits are
+    /// set aside before adding, so no carry crosses a byte).
+    @inlinable @inline(__always)
+    public static func equalBytes(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let x = word ^ (UInt64(byte) &* ones)
+        return ~(((x & low) &+ low) | x | low)
     }
 
     @usableFromInline @inline(__always)

@@ -44,6 +44,10 @@ import Testing
         #expect(SearchableItem.clean("é" + String(repeating: "é", count: 10), limit: 5, multiline: false) == "éé", "cut on a scalar boundary")
         #expect(cleaned.contentDescription == "one\ntwo", "a multi-line field keeps its line break, loses the C1 control")
         #expect(cleaned.address?.utf8.count == SearchableItem.Limits.addressBytes)
+        // Multi-byte text is no control character, U+00A0 neither; U+0085 after it is one.
+        #expect(try item { $0.title = "天气预订\u{A0}café 旅行" }.validated(.pushed, now: now).title == "天气预订\u{A0}café 旅行")
+        let c1 = #expect(throws: SearchableItem.Problem.self) { try item { $0.title = "天气预订 旅行\u{85}" }.validated(.pushed, now: now) }
+        #expect(c1?.kind == .controlCharacter)
         let empty = #expect(throws: SearchableItem.Problem.self) { try item { $0.title = " \u{1} " }.validated(.rendered, now: now) }
         #expect(empty?.kind == .empty && empty?.field == "title")
     }

@@ -105,19 +105,25 @@ import TextUtilities
 @Suite struct ByteScanTests {
     @Test func scansAgreeWithAByteLoop() {
         var generator = SystemRandomNumberGenerator()
-        let interesting: [UInt8] = [0x00, 0x09, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0xC2, 0xFF]
-        for _ in 0..<3_000 {
+        let interesting: [UInt8] = [0x00, 0x09, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0x9F, 0xA0, 0xC1, 0xC2, 0xC3, 0xE2, 0xFF]
+        for round in 0..<6_000 {
             let count = Int.random(in: 0...40, using: &generator)
-            var bytes = (0..<count).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+            // Half the rounds over printable ASCII, half over the bytes of multi-byte text too.
+            let plain: ClosedRange<UInt8> = round % 2 == 0 ? 0x20...0x7E : 0x20...0xFF
+            var bytes = (0..<count).map { _ in
+                var byte = UInt8.random(in: plain, using: &generator)
+                while byte == 0x7F || byte == 0xC2 { byte = UInt8.random(in: plain, using: &generator) }
+                return byte
+            }
             for _ in 0..<Int.random(in: 0...2, using: &generator) where count > 0 {
                 bytes[Int.random(in: 0..<count, using: &generator)] = interesting.randomElement(using: &generator)!
             }
             let start = Int.random(in: 0...count, using: &generator)
             bytes.withUnsafeBufferPointer { buffer in
                 let nonASCII = (start..<count).first { bytes[$0] >= 0x80 } ?? count
-                let nonPrintable = (start..<count).first { bytes[$0] < 0x20 || bytes[$0] > 0x7E } ?? count
+                let candidate = (start..<count).first { bytes[$0] < 0x20 || bytes[$0] == 0x7F || bytes[$0] == 0xC2 } ?? count
                 #expect(ByteScan.firstNonASCII(buffer, from: start) == nonASCII, "\(bytes) from \(start)")
-                #expect(ByteScan.firstNonPrintableASCII(buffer, from: start) == nonPrintable, "\(bytes) from \(start)")
+                #expect(ByteScan.firstControlCandidate(buffer, from: start) == candidate, "\(bytes) from \(start)")
             }
         }
     }

@@ -1,3 +1,4 @@
+import TextUtilities
 import Glibc
 
 /// Interns terms (byte strings) to dense ids: an open-addressing hash table over one byte
@@ -127,33 +128,9 @@ final class TermTable {
         }
     }
 
-    /// A 64-bit hash of a term, eight bytes at a time (multiply and fold, then a final mix):
-    /// terms are short, and a byte-at-a-time hash was a visible part of indexing.
+    /// Terms are short, and a byte-at-a-time hash was a visible part of indexing.
     @inline(__always)
-    static func hash(_ term: UnsafeRawBufferPointer) -> UInt64 {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash = UInt64(truncatingIfNeeded: term.count) &* multiplier
-        guard let base = term.baseAddress else { return hash }
-        var offset = 0
-        while offset + 8 <= term.count {
-            hash = (hash ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
-            hash ^= hash >> 29
-            offset += 8
-        }
-        if offset < term.count {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < term.count {
-                tail |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << shift
-                shift += 8
-                offset += 1
-            }
-            hash = (hash ^ tail) &* multiplier
-        }
-        hash ^= hash >> 32
-        hash = hash &* 0xD6E8_FEB8_6659_FD93
-        return hash ^ (hash >> 32)
-    }
+    static func hash(_ term: UnsafeRawBufferPointer) -> UInt64 { WordHash.hash(term) }
 
     /// Ids in byte order of their terms. Each term's first 8 bytes, big-endian and padded
     /// with zeros, order it as its bytes do unless two prefixes are equal: only then are the
