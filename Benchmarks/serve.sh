@@ -7,7 +7,8 @@
 #
 # usage: Benchmarks/serve.sh
 #   (ITEMS=100000 THREADS=4 SERVER_THREADS=4 DURATION=30 WRITE_DURATION=60 PORT=18090 WEB_PORT=18080
-#    CRAWL_NICE=0: the crawl's niceness, as a scheduled crawl beside a search service would run)
+#    CRAWL_NICE=0: the crawl's niceness, as a scheduled crawl beside a search service would run;
+#    CRAWL_DELAY=0.1: seconds between two requests to one of its 20 hosts, which sets its pace)
 # Needs wrk and nginx (apt-get install -y wrk nginx-light) and python3. Prints one JSON
 # object per measurement on stdout.
 set -euo pipefail
@@ -135,7 +136,7 @@ for cache in 0 60; do
   start_server "$cache"
   [ "$cache" = 0 ] || warm_up
   rm -f "$work/data/frontier.sqlite"*
-  nice -n "${CRAWL_NICE:-0}" "$searchlight" crawl "${seeds[@]}" --data "$work/data" --delay 0.1 --per-host 1 --allow-private --no-warc "${resolve[@]}" \
+  nice -n "${CRAWL_NICE:-0}" "$searchlight" crawl "${seeds[@]}" --data "$work/data" --delay "${CRAWL_DELAY:-0.1}" --per-host 1 --allow-private --no-warc "${resolve[@]}" \
     --max-time "$((write_duration + 10))" --json > "$work/crawl-report.json" &
   crawl_pid=$!
   sleep 2
