@@ -164,11 +164,12 @@ public final class HTTPServer: Sendable {
         return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
     }
 
-    /// Requests being handled right now.
+    /// Requests being handled or answered right now (from their handler's start until their
+    /// response is sent or their connection closes).
     public var activeRequests: Int { context.active.load(ordering: .relaxed) }
 
-    /// Stops accepting connections, lets running requests finish for up to `gracePeriod`
-    /// seconds, then closes everything. Safe to call more than once.
+    /// Stops accepting connections, lets running requests finish and their responses go out
+    /// for up to `gracePeriod` seconds, then closes everything. Safe to call more than once.
     public func stop(gracePeriod: Double = 5) {
         daemon.withLock { daemon in
             guard let running = daemon?.pointer else { return }

@@ -103,8 +103,7 @@ final class ServerContext: @unchecked Sendable {
             return .YES
         }
         if state.overBudget { return Self.queue(busy, on: connection) }
-        active.add(1, ordering: .relaxed)
-        defer { active.subtract(1, ordering: .relaxed) }
+        state.countInFlight(on: self)
         let response = handler(request(connection, url, method, body: state.body, tooLarge: state.tooLarge, admission: state.context))
         state.body = []
         state.release()
@@ -183,6 +182,8 @@ final class RequestState {
     /// Bytes of the server's body budget this request holds.
     private var charged = 0
     private var holdsUploadSlot = false
+    /// The server counting this request in flight (``countInFlight(on:)``).
+    private var inFlight: ServerContext?
 
     init(budget: BodyBudget) {
         self.budget = budget
@@ -214,8 +215,18 @@ final class RequestState {
         charged = 0
     }
 
+    /// Counts the request in `server`'s requests in flight until it is over: a graceful stop
+    /// waits until its response is sent, not only until its handler returns (the response
+    /// is written after, and closing the connection then would lose it).
+    func countInFlight(on server: ServerContext) {
+        server.active.add(1, ordering: .relaxed)
+        inFlight = server
+    }
+
     /// The request is over (answered, or its connection closed).
     func finish() {
+        inFlight?.active.subtract(1, ordering: .relaxed)
+        inFlight = nil
         release()
         if holdsUploadSlot { budget.releaseUploadSlot(holder) }
         holdsUploadSlot = false

@@ -228,4 +228,27 @@ import Testing
         #expect(connection.receive(timeout: 5).hasSuffix("finished\n"), "the request in flight was answered")
         #expect(RawConnection(port: port) == nil, "nothing listens any more")
     }
+
+    /// A response is written after its handler returns: a stop must wait until it is sent,
+    /// not only until the handler is done, or a large answer is cut off.
+    @Test func stoppingLetsAnAnsweredRequestsResponseGoOutWhole() throws {
+        let started = DispatchSemaphore(value: 0)
+        let body = String(repeating: "x", count: 16 << 20) + "end\n"
+        let server = try HTTPServer { _ in
+            started.signal()
+            return .text(body)
+        }
+        let connection = try #require(RawConnection(port: server.port))
+        connection.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        started.wait()
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.stop(gracePeriod: 30)
+            stopped.signal()
+        }
+        let received = connection.receive(timeout: 60)
+        stopped.wait()
+        let answered = received.hasPrefix("HTTP/1.1 200"), whole = received.hasSuffix("\r\n\r\n" + body)
+        #expect(answered && whole, "the whole answer: \(received.utf8.count) bytes received of \(body.utf8.count) in the body")
+    }
 }
