@@ -14,12 +14,9 @@ shift $(( $# >= 3 ? 3 : $# )); [ "${1:-}" = "--" ] && shift
 extra=("$@")
 bench=${BENCH:-../shared/bench}
 work=$(mktemp -d); chmod 755 "$work"
-port=$((20000 + RANDOM % 20000))
-python3 "$bench/synthweb.py" "$work/web" --hosts 20 --pages 500 --kb 40 --scheme http --origin-suffix ":$port" >/dev/null
-nginx_pid=$(bash "$bench/serve_web.sh" "$work/web" "$port" "$work/ng")
+. Benchmarks/served_web.sh
+serve_synthetic_web "$work"
 trap 'kill "$nginx_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-args=(); seeds=()
-for h in $(ls "$work/web"); do args+=(--resolve "$h:$port:127.0.0.1"); seeds+=("http://$h:$port/"); done
 
 crawl() {  # $1: binary, $2: label; prints "label us_per_page user sys pages_per_s rss_mb indexed"
   rm -rf "$work/data"

@@ -19,12 +19,9 @@ swift build -c release --product searchlight >/dev/null
 searchlight=$PWD/.build/release/searchlight
 
 rm -rf "$work"; mkdir -p "$work"; chmod 755 "$work"
-port=$((20000 + RANDOM % 20000))
-python3 "$bench/synthweb.py" "$work/web" --hosts 20 --pages 500 --kb 40 --scheme http --origin-suffix ":$port" >/dev/null
-nginx_pid=$(bash "$bench/serve_web.sh" "$work/web" "$port" "$work/ng")
+. Benchmarks/served_web.sh
+serve_synthetic_web "$work"
 trap 'kill "$nginx_pid" 2>/dev/null || true' EXIT
-args=(); seeds=()
-for h in $(ls "$work/web"); do args+=(--resolve "$h:$port:127.0.0.1"); seeds+=("http://$h:$port/"); done
 
 perf record -q -F "$freq" --call-graph dwarf,16384 -o "$work/perf.data" -- \
   "$searchlight" crawl "${seeds[@]}" --data "$work/data" "${args[@]}" --allow-private \
