@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "WebURLTests", dependencies: ["WebURL", "JSON", "SearchlightTestSupport"]),
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL", "SearchlightTestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "JSON", "SQLite", "WebURL"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "JSON", "SQLite", "TextUtilities", "WebURL"]),
         .testTarget(name: "PageItemsTests", dependencies: ["PageItems", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip", "JSON", "SearchlightTestSupport"]),
         .testTarget(
@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "searchlight-bench",
             dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore",
-                           "Fetch", "HTTPServer", "Router", "Service", "StoreSeams"],
+                           "Fetch", "HTTPServer", "Router", "Service", "StoreSeams", "TextUtilities"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]
 )

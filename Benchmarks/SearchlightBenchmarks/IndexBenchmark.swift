@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import SQLite
 import SearchIndex
+import TextUtilities
 
 /// Bulk indexing and query latency of ``SearchIndex`` next to raw SQLite FTS5 (a plain
 /// `unicode61` table, the same rows, the same batches) in the same run.
@@ -277,19 +278,10 @@ enum IndexBenchmark {
     }
 }
 
-/// A small deterministic random generator, so both sides see the same corpus every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+/// The corpus's generator: the same sequence every run, so both sides see the same corpus.
+typealias SplitMix = SplitMix64
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     mutating func next(in range: ClosedRange<UInt64>) -> UInt64 {
         range.lowerBound + next() % (range.upperBound - range.lowerBound + 1)
     }

@@ -242,12 +242,7 @@ enum FNV {
 
     static func finish(_ hash: UInt64) -> UInt64 { mix(hash) }
 
-    static func mix(_ value: UInt64) -> UInt64 {
-        var z = value &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    static func mix(_ value: UInt64) -> UInt64 { SplitMix64.mix(value &+ 0x9E37_79B9_7F4A_7C15) }
 
     /// A string's hash (the URL of a page, for the near-duplicate index).
     static func hash(_ text: String) -> UInt64 { finish(FNV1a.hash(text.utf8)) }

@@ -11,7 +11,7 @@ extension SearchRouter {
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         let search = try SearchService.searchRequest(request, maximumResults: configuration.maximumSearchLimit, now: Date())
-        var map = self.map
+        var map = mapForSearch()
         guard map.count > 0 else {
             count(\.failed)
             throw APIError(503, "no-nodes", "no search node of the store is reporting; start `searchlight serve --store …` nodes")

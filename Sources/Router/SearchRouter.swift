@@ -81,6 +81,26 @@ public final class SearchRouter: Sendable {
     /// The shards and replicas searches go to now.
     public var map: ShardMap { current.withLock { $0 } }
 
+    /// The map for a search: when a shard has no live replica in it (a router started with
+    /// its nodes has read the table before the last ones reported), the table is read again
+    /// first — at most every ``forcedRefreshInterval``, so a shard that is really gone does
+    /// not make every search read the store.
+    func mapForSearch() -> ShardMap {
+        let map = self.map
+        guard map.count == 0 || !map.missing.isEmpty else { return map }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due = lastForcedRefresh.withLock { last in
+            guard now &- last >= Self.forcedRefreshInterval else { return false }
+            last = now
+            return true
+        }
+        if due { refresh() }
+        return self.map
+    }
+
+    static let forcedRefreshInterval: UInt64 = 200_000_000
+    private let lastForcedRefresh = Mutex<UInt64>(0)
+
     /// Reads the node table once.
     public func refresh() {
         do {

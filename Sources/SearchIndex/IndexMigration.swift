@@ -1,3 +1,4 @@
+import Glibc
 import SQLite
 
 /// Brings an index of an older schema version to ``IndexSchema/version`` in place, in one
@@ -33,7 +34,7 @@ enum IndexMigration {
                 let rowid = Int64(rows.int(0))
                 let text = [rows.string(4) ?? "", rows.string(5) ?? "", rows.string(6) ?? "", rows.string(24) ?? ""]
                 let length = builder.analyze(columns: text, tokenizer: tokenizer, language: nil)
-                builder.assign(rowid: rowid)
+                builder.assign(rowid: rowid, key: ItemKey(owner: ItemKey.owner(stored: rows.string(20)), identifier: rows.string(1) ?? "").orderKey)
                 var values: [SQLiteValue] = [.integer(rowid)]
                 for column in 1...23 { values.append(value(rows, Int32(column))) }
                 values.append(.integer(Int64(length)))
@@ -63,6 +64,7 @@ enum IndexMigration {
             try connection.execute("DROP TABLE items_v1; DROP TABLE IF EXISTS items_vocab; DROP TABLE IF EXISTS items_fts;")
             try moveEngagement(connection)
             try IndexSchema.setVersion(connection)
+            try setSegmentFormat(connection)
         }
         try IndexWriter.mergeSegments(connection)
     }
@@ -113,8 +115,38 @@ enum IndexMigration {
             try moveEngagement(connection)
             try rebuildPostings(connection, tokenizer: tokenizer)
             try IndexSchema.setVersion(connection)
+            try setSegmentFormat(connection)
         }
         try IndexWriter.mergeSegments(connection)
+    }
+
+    /// Segments written in an older ``SegmentLayout/version`` rebuilt from the items, in one
+    /// transaction (a crash half-way leaves the old segments, rebuilt at the next open); a
+    /// line on standard error says so when there are items to read again, as a large index
+    /// takes minutes.
+    static func rebuildOutdatedSegments(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws {
+        let format = try connection.statement("SELECT value FROM meta WHERE key = 'segment_format'")
+        let found = try format.step() ? Int(format.string(0) ?? "") ?? 0 : 1
+        format.reset()
+        guard found < SegmentLayout.version else { return }
+        try connection.transaction {
+            let items = try connection.statement("SELECT count(*) FROM items")
+            try items.step()
+            let count = items.int(0)
+            items.reset()
+            if count > 0 {
+                var line = "searchlight: \(connection.path): rebuilding the postings of \(count) items for segment format \(SegmentLayout.version) (once)\n"
+                _ = line.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+                try rebuildPostings(connection, tokenizer: tokenizer)
+            }
+            try setSegmentFormat(connection)
+        }
+        try IndexWriter.mergeSegments(connection)
+    }
+
+    static func setSegmentFormat(_ connection: SQLiteConnection) throws {
+        try connection.statement("INSERT INTO meta(key, value) VALUES('segment_format', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .run([.text(String(SegmentLayout.version))])
     }
 
     /// Every item analysed again into new segments (version 4 indexes stems beside words),
@@ -122,7 +154,7 @@ enum IndexMigration {
     private static func rebuildPostings(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws {
         try SegmentStore.delete(connection, segments: try SegmentStore.list(connection).map(\.id))
         let rows = try connection.prepare("""
-            SELECT i.rowid, i.title, i.keywords, coalesce(i.description, ''), coalesce(b.body, ''), i.language
+            SELECT i.rowid, i.title, i.keywords, coalesce(i.description, ''), coalesce(b.body, ''), i.language, i.owner, i.uid
             FROM items i LEFT JOIN item_bodies b ON b.rowid = i.rowid ORDER BY i.rowid
             """)
         let length = try connection.prepare("UPDATE items SET length = ? WHERE rowid = ?")
@@ -134,7 +166,7 @@ enum IndexMigration {
             let rowid = Int64(rows.int(0))
             let columns = [rows.string(1) ?? "", rows.string(2) ?? "", rows.string(3) ?? "", rows.string(4) ?? ""]
             let count = builder.analyze(columns: columns, tokenizer: tokenizer, language: rows.string(5))
-            builder.assign(rowid: rowid)
+            builder.assign(rowid: rowid, key: ItemKey(owner: ItemKey.owner(stored: rows.string(6)), identifier: rows.string(7) ?? "").orderKey)
             length.reset()
             length.bind([.integer(Int64(count)), .integer(rowid)])
             try length.step()

@@ -90,6 +90,7 @@ enum IndexSchema {
             try connection.transaction {
                 try connection.execute(statements)
                 try setVersion(connection)
+                try IndexMigration.setSegmentFormat(connection)
             }
             return try identity(connection)
         }
@@ -108,6 +109,7 @@ enum IndexSchema {
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }
+        try IndexMigration.rebuildOutdatedSegments(connection, tokenizer: tokenizer)
         return try identity(connection)
     }
 

@@ -26,10 +26,14 @@ struct IndexSearch {
         let segments = request.statistics.map(self.segments.using) ?? self.segments
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer,
                              languages: try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection))
-        let k = max(50, (request.offset + request.limit) * 5)
+        let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
         let candidates = try segments.top(plan.query, k: k, now: request.now.timeIntervalSince1970, exhaustive: exhaustive)
         let ranked = try rank(candidates, request)
-        var found = try ranked.dropFirst(request.offset).prefix(request.limit).compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
+        // A router's shard answers with every candidate in first-stage order; the router
+        // rescores the union as this index would (``ResultOrder``).
+        let page = request.firstStageOrder ? Array(ranked.indices)
+            : Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))
+        var found = try page.compactMap { index in try hit(ranked[index], request).map { (ranked[index].rowid, $0) } }
         if request.snippets {
             for index in found.indices {
                 guard let document = try segments.analysedText(of: found[index].0) else { continue }
@@ -88,12 +92,11 @@ struct IndexSearch {
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.
     private struct Ranked {
         var rowid: Int64
-        var uid: String
-        var score: Double
+        var candidate: ResultOrder.Candidate
     }
 
-    /// The candidates scored by ``Ranking`` from their BM25 and the item's signals, best
-    /// first (ties by identifier).
+    /// The candidates, in first-stage order, with their final scores from their BM25 and the
+    /// item's signals (``Ranking``); those whose item is gone are left out.
     private func rank(_ candidates: [TopK.Entry], _ request: SearchRequest) throws -> [Ranked] {
         let statement = try connection.statement("""
             SELECT i.uid, i.quality, coalesce(e.impressions, 0), coalesce(e.clicks, 0), i.rating, i.rating_scale, i.rating_count, i.updated,
@@ -112,9 +115,9 @@ struct IndexSearch {
                 bm25: -candidate.score, quality: statement.double(1), rating: statement.optionalDouble(4), ratingScale: statement.double(5),
                 ratingCount: statement.optionalInt(6), impressions: engagement.impressions, clicks: engagement.clicks,
                 updated: Date(timeIntervalSince1970: statement.double(7)), now: request.now)
-            ranked.append(Ranked(rowid: candidate.rowid, uid: statement.string(0) ?? "", score: score))
+            ranked.append(Ranked(rowid: candidate.rowid, candidate: ResultOrder.Candidate(relevance: candidate.score, score: score, key: candidate.key)))
         }
-        return ranked.sorted { ($0.score, $1.uid) > ($1.score, $0.uid) }
+        return ranked
     }
 
     /// A ranked candidate as a result: its item and what a tap does.
@@ -123,7 +126,7 @@ struct IndexSearch {
         statement.bind(1, ranked.rowid)
         guard try statement.step() else { return nil }
         let item = Self.item(from: statement, offset: 0)
-        return SearchHit(item: item, score: ranked.score,
+        return SearchHit(item: item, score: ranked.candidate.score, relevance: ranked.candidate.relevance,
                          action: TapAction.resolve(for: item, platform: request.platform, installed: request.installed))
     }
 

@@ -80,7 +80,7 @@ struct IndexWriter {
         guard try statement.step() else { throw SQLiteError(code: 1, message: "insert returned no row", sql: statement.sql) }
         let rowid = Int64(statement.int(0))
         while try statement.step() {}
-        builder.assign(rowid: rowid)
+        builder.assign(rowid: rowid, key: item.key.orderKey)
         if !item.bodyText.isEmpty { try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), .text(item.bodyText)]) }
         documents += 1
         tokens += length

@@ -1,3 +1,5 @@
+import TextUtilities
+
 /// An item's identity: its owner and its identifier. Two tenants may both push `tart`;
 /// each sees, replaces and deletes its own. Items no key wrote — crawled pages, items
 /// added or ingested from the command line — belong to the operator (`owner` nil), and a
@@ -27,6 +29,19 @@ public struct ItemKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public var description: String { owner.map { "\($0)/\(identifier)" } ?? identifier }
+
+    /// The item's place among results of equal score: a 64-bit hash of its stored owner and
+    /// identifier (FNV-1a, then SplitMix64's finalizer so that similar identifiers spread),
+    /// the same on every node, in every segment and after every merge. Results order by
+    /// score, then by this key ascending (then, within one index, by rowid — which only two
+    /// keys colliding in 64 bits would reach): one total order that pages, repeated calls
+    /// and a router over shards all agree on.
+    public var orderKey: UInt64 {
+        var hash = FNV1a()
+        hash.add(storedOwner)
+        hash.add(identifier)
+        return SplitMix64.mix(hash.value)
+    }
 }
 
 extension SearchableItem {

@@ -19,9 +19,8 @@ import Glibc
 ///   impression and one click a day (``engagementCounts(_:)``).
 /// - freshness: 1 + 0.1 × 2^(−age in days / 30).
 ///
-/// Candidates are the 50 best by bm25 (five times the limit when that is more); the
-/// formula reorders them. Equal scores are ordered by unique identifier, so results are
-/// deterministic.
+/// The formula reorders the 50 best candidates by bm25 (``ResultOrder``); equal scores are
+/// ordered by ``ItemKey/orderKey``, so results are one total order.
 public enum Ranking {
     static let priorCTR = 0.1
     static let priorImpressions = 20.0

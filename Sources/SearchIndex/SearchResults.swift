@@ -21,6 +21,10 @@ public struct SearchRequest: Sendable {
     /// The whole index's statistics, from a router that splits the index in shards: the
     /// search ranks with them instead of this index's own (``CorpusStatistics``).
     public var statistics: CorpusStatistics?
+    /// For a router: the answer holds every first-stage candidate a page from `offset`,
+    /// `limit` long needs (``ResultOrder/candidates(offset:limit:)``), in first-stage order,
+    /// each with its final score and relevance, for the router to order with every shard's.
+    public var firstStageOrder = false
 
     public init(_ text: String, limit: Int = 10, platform: AppTarget.Platform = .ios, installed: Set<String> = [],
                 snippets: Bool = false, now: Date = Date())
@@ -65,6 +69,9 @@ public struct SearchRequest: Sendable {
 public struct SearchHit: Sendable, Hashable {
     public var item: SearchableItem
     public var score: Double
+    /// The first-stage relevance (BM25) the result was found by, before the item's signals;
+    /// a router orders shards' candidates by it (``ResultOrder``).
+    public var relevance = 0.0
     public var action: TapAction?
     /// The best-matching fragment, matches between ``SearchRequest/snippetStart`` and
     /// ``SearchRequest/snippetEnd``.

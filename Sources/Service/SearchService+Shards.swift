@@ -16,18 +16,23 @@ extension SearchService {
         return .json(try readers.withReader { try $0.statistics(for: search) }.json)
     }
 
-    /// The answer of `GET /v1/search` for this shard's items, with each result's score in
-    /// full (`scores`: the router merges shards by it, and a rounded score would tie) and
-    /// its owner (`owners`: the router's engagement token names items by owner and id).
+    /// The answer of `GET /v1/search` for this shard's items — every first-stage candidate the
+    /// router's page needs, in first-stage order (``SearchRequest/firstStageOrder``) — with
+    /// each result's final score and relevance in full (`scores`, `relevance`: the router
+    /// orders every shard's candidates by them as one index would, and a rounded number would
+    /// tie) and its owner (`owners`: the order key and the router's engagement token name
+    /// items by owner and id).
     func shardSearch(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let body = try body(request, known: Self.shardSearchFields)
         var search = try shardSearchRequest(body)
         guard let statistics = body.object["statistics"] else { throw APIError.invalidQuery("statistics is required") }
         search.statistics = try CorpusStatistics(json: statistics)
+        search.firstStageOrder = true
         try checkCaughtUp()
         let results = try readers.withReader { try $0.search(search) }
         var object = results.json(showingRecords: false).objectValue ?? JSONObject()
         object.append("scores", .array(results.hits.map { JSONValue($0.score) }))
+        object.append("relevance", .array(results.hits.map { JSONValue($0.relevance) }))
         object.append("owners", .array(results.hits.map { .string($0.item.key.storedOwner) }))
         return .json(.object(object))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import SQLite
 import Testing
+import TextUtilities
 
 @testable import SearchIndex
 
@@ -9,14 +10,8 @@ import Testing
 @Suite struct RetrievalTests {
     /// A small Zipf-like vocabulary, so some words are in most documents and some in few.
     static func corpus(_ count: Int, seed: UInt64) -> [SearchableItem] {
-        var state = seed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: seed)
+        func next() -> UInt64 { generator.next() }
         let vocabulary = (0..<400).map { "w\($0)" } + ["直播", "篮球", "博物馆"]
         func word() -> String {
             // P(rank r) ∝ 1/(r + 3)

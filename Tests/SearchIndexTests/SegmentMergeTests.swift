@@ -11,7 +11,7 @@ import Testing
     /// One term's postings written alone into a segment: its block index and data, and blocks.
     static func encoded(_ postings: [(UInt32, UInt32)], lengths: [UInt16], average: Double) throws -> (bytes: [UInt8], blocks: Int) {
         var chunks: [UInt8] = []
-        let writer = SegmentWriter(rowids: lengths.indices.map(Int64.init), lengths: lengths, averageLength: average) { _, bytes in
+        let writer = SegmentWriter(rowids: lengths.indices.map(Int64.init), keys: lengths.map { _ in 0 }, lengths: lengths, averageLength: average) { _, bytes in
             chunks += bytes
         }
         try postings.map(\.0).withUnsafeBufferPointer { ordinals in
@@ -48,7 +48,7 @@ import Testing
         let lastInput = try Self.encoded(last, lengths: Array(lengths[340..<673]), average: 38)
 
         var chunks: [UInt8] = []
-        let writer = SegmentWriter(rowids: lengths.indices.map(Int64.init), lengths: lengths, averageLength: 40) { _, bytes in chunks += bytes }
+        let writer = SegmentWriter(rowids: lengths.indices.map(Int64.init), keys: lengths.map { _ in 0 }, lengths: lengths, averageLength: 40) { _, bytes in chunks += bytes }
         #expect(firstInput.bytes.withUnsafeBytes { writer.appendBlocks($0, blocks: firstInput.blocks, documents: first.count, base: 0) })
         let shifted = middle.map { (UInt32(300) + $0.0, $0.1) }
         shifted.map(\.0).withUnsafeBufferPointer { ordinals in

@@ -45,18 +45,10 @@ import Testing
             }
         }
 
-        /// The merged top `limit` of every part's answer, ranked with `statistics` (nil: each
-        /// part's own).
+        /// Every part's answer merged as a router merges them, ranked with the whole's
+        /// statistics (`global`) or each part's own.
         func search(_ request: SearchRequest, global: Bool) throws -> [SearchHit] {
-            var request = request
-            if global {
-                // Each part's statistics, sent as JSON as a router sends them.
-                let parts = try self.parts.map { try CorpusStatistics(json: JSONParser.parse(JSONWriter.string(try $0.index.statistics(for: request).json))) }
-                request.statistics = CorpusStatistics.merged(parts)
-            }
-            let hits = try parts.flatMap { try $0.index.search(request).hits }
-            return Array(hits.sorted { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
-                .prefix(request.limit))
+            try routed(request, over: parts.map(\.index), global: global)
         }
     }
 

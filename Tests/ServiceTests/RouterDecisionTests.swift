@@ -63,14 +63,16 @@ import Testing
         ]))
     }
 
-    @Test func shardsAnswersMergeByScoreThenIdentifier() {
+    @Test func shardsAnswersMergeByScoreThenOrderKey() {
         var merge = ResultMerge()
         let added = [merge.add(Self.answer([("a", 3), ("c", 1)], total: 2), shard: 0),
                      merge.add(Self.answer([("b", 3), ("d", 2.5)], total: 7, matchedAnyWord: true), shard: 1),
                      merge.add(["results": [["id": "x"]]], shard: 2)]
         #expect(added == [true, true, false], "the last is not a shard answer")
         let page = merge.page(offset: 0, limit: 3)
-        #expect(page.results.map(\.key.identifier) == ["a", "b", "d"])
+        // a and b tie: their order keys decide, as in one index.
+        let tied = ["a", "b"].sorted { ItemKey(owner: nil, identifier: $0).orderKey < ItemKey(owner: nil, identifier: $1).orderKey }
+        #expect(page.results.map(\.key.identifier) == tied + ["d"])
         #expect(page.matchedAnyWord == false, "the best result's shard decides")
         #expect(merge.page(offset: 2, limit: 5).results.map(\.key.identifier) == ["d", "c"])
         #expect(merge.total == 9 && merge.totalIsExact)

@@ -8,6 +8,7 @@
 final class SegmentBuilder {
     let terms = TermTable()
     private(set) var rowids: [Int64] = []
+    private(set) var keys: [UInt64] = []
     private(set) var lengths: [UInt16] = []
     @exclusivity(unchecked) private var postingTerms: [Int32] = []
     @exclusivity(unchecked) private var postingOrdinals: [UInt32] = []
@@ -39,8 +40,8 @@ final class SegmentBuilder {
     /// Analyses one document (its columns in order: title, keywords, description, body) —
     /// its words and, at the same positions, their stems in `language` (see
     /// ``SearchTokenizer/Session/analyze(_:language:_:)``, which this matches token for
-    /// token) — and adds it; ``assign(rowid:)`` then gives it its rowid, which must be larger
-    /// than every rowid given before. Returns its length in positions, as FTS5 would count it.
+    /// token) — and adds it; ``assign(rowid:key:)`` then gives it its rowid, which must be
+    /// larger than every rowid given before, and its order key. Returns its length in positions, as FTS5 would count it.
     func analyze(columns: [String], tokenizer: SearchTokenizer.Session, language: String?) -> Int {
         let stemmer = tokenizer.stemmers.language(language)
         var stemColumn = stemmer.map { stems[$0] ?? TermColumn(filling: Self.unknownStem) }
@@ -74,6 +75,7 @@ final class SegmentBuilder {
         }
         touched.removeAll(keepingCapacity: true)
         rowids.append(-1)
+        keys.append(0)
         lengths.append(UInt16(min(length, SegmentLayout.maximumLength)))
         return length
     }
@@ -85,9 +87,10 @@ final class SegmentBuilder {
         scratch[id] &+= Int32(weight)
     }
 
-    /// The rowid of the document analysed last.
-    func assign(rowid: Int64) {
+    /// The rowid and order key (``ItemKey/orderKey``) of the document analysed last.
+    func assign(rowid: Int64, key: UInt64) {
         rowids[rowids.count - 1] = rowid
+        keys[keys.count - 1] = key
     }
 
     /// Every posting collected so far: the term's bytes, the document's ordinal and the
@@ -119,7 +122,7 @@ final class SegmentBuilder {
             frequencies[at] = postingFrequencies[i]
             next[Int(term)] += 1
         }
-        let writer = SegmentWriter(rowids: rowids, lengths: lengths, averageLength: averageLength, emit: emit)
+        let writer = SegmentWriter(rowids: rowids, keys: keys, lengths: lengths, averageLength: averageLength, emit: emit)
         try ordinals.withUnsafeBufferPointer { ordinals in
             try frequencies.withUnsafeBufferPointer { frequencies in
                 for id in sortedTermIDs {

@@ -9,7 +9,8 @@
 ///   start of the data) — then the data: per posting, the gap to the previous ordinal
 ///   minus one and the weighted frequency, both as varints.
 /// - documents: the rowid (u64) of each document in ordinal order (rowids ascend), then
-///   each document's length in tokens (u16).
+///   each document's order key (u64, ``ItemKey/orderKey``: ties in score are ordered by
+///   it), then each document's length in tokens (u16).
 /// - dictionary: the number of terms (u32), the offset of each term's entry (u32, from
 ///   the dictionary's start) in byte order of the terms, then the entries: term length
 ///   (u16), term bytes, documents (u32), blocks (u32), largest block bound (f32) and the
@@ -22,7 +23,11 @@ enum SegmentLayout {
     static let blockIndexEntryBytes = 12
     /// Longest document length kept; longer documents score as this long.
     static let maximumLength = Int(UInt16.max)
-    static let version = 1
+    static let documentBytes = 18
+    /// The layout's version, kept in `meta` as `segment_format`: an index whose segments
+    /// were written in an older one has them rebuilt from its items when it is opened
+    /// (``IndexMigration/rebuildOutdatedSegments(_:tokenizer:)``). 2 added the order keys.
+    static let version = 2
 }
 
 /// What a `segments` row says about its segment.

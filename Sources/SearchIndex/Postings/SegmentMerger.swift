@@ -26,6 +26,7 @@ enum SegmentMerger {
         // Which documents are still there, and their ordinals in the merged segment.
         let present = try connection.statement("SELECT rowid FROM items WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
         var rowids: [Int64] = []
+        var keys: [UInt64] = []
         var lengths: [UInt16] = []
         var remaps: [[Int32]] = []
         // Inputs with every document still there: their postings can be copied block by
@@ -44,6 +45,7 @@ enum SegmentMerger {
                 guard cursor < live.count, live[cursor] == rowid else { continue }
                 remap[ordinal] = Int32(rowids.count)
                 rowids.append(rowid)
+                keys.append(reader.documents.keys[ordinal])
                 lengths.append(reader.lengths[ordinal])
             }
             remaps.append(remap)
@@ -58,7 +60,7 @@ enum SegmentMerger {
         var id: Int64?
         if let first = rowids.first, let last = rowids.last {
             id = try SegmentStore.create(connection, documents: rowids.count, averageLength: recorded, rowids: first...last) { emit in
-                let writer = SegmentWriter(rowids: rowids, lengths: lengths, averageLength: averageLength, emit: emit)
+                let writer = SegmentWriter(rowids: rowids, keys: keys, lengths: lengths, averageLength: averageLength, emit: emit)
                 try mergeTerms(readers, remaps: remaps, bases: bases, connection: connection, into: writer)
                 return try writer.finish()
             }

@@ -4,10 +4,11 @@ import SQLite
 /// what a search needs to find a term's postings and to score a document.
 final class SegmentReader: Sendable {
     let info: SegmentInfo
+    let documents: SegmentDocuments
     /// Rowids by ordinal, ascending.
-    let rowids: [Int64]
+    var rowids: [Int64] { documents.rowids }
     /// Document lengths in tokens, by ordinal.
-    let lengths: [UInt16]
+    var lengths: [UInt16] { documents.lengths }
     let dictionary: [UInt8]
     let entryOffsets: [UInt32]
 
@@ -21,20 +22,21 @@ final class SegmentReader: Sendable {
 
     init(info: SegmentInfo, connection: SQLiteConnection) throws {
         self.info = info
-        let documents = try SegmentStore.read(connection, segment: info.id, range: info.documentsOffset..<info.dictionaryOffset)
+        let bytes = try SegmentStore.read(connection, segment: info.id, range: info.documentsOffset..<info.dictionaryOffset)
         let count = info.documents
-        guard documents.count == count * 10 else {
-            throw SQLiteError(code: 11, message: "segment \(info.id): \(documents.count) bytes of documents for \(count) documents")
+        guard bytes.count == count * SegmentLayout.documentBytes else {
+            throw SQLiteError(code: 11, message: "segment \(info.id): \(bytes.count) bytes of documents for \(count) documents")
         }
         var rowids = [Int64](repeating: 0, count: count)
+        var keys = [UInt64](repeating: 0, count: count)
         var lengths = [UInt16](repeating: 0, count: count)
-        documents.withUnsafeBytes { bytes in
+        bytes.withUnsafeBytes { bytes in
             var reader = ByteReader(bytes)
             for i in 0..<count { rowids[i] = Int64(bitPattern: reader.u64()) }
+            for i in 0..<count { keys[i] = reader.u64() }
             for i in 0..<count { lengths[i] = reader.u16() }
         }
-        self.rowids = rowids
-        self.lengths = lengths
+        documents = SegmentDocuments(rowids: rowids, keys: keys, lengths: lengths)
         dictionary = try SegmentStore.read(connection, segment: info.id, range: info.dictionaryOffset..<info.length)
         entryOffsets = dictionary.withUnsafeBytes { bytes in
             var reader = ByteReader(bytes)
@@ -47,7 +49,7 @@ final class SegmentReader: Sendable {
         }
     }
 
-    var documentCount: Int { rowids.count }
+    var documentCount: Int { documents.rowids.count }
 
     /// The term's entry, by binary search over the dictionary.
     func term(_ term: UnsafeRawBufferPointer) -> Term? {
@@ -123,6 +125,19 @@ final class SegmentReader: Sendable {
             end = Int(next.u64())
         }
         return Term(documents: documents, blocks: blocks, maximumBound: bound, postings: start..<max(start, end))
+    }
+}
+
+/// A segment's documents by ordinal: each one's rowid (ascending), order key
+/// (``ItemKey/orderKey``) and length in tokens.
+struct SegmentDocuments: Sendable {
+    let rowids: [Int64]
+    let keys: [UInt64]
+    let lengths: [UInt16]
+
+    /// Offers the document at `ordinal` to the heap with `score`.
+    @inline(__always) func insert(_ score: Double, _ ordinal: Int32, into heap: inout TopK) {
+        heap.insert(score, key: keys[Int(ordinal)], rowid: rowids[Int(ordinal)])
     }
 }
 

@@ -146,11 +146,13 @@ struct SegmentSearcher {
             var verified = TopK(capacity: k)
             var proven = false
             for entry in estimates {
-                if verified.threshold > -.infinity, entry.score <= verified.threshold {
+                // Estimates are upper bounds: one below the k-th exact score cannot get in (one
+                // equal to it might, on its key).
+                if entry.score < verified.threshold {
                     proven = true
                     break
                 }
-                if let exact = try exactScore(entry.rowid, query, idfs: idfs) { verified.insert(exact, rowid: entry.rowid) }
+                if let exact = try exactScore(entry.rowid, query, idfs: idfs) { verified.insert(exact, key: entry.key, rowid: entry.rowid) }
             }
             if proven || estimates.count < depth || depth >= 256 * k { return verified.sorted }
             depth *= 4
@@ -268,9 +270,9 @@ struct SegmentSearcher {
                 guard !clauses.isEmpty else { return }
                 let admit: BlockMaxSearch.Admission = { ordinal, score in live.admit(segment.rowids[Int(ordinal)], score) }
                 if query.requireAll {
-                    BlockMaxSearch.conjunctive(clauses, rowids: segment.rowids, heap: &heap, exhaustive: exhaustive, admit: admit)
+                    BlockMaxSearch.conjunctive(clauses, documents: segment.documents, heap: &heap, exhaustive: exhaustive, admit: admit)
                 } else {
-                    BlockMaxSearch.disjunctive(clauses, rowids: segment.rowids, heap: &heap, exhaustive: exhaustive, admit: admit)
+                    BlockMaxSearch.disjunctive(clauses, documents: segment.documents, heap: &heap, exhaustive: exhaustive, admit: admit)
                 }
             }
             if let failure = live.failure { throw failure }
@@ -303,7 +305,7 @@ struct SegmentSearcher {
         withExtendedLifetime(postings) {
             cursors.withUnsafeMutableBufferPointer { cursors in
                 TermConjunction.search(cursors, groups: groups, lengths: context.lengths, averageLength: context.averageLength,
-                                       boundFactor: context.boundFactor, rowids: segment.rowids, heap: &heap, exhaustive: exhaustive) { ordinal, score in
+                                       boundFactor: context.boundFactor, documents: segment.documents, heap: &heap, exhaustive: exhaustive) { ordinal, score in
                     live.admit(segment.rowids[Int(ordinal)], score)
                 }
             }

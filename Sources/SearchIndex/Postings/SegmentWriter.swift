@@ -7,6 +7,7 @@ final class SegmentWriter {
     static let chunkBytes = 4000
 
     private let rowids: [Int64]
+    private let keys: [UInt64]
     private let lengths: [UInt16]
     private let averageLength: Double
     private let emit: (_ chunk: Int, _ bytes: [UInt8]) throws -> Void
@@ -21,10 +22,12 @@ final class SegmentWriter {
 
     /// - Parameters:
     ///   - rowids: the documents' rowids in ordinal order, ascending.
+    ///   - keys: each document's order key (``ItemKey/orderKey``), by ordinal.
     ///   - lengths: each document's length in tokens, by ordinal.
     ///   - averageLength: the index's average document length the bounds are computed with.
-    init(rowids: [Int64], lengths: [UInt16], averageLength: Double, emit: @escaping (_ chunk: Int, _ bytes: [UInt8]) throws -> Void) {
+    init(rowids: [Int64], keys: [UInt64], lengths: [UInt16], averageLength: Double, emit: @escaping (_ chunk: Int, _ bytes: [UInt8]) throws -> Void) {
         self.rowids = rowids
+        self.keys = keys
         self.lengths = lengths
         self.averageLength = max(averageLength, 1)
         self.emit = emit
@@ -194,8 +197,9 @@ final class SegmentWriter {
     /// and length the `segments` row records.
     func finish() throws -> (documentsOffset: Int, dictionaryOffset: Int, length: Int, terms: Int) {
         let documentsOffset = offset
-        var documents = ByteWriter(capacity: rowids.count * 10)
+        var documents = ByteWriter(capacity: rowids.count * SegmentLayout.documentBytes)
         for rowid in rowids { documents.u64(UInt64(bitPattern: rowid)) }
+        for key in keys { documents.u64(key) }
         for length in lengths { documents.u16(length) }
         try append(documents.bytes)
         let dictionaryOffset = offset

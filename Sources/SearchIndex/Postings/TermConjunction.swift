@@ -16,7 +16,7 @@ enum TermConjunction {
     ///   - cursors: every term's cursor, the rarest first (it leads).
     ///   - groups: the scored units over the cursors; every cursor is in one group.
     static func search(_ cursors: UnsafeMutableBufferPointer<PostingCursor>, groups: [Group], lengths: UnsafeBufferPointer<UInt16>,
-                       averageLength: Double, boundFactor: Double, rowids: [Int64], heap: inout TopK, exhaustive: Bool,
+                       averageLength: Double, boundFactor: Double, documents: SegmentDocuments, heap: inout TopK, exhaustive: Bool,
                        admit: BlockMaxSearch.Admission)
     {
         guard !cursors.isEmpty else { return }
@@ -48,7 +48,7 @@ enum TermConjunction {
                         stretchBound += group.idf * Double(bound) * boundFactor
                     }
                 }
-                if stretchBound <= heap.threshold {
+                if stretchBound < heap.threshold {
                     guard stretchLast < PostingCursor.end - 1 else { return }
                     cursors[0].advance(to: stretchLast + 1)
                     continue
@@ -82,7 +82,7 @@ enum TermConjunction {
                     score += group.idf * ((frequency * saturationTop) / (frequency + constant + perToken * length))
                 }
             }
-            if heap.admits(score), let admitted = admit(candidate, score) { heap.insert(admitted, rowid: rowids[Int(candidate)]) }
+            if heap.admits(score), let admitted = admit(candidate, score) { documents.insert(admitted, candidate, into: &heap) }
             cursors[0].next()
         }
     }

@@ -1,9 +1,22 @@
-/// The k best candidates so far, as a min-heap on score: what a search keeps while it
-/// walks the postings, and the threshold a document must beat to get in.
+/// The k best candidates so far, as a heap whose root is the worst kept: what a search
+/// keeps while it walks the postings, and the threshold a document must reach to get in.
+///
+/// Candidates are totally ordered — score, then ``ItemKey/orderKey`` ascending, then rowid —
+/// so which of several equal scores are kept does not depend on the order segments and
+/// blocks are visited in. A document scoring exactly the threshold may still get in (on its
+/// key), so a search may skip only what scores strictly below it.
 struct TopK {
     struct Entry {
         var score: Double
+        var key: UInt64
         var rowid: Int64
+
+        /// Whether this entry ranks before `other`.
+        @inline(__always) func precedes(_ other: Entry) -> Bool {
+            if score != other.score { return score > other.score }
+            if key != other.key { return key < other.key }
+            return rowid < other.rowid
+        }
     }
 
     let capacity: Int
@@ -14,31 +27,32 @@ struct TopK {
         entries.reserveCapacity(self.capacity)
     }
 
-    /// The score a new document must exceed; −∞ until the heap is full.
+    /// The lowest score that may still get in (a document scoring exactly it competes on its
+    /// key); −∞ until the heap is full.
     var threshold: Double { entries.count < capacity ? -.infinity : entries[0].score }
 
-    /// Whether a document scoring `score` would get in.
-    @inline(__always) func admits(_ score: Double) -> Bool { score > threshold }
+    /// Whether a document scoring `score` might get in: cheap, before its key is read.
+    @inline(__always) func admits(_ score: Double) -> Bool { score >= threshold }
 
-    mutating func insert(_ score: Double, rowid: Int64) {
-        guard admits(score) else { return }
+    mutating func insert(_ score: Double, key: UInt64, rowid: Int64) {
+        let entry = Entry(score: score, key: key, rowid: rowid)
         if entries.count < capacity {
-            entries.append(Entry(score: score, rowid: rowid))
+            entries.append(entry)
             siftUp(entries.count - 1)
-        } else {
-            entries[0] = Entry(score: score, rowid: rowid)
+        } else if entry.precedes(entries[0]) {
+            entries[0] = entry
             siftDown(0)
         }
     }
 
     /// Best first.
-    var sorted: [Entry] { entries.sorted { ($0.score, $1.rowid) > ($1.score, $0.rowid) } }
+    var sorted: [Entry] { entries.sorted { $0.precedes($1) } }
 
     private mutating func siftUp(_ index: Int) {
         var child = index
         while child > 0 {
             let parent = (child - 1) / 2
-            guard entries[child].score < entries[parent].score else { return }
+            guard entries[parent].precedes(entries[child]) else { return }
             entries.swapAt(child, parent)
             child = parent
         }
@@ -49,11 +63,11 @@ struct TopK {
         while true {
             let left = 2 * parent + 1
             guard left < entries.count else { return }
-            var smallest = left
-            if left + 1 < entries.count, entries[left + 1].score < entries[left].score { smallest = left + 1 }
-            guard entries[smallest].score < entries[parent].score else { return }
-            entries.swapAt(smallest, parent)
-            parent = smallest
+            var worst = left
+            if left + 1 < entries.count, entries[left].precedes(entries[left + 1]) { worst = left + 1 }
+            guard entries[parent].precedes(entries[worst]) else { return }
+            entries.swapAt(worst, parent)
+            parent = worst
         }
     }
 }
@@ -62,14 +76,15 @@ struct TopK {
 /// rarest clause leading, or disjunctive (any clause), both skipping every stretch of
 /// documents whose block bounds sum to no more than the heap's threshold (Ding & Suel's
 /// block-max idea, on the blocks ``SegmentWriter`` bounds). Exact: a skipped document
-/// could not have entered the heap. With `exhaustive`, nothing is skipped — the reference
+/// could not have entered the heap (its bound is below the threshold; one at the threshold
+/// is scored, as it may win on its key). With `exhaustive`, nothing is skipped — the reference
 /// the pruned search is checked against.
 enum BlockMaxSearch {
     /// Decides whether a matching document enters: nil when it does not (gone, expired),
     /// else its score. Called only for documents whose score beats the threshold.
     typealias Admission = (_ ordinal: Int32, _ score: Double) -> Double?
 
-    static func conjunctive(_ clauses: [MatchNode], rowids: [Int64], heap: inout TopK, exhaustive: Bool, admit: Admission) {
+    static func conjunctive(_ clauses: [MatchNode], documents: SegmentDocuments, heap: inout TopK, exhaustive: Bool, admit: Admission) {
         guard !clauses.isEmpty else { return }
         let ordered = clauses.sorted { $0.cost < $1.cost }
         let lead = ordered[0]
@@ -93,7 +108,7 @@ enum BlockMaxSearch {
                         stretchLast = min(stretchLast, block.last)
                     }
                 }
-                if stretchBound <= heap.threshold {
+                if stretchBound < heap.threshold {
                     guard stretchLast < PostingCursor.end - 1 else { return }
                     lead.advance(to: stretchLast + 1)
                     continue
@@ -114,12 +129,12 @@ enum BlockMaxSearch {
             }
             var estimate = 0.0
             for node in nodes { estimate += node._withUnsafeGuaranteedRef { $0.score() } }
-            if heap.admits(estimate), let admitted = admit(candidate, estimate) { heap.insert(admitted, rowid: rowids[Int(candidate)]) }
+            if heap.admits(estimate), let admitted = admit(candidate, estimate) { documents.insert(admitted, candidate, into: &heap) }
             lead.next()
         }
     }
 
-    static func disjunctive(_ clauses: [MatchNode], rowids: [Int64], heap: inout TopK, exhaustive: Bool, admit: Admission) {
+    static func disjunctive(_ clauses: [MatchNode], documents: SegmentDocuments, heap: inout TopK, exhaustive: Bool, admit: Admission) {
         let any = AnyNode(clauses)
         var stretchBound = Double.infinity
         var stretchLast: Int32 = -1
@@ -130,14 +145,14 @@ enum BlockMaxSearch {
                     guard let block = any.bound(from: candidate) else { return }
                     (stretchBound, stretchLast) = block
                 }
-                if stretchBound <= heap.threshold {
+                if stretchBound < heap.threshold {
                     guard stretchLast < PostingCursor.end - 1 else { return }
                     any.advance(to: stretchLast + 1)
                     continue
                 }
             }
             let estimate = any.score()
-            if heap.admits(estimate), let admitted = admit(candidate, estimate) { heap.insert(admitted, rowid: rowids[Int(candidate)]) }
+            if heap.admits(estimate), let admitted = admit(candidate, estimate) { documents.insert(admitted, candidate, into: &heap) }
             any.next()
         }
     }
