@@ -217,9 +217,15 @@ enum IndexBenchmark {
         print(JSONWriter.string(["items": .init(size), "items_per_s": .init(Double(size) / seconds)]))
     }
 
-    static func queryOnly(directory: String, set name: String, rounds: Int, exhaustive: Bool) {
+    /// - Parameter queryFile: the `queries.json` an `--export` wrote (the very queries a peer
+    ///   engine ran), instead of the sets made afresh.
+    static func queryOnly(directory: String, set name: String, rounds: Int, exhaustive: Bool, queryFile: String? = nil) {
         var corpus = Corpus()
-        let sets = querySets(&corpus)
+        var sets = querySets(&corpus)
+        if let queryFile {
+            let json = try! JSONParser.parse(String(contentsOfFile: queryFile, encoding: .utf8))
+            sets = (json.objectValue?.members ?? []).map { ($0.key, $0.value.arrayValue?.compactMap(\.stringValue) ?? []) }
+        }
         guard let queries = sets.first(where: { $0.name == name })?.queries else {
             FileHandle.standardError.write(Data("unknown query set \(name); one of: \(sets.map(\.name).joined(separator: ", "))\n".utf8))
             exit(64)
@@ -235,6 +241,19 @@ enum IndexBenchmark {
                     slowest.append((seconds * 1000, query))
                 }
             }
+        }
+        if ProcessInfo.processInfo.environment["CHECK"] != nil {
+            // The pruned answers against scoring every match, query by query.
+            var differ = 0
+            for query in queries {
+                let pruned = try! index.search(SearchRequest(query, limit: 10)).hits
+                let all = try! index.search(SearchRequest(query, limit: 10), retrieval: .exhaustive).hits
+                if pruned.map(\.item.uniqueIdentifier) != all.map(\.item.uniqueIdentifier) || pruned.map(\.relevance) != all.map(\.relevance) {
+                    differ += 1
+                    print("differs: \(query)")
+                }
+            }
+            print(JSONWriter.string(["set": .string(name), "prunedDiffersFromExhaustive": .init(differ)]))
         }
         if ProcessInfo.processInfo.environment["SLOWEST"] != nil {
             for (ms, query) in slowest.sorted(by: { $0.0 > $1.0 }).prefix(8) { print(String(format: "%8.2f ms  %@", ms, query)) }

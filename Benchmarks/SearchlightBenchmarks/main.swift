@@ -42,7 +42,8 @@ case "insert-profile":
 case "query-profile":
     // Searches a query set over an index made by `serve-index`, for a profiler.
     IndexBenchmark.queryOnly(directory: arguments.count > 1 ? arguments[1] : ".", set: option("--set") ?? "frequent",
-                             rounds: Int(option("--rounds") ?? "3") ?? 3, exhaustive: arguments.contains("--exhaustive"))
+                             rounds: Int(option("--rounds") ?? "3") ?? 3, exhaustive: arguments.contains("--exhaustive"),
+                             queryFile: option("--queries"))
 case "serve-index":
     ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".")
 case "search-in-process":

@@ -6,7 +6,7 @@ import TextUtilities
 /// The searchable index in `index.sqlite`: items in the CoreSpotlight model, their text
 /// analysed by the ``SearchTokenizer`` into segments of postings (``SegmentStore``),
 /// searched with BM25 as FTS5 ranks (``BM25``) but without scoring every match
-/// (``BlockMaxSearch``), reranked by ``Ranking``, with tap actions (``TapAction``).
+/// (``WindowSearch``), reranked by ``Ranking``, with tap actions (``TapAction``).
 ///
 /// WAL mode lets searches read while a crawl writes (from another process, too). Writes
 /// come in batches, each one transaction — items, postings and counts together: a crash

@@ -27,8 +27,9 @@ import Testing
     /// The postings of a one-term segment's bytes, and its blocks' bounds.
     static func decoded(_ bytes: [UInt8], blocks: Int) -> (postings: [(UInt32, UInt32)], bounds: [Float]) {
         var postings: [(UInt32, UInt32)] = []
-        bytes.withUnsafeBytes { raw in
-            SegmentMerger.forEachPosting(raw, blocks: blocks) { postings.append((UInt32($0), $1)) }
+        // Readers keep zeros past a term's bytes (``PostingBlock/padding``).
+        (bytes + [UInt8](repeating: 0, count: PostingBlock.padding)).withUnsafeBytes { raw in
+            SegmentMerger.forEachPosting(UnsafeRawBufferPointer(rebasing: raw[..<bytes.count]), blocks: blocks) { postings.append((UInt32($0), $1)) }
         }
         let bounds = (0..<blocks).map { block in
             bytes.withUnsafeBytes { Float(bitPattern: $0.loadUnaligned(fromByteOffset: block * 12 + 4, as: UInt32.self)) }

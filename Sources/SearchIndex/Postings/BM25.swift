@@ -26,11 +26,26 @@ public enum BM25 {
     }
 
     /// The term part of one phrase's contribution, without its idf. Written as
-    /// f(k1+1) / (f + k1(1−b) + (k1·b/avgdl)·D), the form the search loops compute with
-    /// constants hoisted, so that every path gives the same bits.
+    /// f(k1+1) / (f + (k1(1−b) + (k1·b/avgdl)·D)) — the document's norm first — the form the
+    /// search loops compute with ``Norm``, so that every path gives the same bits.
     @inline(__always)
     public static func saturation(frequency f: Double, length d: Double, averageLength avgdl: Double) -> Double {
-        (f * (k1 + 1)) / (f + k1 * (1 - b) + (k1 * b / avgdl) * d)
+        Norm(averageLength: avgdl).saturation(f, length: d)
+    }
+
+    /// The constants of one average length, hoisted out of the search loops.
+    struct Norm {
+        let constant: Double
+        let perToken: Double
+
+        @inline(__always) init(averageLength avgdl: Double) {
+            constant = k1 * (1 - b)
+            perToken = k1 * b / avgdl
+        }
+
+        @inline(__always) func saturation(_ f: Double, length d: Double) -> Double {
+            (f * (k1 + 1)) / (f + (constant + perToken * d))
+        }
     }
 
     /// How far a block bound computed with average length `built` may be exceeded when

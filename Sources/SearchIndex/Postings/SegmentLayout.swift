@@ -3,11 +3,10 @@
 ///
 ///     [postings][documents][dictionary]
 ///
-/// - postings: for each term, its block index — per block of ``blockSize`` postings, the
-///   last document ordinal (u32), the largest BM25 saturation any posting of the block can
-///   reach (f32, rounded up; see ``BM25``) and the end of the block's data (u32, from the
-///   start of the data) — then the data: per posting, the gap to the previous ordinal
-///   minus one and the weighted frequency, both as varints.
+/// - postings: for each term, its block index — per block of up to ``blockSize`` postings,
+///   the last document ordinal (u32), the largest BM25 saturation any posting of the block
+///   can reach (f32, rounded up; see ``BM25``) and the end of the block's data (u32, from the
+///   start of the data) — then the data: the blocks, bit-packed (``PostingBlock``).
 /// - documents: the rowid (u64) of each document in ordinal order (rowids ascend), then
 ///   each document's order key (u64, ``ItemKey/orderKey``: ties in score are ordered by
 ///   it), then each document's length in tokens (u16).
@@ -26,8 +25,9 @@ enum SegmentLayout {
     static let documentBytes = 18
     /// The layout's version, kept in `meta` as `segment_format`: an index whose segments
     /// were written in an older one has them rebuilt from its items when it is opened
-    /// (``IndexMigration/rebuildOutdatedSegments(_:tokenizer:)``). 2 added the order keys.
-    static let version = 2
+    /// (``IndexMigration/rebuildOutdatedSegments(_:tokenizer:)``). 2 added the order keys;
+    /// 3 packs postings in blocks of bits (before, two varints a posting).
+    static let version = 3
 }
 
 /// What a `segments` row says about its segment.

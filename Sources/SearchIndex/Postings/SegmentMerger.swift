@@ -103,8 +103,11 @@ enum SegmentMerger {
             for input in holders {
                 let entry = inputs[input].entry!
                 try streams[input].read(entry.postings, into: &postings)
+                let length = postings.count
+                postings.append(contentsOf: repeatElement(0, count: PostingBlock.padding))
                 if let base = bases[input], entry.documents >= SegmentLayout.blockSize,
-                    postings.withUnsafeBytes({ writer.appendBlocks($0, blocks: entry.blocks, documents: entry.documents, base: base) }) {
+                    postings.withUnsafeBytes({ writer.appendBlocks(UnsafeRawBufferPointer(rebasing: $0[..<length]), blocks: entry.blocks,
+                                                                   documents: entry.documents, base: base) }) {
                     continue
                 }
                 // At most a full block's postings per block are decoded, whatever the entry says.
@@ -120,7 +123,7 @@ enum SegmentMerger {
                 let remap = remaps[input]
                 remap.withUnsafeBufferPointer { remap in
                     postings.withUnsafeBytes { bytes in
-                        forEachPosting(bytes, blocks: entry.blocks) { ordinal, frequency in
+                        forEachPosting(UnsafeRawBufferPointer(rebasing: bytes[..<length]), blocks: entry.blocks, limit: remap.count) { ordinal, frequency in
                             let mapped = ordinal >= 0 && Int(ordinal) < remap.count ? remap[Int(ordinal)] : -1
                             if mapped >= 0 {
                                 ordinals[count] = UInt32(mapped)
@@ -167,26 +170,28 @@ enum SegmentMerger {
 
     /// Calls `visit` with each posting of one term (its block index, then its data; see
     /// ``SegmentLayout``) in ordinal order, as ``PostingCursor`` decodes them; damaged bytes
-    /// end the walk early rather than read past the buffer.
-    static func forEachPosting(_ bytes: UnsafeRawBufferPointer, blocks: Int, _ visit: (Int32, UInt32) -> Void) {
+    /// end the walk early rather than read past the buffer, which holds
+    /// ``PostingBlock/padding`` bytes past `bytes`.
+    static func forEachPosting(_ bytes: UnsafeRawBufferPointer, blocks: Int, limit: Int = Int(Int32.max), _ visit: (Int32, UInt32) -> Void) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let blocks = min(blocks, bytes.count / SegmentLayout.blockIndexEntryBytes)
         let dataStart = blocks * SegmentLayout.blockIndexEntryBytes
+        let ordinals = UnsafeMutablePointer<Int32>.allocate(capacity: SegmentLayout.blockSize)
+        let frequencies = UnsafeMutablePointer<UInt32>.allocate(capacity: SegmentLayout.blockSize)
+        defer {
+            ordinals.deallocate()
+            frequencies.deallocate()
+        }
+        var start = dataStart
         var previous: Int32 = -1
-        var offset = dataStart
         for block in 0..<blocks {
-            let entry = block * SegmentLayout.blockIndexEntryBytes
-            let end = min(bytes.count, dataStart + Int(bytes.loadUnaligned(fromByteOffset: entry + 8, as: UInt32.self).littleEndian))
-            var count = 0
-            while offset < end, count < SegmentLayout.blockSize {
-                let gap = readVarint(base, &offset, end)
-                let frequency = readVarint(base, &offset, end)
-                previous = previous &+ Int32(truncatingIfNeeded: gap) &+ 1
-                visit(previous, frequency)
-                count += 1
-            }
-            offset = max(offset, end)
-            previous = Int32(bitPattern: bytes.loadUnaligned(fromByteOffset: entry, as: UInt32.self).littleEndian)
+            let end = dataStart + Int(bytes.loadUnaligned(fromByteOffset: block * SegmentLayout.blockIndexEntryBytes + 8, as: UInt32.self).littleEndian)
+            guard end > start, end <= bytes.count else { return }
+            let count = PostingBlock.decode(base, start, end: end, limit: limit, ordinals: ordinals, frequencies: frequencies)
+            guard count > 0, ordinals[0] > previous else { return }
+            for i in 0..<count { visit(ordinals[i], frequencies[i]) }
+            previous = ordinals[count - 1]
+            start = end
         }
     }
 }

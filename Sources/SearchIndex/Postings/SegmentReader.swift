@@ -153,7 +153,9 @@ final class TermPostings: @unchecked Sendable {
     let documents: Int
 
     init(bytes: [UInt8], blocks: Int, documents: Int) {
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 8)
+        // Zeros past the end: a block is unpacked eight bytes at a time (``PostingBlock/padding``).
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: bytes.count + PostingBlock.padding, alignment: 8)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: bytes.count + PostingBlock.padding)
         bytes.withUnsafeBytes { storage.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(storage), byteCount: $0.count) }
         base = UnsafeRawPointer(storage)
         byteCount = bytes.count

@@ -202,8 +202,27 @@ struct SegmentSearcher {
         return score
     }
 
-    /// How many of the query's clauses a document matches, read from its text.
+    /// How many of the query's clauses a document matches: from the postings of its
+    /// segment, or, when a clause holds a phrase (whose postings say only that its tokens are
+    /// there), from its text.
     func matchedClauses(_ rowid: Int64, _ query: PostingsQuery) throws -> Int {
+        let phrases = query.clauses.contains { $0.units.contains { $0.tokens.count > 1 } }
+        if !phrases, let (segment, ordinal) = place(of: rowid) {
+            var matched = 0
+            for clause in query.clauses {
+                var found = false
+                for unit in clause.units where !found {
+                    guard let term = unit.tokens[0].withUnsafeBytes({ segment.term($0) }) else { continue }
+                    let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
+                    var cursor = PostingCursor(postings, documentLimit: segment.documentCount)
+                    cursor.advance(to: ordinal)
+                    found = cursor.doc == ordinal
+                    cursor.release()
+                }
+                if found { matched += 1 }
+            }
+            return matched
+        }
         guard let document = try analysedText(of: rowid) else { return 0 }
         let units = query.clauses.flatMap { $0.units.map(\.tokens) }
         let frequencies = PhraseMatcher.frequencies(of: units, in: document.columns, language: document.language, tokenizer: tokenizer)
@@ -215,6 +234,21 @@ struct SegmentSearcher {
             if found { matched += 1 }
         }
         return matched
+    }
+
+    /// The segment holding `rowid` and its ordinal there.
+    private func place(of rowid: Int64) -> (SegmentReader, Int32)? {
+        for segment in segments where segment.info.minimumRowid <= rowid && rowid <= segment.info.maximumRowid {
+            let rowids = segment.rowids
+            var low = 0
+            var high = rowids.count
+            while low < high {
+                let middle = (low + high) / 2
+                if rowids[middle] < rowid { low = middle + 1 } else { high = middle }
+            }
+            if low < rowids.count, rowids[low] == rowid { return (segment, Int32(low)) }
+        }
+        return nil
     }
 
     /// The best `k` live documents by the postings' scores (for phrases, their bounds).
@@ -245,82 +279,55 @@ struct SegmentSearcher {
 
     private func collectOnce(_ query: PostingsQuery, idfs: [[Double]], k: Int, exhaustive: Bool, live: LivenessCheck) throws -> TopK {
         var heap = TopK(capacity: k)
+        let buffers = WindowBuffers()
         for segment in segments {
-            try segment.lengths.withUnsafeBufferPointer { lengths in
-                let context = ScoringContext(lengths: lengths, averageLength: averageLength,
-                                             boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: averageLength))
-                if query.requireAll, query.clauses.allSatisfy({ $0.units.count == 1 && $0.bonus == 0 }) {
-                    try searchTerms(query, idfs: idfs, segment: segment, context: context, heap: &heap, exhaustive: exhaustive, live: live)
-                    return
-                }
-                var clauses: [MatchNode] = []
-                for (index, clause) in query.clauses.enumerated() {
-                    var nodes: [MatchNode] = []
-                    for (unitIndex, unit) in clause.units.enumerated() {
-                        if let node = try node(for: unit.tokens, idf: idfs[index][unitIndex], segment: segment, context: context) { nodes.append(node) }
+            // Each unit's postings in this segment, clause by clause; a unit whose tokens are
+            // not all here matches nothing here.
+            var postings: [TermPostings] = []
+            var units: [WindowSearch.Unit] = []
+            var clauses: [WindowSearch.Clause] = []
+            for (index, clause) in query.clauses.enumerated() {
+                let first = units.count
+                for (unitIndex, unit) in clause.units.enumerated() {
+                    var found: [TermPostings] = []
+                    var maximum = Float.infinity
+                    for token in unit.tokens {
+                        guard let term = token.withUnsafeBytes({ segment.term($0) }) else { break }
+                        found.append(try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection))
+                        maximum = min(maximum, term.maximumBound)
                     }
-                    if nodes.isEmpty {
-                        if query.requireAll { return }
-                        continue
-                    }
-                    let matched = nodes.count == 1 ? nodes[0] : AnyNode(nodes)
-                    let bonus = Self.bonus(clause, idfs: idfs[index])
-                    clauses.append(bonus > 0 ? BonusNode(matched, bonus: bonus) : matched)
+                    guard found.count == unit.tokens.count, !found.isEmpty else { continue }
+                    units.append(WindowSearch.Unit(firstCursor: postings.count, cursorCount: found.count, weight: idfs[index][unitIndex],
+                                                   maximum: maximum))
+                    postings += found
                 }
-                guard !clauses.isEmpty else { return }
-                let admit: BlockMaxSearch.Admission = { ordinal, score in live.admit(segment.rowids[Int(ordinal)], score) }
-                if query.requireAll {
-                    BlockMaxSearch.conjunctive(clauses, documents: segment.documents, heap: &heap, exhaustive: exhaustive, admit: admit)
-                } else {
-                    BlockMaxSearch.disjunctive(clauses, documents: segment.documents, heap: &heap, exhaustive: exhaustive, admit: admit)
+                if units.count == first {
+                    if query.requireAll { break }
+                    continue
+                }
+                clauses.append(WindowSearch.Clause(units: first..<units.count, bonus: Self.bonus(clause, idfs: idfs[index])))
+            }
+            guard !clauses.isEmpty, !query.requireAll || clauses.count == query.clauses.count else { continue }
+            let cursors = UnsafeMutableBufferPointer<PostingCursor>.allocate(capacity: postings.count)
+            for (i, list) in postings.enumerated() { (cursors.baseAddress! + i).initialize(to: PostingCursor(list, documentLimit: segment.documentCount)) }
+            defer {
+                for cursor in cursors { cursor.release() }
+                cursors.deallocate()
+            }
+            withExtendedLifetime(postings) {
+                segment.lengths.withUnsafeBufferPointer { lengths in
+                    let search = WindowSearch(cursors: cursors, units: units, clauses: clauses, documents: segment.documents, lengths: lengths,
+                                              averageLength: averageLength,
+                                              boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: averageLength),
+                                              buffers: buffers)
+                    search.run(heap: &heap, exhaustive: exhaustive, requireAll: query.requireAll) { ordinal, score in
+                        live.admit(segment.rowids[Int(ordinal)], score)
+                    }
                 }
             }
             if let failure = live.failure { throw failure }
         }
         return heap
-    }
-
-    /// Every clause one term or one phrase: the loop of ``TermConjunction``.
-    private func searchTerms(_ query: PostingsQuery, idfs: [[Double]], segment: SegmentReader, context: ScoringContext, heap: inout TopK,
-                             exhaustive: Bool, live: LivenessCheck) throws
-    {
-        var postings: [TermPostings] = []
-        var groups: [TermConjunction.Group] = []
-        for (index, clause) in query.clauses.enumerated() {
-            var members: [Int] = []
-            for token in clause.units[0].tokens {
-                guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return }
-                members.append(postings.count)
-                postings.append(try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection))
-            }
-            groups.append(TermConjunction.Group(members: members, idf: idfs[index][0]))
-        }
-        // The rarest term leads: cursors sorted by documents, groups renumbered to match.
-        let order = postings.indices.sorted { postings[$0].documents < postings[$1].documents }
-        var position = [Int](repeating: 0, count: order.count)
-        for (sorted, original) in order.enumerated() { position[original] = sorted }
-        for index in groups.indices { groups[index].members = groups[index].members.map { position[$0] } }
-        var cursors = order.map { PostingCursor(postings[$0]) }
-        defer { for cursor in cursors { cursor.release() } }
-        withExtendedLifetime(postings) {
-            cursors.withUnsafeMutableBufferPointer { cursors in
-                TermConjunction.search(cursors, groups: groups, lengths: context.lengths, averageLength: context.averageLength,
-                                       boundFactor: context.boundFactor, documents: segment.documents, heap: &heap, exhaustive: exhaustive) { ordinal, score in
-                    live.admit(segment.rowids[Int(ordinal)], score)
-                }
-            }
-        }
-    }
-
-    private func node(for unit: [[UInt8]], idf: Double, segment: SegmentReader, context: ScoringContext) throws -> MatchNode? {
-        var tokens: [TermNode] = []
-        for token in unit {
-            guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return nil }
-            let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
-            tokens.append(TermNode(postings, idf: idf, context: context))
-        }
-        guard !tokens.isEmpty else { return nil }
-        return tokens.count == 1 ? tokens[0] : PhraseNode(tokens: tokens, idf: idf, context: context)
     }
 
     /// A document's columns in order (title, keywords, description, body) and its language.

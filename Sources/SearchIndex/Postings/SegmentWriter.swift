@@ -46,117 +46,116 @@ final class SegmentWriter {
     // built in the writer's buffers, then appended to the pending bytes in two copies.
     private let termIndex = ByteBuffer()
     private let termData = ByteBuffer()
-    @exclusivity(unchecked) private var termPrevious: Int64 = -1
     @exclusivity(unchecked) private var termBlocks = 0
     @exclusivity(unchecked) private var termDocuments = 0
     @exclusivity(unchecked) private var termMaximum: Float = 0
-    /// Postings in the term's last block when that block was encoded here and may take more
-    /// (0: the next posting starts a block), and that block's largest saturation.
-    @exclusivity(unchecked) private var openBlock = 0
+    /// The last ordinal the term holds (−1: none yet).
+    @exclusivity(unchecked) private var termLast: Int64 = -1
+    /// Postings waiting for a block: up to a block's worth, and their largest saturation.
+    private let openOrdinals = UnsafeMutablePointer<UInt32>.allocate(capacity: SegmentLayout.blockSize)
+    private let openFrequencies = UnsafeMutablePointer<UInt32>.allocate(capacity: SegmentLayout.blockSize)
+    @exclusivity(unchecked) private var openCount = 0
     @exclusivity(unchecked) private var openBound = 0.0
 
+    deinit {
+        openOrdinals.deallocate()
+        openFrequencies.deallocate()
+    }
+
     /// Adds postings (ordinals ascending, above any the term holds) to the term being
-    /// written, filling its last block before starting another: postings added in several
-    /// calls are encoded as one call with all of them would encode them.
+    /// written, in blocks of ``SegmentLayout/blockSize``: postings added in several calls are
+    /// encoded as one call with all of them would encode them.
     func appendPostings(ordinals: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<UInt32>) {
-        var index = 0
-        while index < ordinals.count {
-            if openBlock == 0 || openBlock == SegmentLayout.blockSize {
-                termIndex.append(zeros: SegmentLayout.blockIndexEntryBytes)
-                termBlocks += 1
-                openBlock = 0
-                openBound = 0
-            }
-            let take = min(SegmentLayout.blockSize - openBlock, ordinals.count - index)
-            var previous = termPrevious
-            var bound = openBound
-            termData.append(atMost: take * 10) { data in
-                var written = 0
-                for i in index..<(index + take) {
-                    let ordinal = ordinals[i]
-                    written = writeVarint(UInt32(truncatingIfNeeded: Int64(ordinal) - previous - 1), data, written)
-                    written = writeVarint(frequencies[i], data, written)
-                    previous = Int64(ordinal)
-                    let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]),
-                                                     averageLength: averageLength)
-                    bound = max(bound, saturation)
-                }
-                return written
-            }
-            termPrevious = previous
-            openBound = bound
-            openBlock += take
-            index += take
-            let rounded = Float(bound).nextUp
-            termMaximum = max(termMaximum, rounded)
-            setBlock(termBlocks - 1, last: UInt32(truncatingIfNeeded: previous), bound: rounded)
+        for i in 0..<ordinals.count {
+            let ordinal = ordinals[i]
+            openOrdinals[openCount] = ordinal
+            openFrequencies[openCount] = frequencies[i]
+            openCount += 1
+            let saturation = BM25.saturation(frequency: Double(frequencies[i]), length: Double(lengths[Int(ordinal)]), averageLength: averageLength)
+            if saturation > openBound { openBound = saturation }
+            if openCount == SegmentLayout.blockSize { closeBlock() }
         }
         termDocuments += ordinals.count
     }
 
+    /// Encodes the open postings as a block.
+    private func closeBlock() {
+        guard openCount > 0 else { return }
+        PostingBlock.encode(ordinals: openOrdinals, frequencies: openFrequencies, count: openCount, into: termData)
+        let rounded = Float(openBound).nextUp
+        termMaximum = max(termMaximum, rounded)
+        termLast = Int64(openOrdinals[openCount - 1])
+        addBlock(last: openOrdinals[openCount - 1], bound: rounded)
+        openCount = 0
+        openBound = 0
+    }
+
     /// Adds an input segment's postings of the term as they are encoded there — `postings`
     /// its block index then its data, every document kept, ordinal `o` becoming
-    /// `base + o` — copying its blocks and rewriting only its first posting's gap. Their
+    /// `base + o` — copying its blocks and rewriting only each block's first ordinal. Their
     /// bounds stay those the input computed with its own average length; the caller records
     /// the merged segment's average as no larger than any input's, which keeps every bound an
     /// upper bound (``BM25/boundFactor(builtWith:scoringWith:)``). Returns false, adding
     /// nothing, when the bytes do not hold the blocks they claim.
     func appendBlocks(_ postings: UnsafeRawBufferPointer, blocks: Int, documents: Int, base: Int32) -> Bool {
         let entryBytes = SegmentLayout.blockIndexEntryBytes
-        guard blocks > 0, postings.count >= blocks * entryBytes else { return false }
+        guard blocks > 0, postings.count >= blocks * entryBytes, base >= 0 else { return false }
         let data = UnsafeRawBufferPointer(rebasing: postings[(blocks * entryBytes)...])
+        guard let source = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         func entry(_ block: Int, _ field: Int) -> UInt32 {
             postings.loadUnaligned(fromByteOffset: block * entryBytes + field, as: UInt32.self).littleEndian
         }
-        var end = 0
+        // Every block's header must fit its span, and the first ordinal must follow the term's last.
+        var start = 0
+        var counted = 0
         for block in 0..<blocks {
-            let next = Int(entry(block, 8))
-            guard next > end, next <= data.count else { return false }
-            end = next
+            let end = Int(entry(block, 8))
+            guard end > start, end <= data.count, let header = PostingBlock.header(source, start, end: end), header.size == end - start
+            else { return false }
+            let last = openCount > 0 ? Int64(openOrdinals[openCount - 1]) : termLast
+            if block == 0, Int64(base) + Int64(header.first) <= last { return false }
+            counted += header.count
+            start = end
         }
-        guard let source = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-        var offset = 0
-        let gap = readVarint(source, &offset, end)
-        let frequency = readVarint(source, &offset, end)
-        let first = Int64(base) + Int64(gap)
-        guard first > termPrevious, offset <= Int(entry(0, 8)) else { return false }
-        openBlock = 0
-        let shift = termData.count
-        termData.append(atMost: 10) { out in writeVarint(frequency, out, writeVarint(UInt32(truncatingIfNeeded: first - termPrevious - 1), out, 0)) }
-        let delta = termData.count - shift - offset
-        termData.append(UnsafeRawBufferPointer(rebasing: data[offset..<end]))
+        guard counted == documents else { return false }
+        closeBlock()
+        start = 0
         for block in 0..<blocks {
-            termIndex.append(zeros: entryBytes)
+            let end = Int(entry(block, 8))
+            let at = termData.count
+            termData.append(UnsafeRawBufferPointer(start: source + start, count: end - start))
+            let first = UInt32(littleEndian: UnsafeRawPointer(source + start).loadUnaligned(as: UInt32.self))
+            termData.store((first &+ UInt32(base)).littleEndian, at: at)
             let bound = Float(bitPattern: entry(block, 4))
             termMaximum = max(termMaximum, bound)
-            setBlock(termBlocks + block, last: UInt32(bitPattern: base &+ Int32(bitPattern: entry(block, 0))), bound: bound,
-                     end: shift + delta + Int(entry(block, 8)))
+            addBlock(last: entry(block, 0) &+ UInt32(base), bound: bound)
+            start = end
         }
-        termBlocks += blocks
+        termLast = Int64(entry(blocks - 1, 0)) + Int64(base)
         termDocuments += documents
-        termPrevious = Int64(base) + Int64(Int32(bitPattern: entry(blocks - 1, 0)))
         return true
     }
 
-    /// Fills block `block`'s entry; its data ends where the term's data ends unless `end` says.
-    private func setBlock(_ block: Int, last: UInt32, bound: Float, end: Int? = nil) {
-        let at = block * SegmentLayout.blockIndexEntryBytes
+    /// Adds the index entry of the block just appended to the term's data.
+    private func addBlock(last: UInt32, bound: Float) {
+        let at = termIndex.count
+        termIndex.append(zeros: SegmentLayout.blockIndexEntryBytes)
         termIndex.store(last.littleEndian, at: at)
         termIndex.store(bound.bitPattern.littleEndian, at: at + 4)
-        termIndex.store(UInt32(end ?? termData.count).littleEndian, at: at + 8)
+        termIndex.store(UInt32(termData.count).littleEndian, at: at + 8)
+        termBlocks += 1
     }
 
     /// Writes the term's blocks and its dictionary entry, and starts the next term.
     func finishTerm(_ term: UnsafeRawBufferPointer) throws {
+        closeBlock()
         defer {
             termIndex.removeAll()
             termData.removeAll()
-            termPrevious = -1
+            termLast = -1
             termBlocks = 0
             termDocuments = 0
             termMaximum = 0
-            openBlock = 0
-            openBound = 0
         }
         guard termBlocks > 0 else { return }
         let postingsOffset = offset
