@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Fetch", dependencies: ["HTTPTypes", "CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Postgres", dependencies: ["CPostgres", "TextUtilities"]),
-        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "CStemmer", "JSON", "WebURL", "TextUtilities"]),
+        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),

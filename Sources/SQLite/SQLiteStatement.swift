@@ -99,6 +99,7 @@ public final class SQLiteStatement {
     // MARK: columns (0-based, as SQLite counts)
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func isBlob(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_BLOB }
 
     /// A column's storage class in the current row.
     public enum ColumnType: Sendable { case integer, real, text, blob, null }

@@ -26,6 +26,7 @@ enum IndexMigration {
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
                 """)
             let body = try connection.prepare("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)")
+            let compressor = StoredText.Compressor()
             var builder = SegmentBuilder()
             var documents = 0
             var tokens = 0
@@ -41,7 +42,7 @@ enum IndexMigration {
                 insert.reset()
                 insert.bind(values)
                 try insert.step()
-                if !text[3].isEmpty { try body.run([.integer(rowid), .text(text[3])]) }
+                if !text[3].isEmpty { try body.run([.integer(rowid), compressor.value(text[3])]) }
                 documents += 1
                 tokens += length
                 if builder.documents >= 16_384 {
@@ -142,6 +143,13 @@ enum IndexMigration {
             try setSegmentFormat(connection)
         }
         try IndexWriter.mergeSegments(connection)
+        // A file made before free pages were given back cannot start now without being
+        // written anew once: done here, as the rebuild has read every item anyway.
+        let vacuum = try connection.statement("PRAGMA auto_vacuum")
+        let mode = try vacuum.step() ? vacuum.int(0) : 2
+        vacuum.reset()
+        // Best effort: another connection's transaction keeps it for a later rebuild to do.
+        if mode == 0 { try? connection.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM;") }
     }
 
     static func setSegmentFormat(_ connection: SQLiteConnection) throws {
@@ -150,21 +158,30 @@ enum IndexMigration {
     }
 
     /// Every item analysed again into new segments (version 4 indexes stems beside words),
-    /// under the same rowids; the lengths and counts BM25 needs are recounted.
+    /// under the same rowids; the lengths and counts BM25 needs are recounted, and bodies
+    /// still stored as text are compressed (``StoredText``).
     private static func rebuildPostings(_ connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) throws {
         try SegmentStore.delete(connection, segments: try SegmentStore.list(connection).map(\.id))
         let rows = try connection.prepare("""
-            SELECT i.rowid, i.title, i.keywords, coalesce(i.description, ''), coalesce(b.body, ''), i.language, i.owner, i.uid
+            SELECT i.rowid, i.title, i.keywords, coalesce(i.description, ''), b.body, i.language, i.owner, i.uid
             FROM items i LEFT JOIN item_bodies b ON b.rowid = i.rowid ORDER BY i.rowid
             """)
         let length = try connection.prepare("UPDATE items SET length = ? WHERE rowid = ?")
+        let compress = try connection.prepare("UPDATE item_bodies SET body = ? WHERE rowid = ?")
+        let compressor = StoredText.Compressor()
         var builders: [SegmentBuilder] = []
         var builder = SegmentBuilder()
         var documents = 0
         var tokens = 0
         while try rows.step() {
             let rowid = Int64(rows.int(0))
-            let columns = [rows.string(1) ?? "", rows.string(2) ?? "", rows.string(3) ?? "", rows.string(4) ?? ""]
+            let body = StoredText.text(rows, 4)
+            if !rows.isNull(4), !rows.isBlob(4), case .blob(let packed) = compressor.value(body) {
+                compress.reset()
+                compress.bind([.blob(packed), .integer(rowid)])
+                try compress.step()
+            }
+            let columns = [rows.string(1) ?? "", rows.string(2) ?? "", rows.string(3) ?? "", body]
             let count = builder.analyze(columns: columns, tokenizer: tokenizer, language: rows.string(5))
             builder.assign(rowid: rowid, key: ItemKey(owner: ItemKey.owner(stored: rows.string(6)), identifier: rows.string(7) ?? "").orderKey)
             length.reset()
@@ -179,6 +196,7 @@ enum IndexMigration {
         }
         rows.reset()
         length.reset()
+        compress.reset()
         if !builder.isEmpty { builders.append(builder) }
         try connection.execute("DELETE FROM meta WHERE key IN ('documents', 'tokens')")
         try IndexStatistics.add(documents: documents, tokens: tokens, connection)

@@ -7,7 +7,8 @@ import SQLite
 ///   its owner and its identifier (``ItemKey``; the operator's owner is `''`). Rowids are never reused
 ///   (AUTOINCREMENT), and replacing an item gives it a new rowid, so a posting in a
 ///   segment is live exactly while its row exists.
-/// - `item_bodies`: the body text of each item (read for phrase checks and snippets).
+/// - `item_bodies`: the body text of each item (read for phrase checks and snippets),
+///   compressed (``StoredText``); older rows and short bodies are text.
 /// - `segments`, `segment_chunks`: the inverted index (``SegmentStore``): immutable
 ///   segments of postings with block-max bounds, merged eight at a time.
 /// - `meta`: the schema version, the index's identity, and the counts BM25 needs
@@ -65,7 +66,7 @@ enum IndexSchema {
         CREATE INDEX IF NOT EXISTS items_uid ON items(uid);
         CREATE INDEX IF NOT EXISTS items_domain_id ON items(domain_id);
         CREATE INDEX IF NOT EXISTS items_expires ON items(expires) WHERE expires IS NOT NULL;
-        CREATE TABLE IF NOT EXISTS item_bodies(rowid INTEGER PRIMARY KEY, body TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS item_bodies(rowid INTEGER PRIMARY KEY, body NOT NULL);
         CREATE TABLE IF NOT EXISTS engagement(
             owner TEXT NOT NULL, uid TEXT NOT NULL, impressions INTEGER NOT NULL DEFAULT 0, clicks INTEGER NOT NULL DEFAULT 0,
             anonymous_impressions INTEGER NOT NULL DEFAULT 0, anonymous_clicks INTEGER NOT NULL DEFAULT 0,

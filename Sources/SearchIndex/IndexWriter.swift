@@ -16,6 +16,7 @@ struct IndexWriter {
     private var languages = Set<String>()
     /// Rows removed or changed in place, for the change log.
     private var changed = ChangeLog.Rows()
+    private let bodies = StoredText.Compressor()
 
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) {
         self.connection = connection
@@ -81,7 +82,9 @@ struct IndexWriter {
         let rowid = Int64(statement.int(0))
         while try statement.step() {}
         builder.assign(rowid: rowid, key: item.key.orderKey)
-        if !item.bodyText.isEmpty { try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), .text(item.bodyText)]) }
+        if !item.bodyText.isEmpty {
+            try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), bodies.value(item.bodyText)])
+        }
         documents += 1
         tokens += length
         if let language = Stemmers.primarySubtag(item.language), language != Stemmers.defaultCode { languages.insert(language) }
@@ -128,14 +131,32 @@ struct IndexWriter {
     }
 
     /// Merges segments while a level holds eight; each merge is its own transaction, so a
-    /// reader or another writer waits at most one merge.
+    /// reader or another writer waits at most one merge. Then gives back free pages if
+    /// merges left many.
     static func mergeSegments(_ connection: SQLiteConnection) throws {
+        var merged = false
         while try connection.transaction("IMMEDIATE", { () throws -> Bool in
             guard let inputs = SegmentMerger.pick(try SegmentStore.list(connection)) else { return false }
             let stats = try IndexStatistics.read(connection)
             let average = stats.documents > 0 ? Double(stats.tokens) / Double(stats.documents) : 1
             try SegmentMerger.merge(inputs, connection: connection, averageLength: average)
             return true
-        }) {}
+        }) { merged = true }
+        if merged { try releaseFreePages(connection) }
+    }
+
+    /// Free pages past a quarter of the file (a merge frees its inputs' pages, which the
+    /// next writes reuse only in part) are given back to the file system: the file shrinks
+    /// by them (`incremental_vacuum`, in files made with `auto_vacuum = INCREMENTAL`).
+    static func releaseFreePages(_ connection: SQLiteConnection) throws {
+        let free = try connection.statement("PRAGMA freelist_count")
+        let pages = try connection.statement("PRAGMA page_count")
+        guard try free.step(), try pages.step() else { return }
+        let freePages = free.int(0)
+        let total = pages.int(0)
+        free.reset()
+        pages.reset()
+        guard freePages > 1024, freePages * 4 > total else { return }
+        try connection.execute("PRAGMA incremental_vacuum")
     }
 }

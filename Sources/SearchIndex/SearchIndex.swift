@@ -32,6 +32,14 @@ public final class SearchIndex: Sendable {
     /// read(2) calls and a private page cache: searches touch pages all over a large index.
     public static let mappedBytes = 1 << 30
 
+    /// The page size of a new index file: a compressed body of a few KB would take a 4 KiB
+    /// page of its own, with 16 KiB several share one.
+    public static let pageBytes = 16384
+
+    /// Bytes the write-ahead log keeps between checkpoints at most (SQLite's
+    /// `journal_size_limit`): a merge's transaction grows it by the segment it writes.
+    public static let walBytes = 64 << 20
+
     /// Bytes of recently used postings every index in this process may keep in memory
     /// together (default 256 MiB).
     public static var postingsCacheBytes: Int {
@@ -49,7 +57,14 @@ public final class SearchIndex: Sendable {
         do {
             let connection = try SQLiteConnection(path: path, mode: mode == .create ? .readWrite : .readWriteExisting)
             try SearchTokenizer.register(on: connection)
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = \(max(0, mappedBytes));")
+            // A new file has pages of ``pageBytes`` and frees the pages merges leave
+            // (``IndexWriter/releaseFreePages(_:)``; both settings take only before the first
+            // table), and the WAL is cut back to
+            // ``walBytes`` after each checkpoint instead of keeping its largest size.
+            try connection.execute("""
+                PRAGMA page_size = \(Self.pageBytes); PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
+                PRAGMA mmap_size = \(max(0, mappedBytes)); PRAGMA journal_size_limit = \(Self.walBytes);
+                """)
             let tokenizer = try SearchTokenizer.Session(connection: connection)
             identity = path + "#" + (try IndexSchema.prepare(connection, tokenizer: tokenizer))
             // A statement left at its row would keep this connection's first snapshot.

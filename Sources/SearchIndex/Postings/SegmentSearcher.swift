@@ -337,7 +337,7 @@ struct SegmentSearcher {
         guard try item.step() else { return nil }
         let body = try connection.statement("SELECT body FROM item_bodies WHERE rowid = ?")
         body.bind(1, rowid)
-        let text = try body.step() ? body.string(0) ?? "" : ""
+        let text = try body.step() ? StoredText.text(body, 0) : ""
         return ([item.string(0) ?? "", item.string(1) ?? "", item.string(2) ?? "", text], item.string(3))
     }
 }
