@@ -1,4 +1,4 @@
-/// Top-k retrieval over one segment, a window of ``windowSize`` documents at a time — the
+/// Top-k retrieval over one segment, a window of documents at a time — the
 /// way Lucene's MaxScore bulk scorer works:
 ///
 /// 1. For each clause, the most it can add in the window, from the block bounds of its
@@ -19,7 +19,12 @@
 /// every clause is essential and nothing is skipped: the reference the pruned search is
 /// checked against.
 final class WindowSearch {
-    static let windowSize = 512
+    /// The largest window, and the one dense postings are read in: where the query's lists
+    /// hold a posting for most documents, a small window's bounds skip more of them; where
+    /// they are sparse, a large one costs fewer windows (measured on the index benchmark's
+    /// query sets, BENCHMARKS.md).
+    static let windowSize = 1024
+    static let denseWindowSize = 256
 
     /// One unit of a clause: a term (one cursor) or a phrase (several, scored as if the
     /// phrase occurred as often as its rarest token — an upper bound ``SegmentSearcher``
@@ -69,7 +74,9 @@ final class WindowSearch {
         self.lengths = lengths
         norm = BM25.Norm(averageLength: averageLength)
         self.boundFactor = boundFactor
-        window = min(Self.windowSize, (lengths.count + 63) & ~63)
+        var postings = 0
+        for i in 0..<cursors.count { postings += cursors[i].documents }
+        window = min(postings > lengths.count ? Self.denseWindowSize : Self.windowSize, (lengths.count + 63) & ~63)
         self.buffers = buffers
         buffers.reserve(clauses: clauses.count, window: window)
     }
@@ -161,6 +168,16 @@ final class WindowSearch {
                 // Most of the window matched: one pass over its values.
                 for w in 0..<words { candidates[w] = 0 }
                 let passed = passing(UnsafeBufferPointer(rebasing: essentials[..<essentialCount]), least)
+                // Many documents to look up: the other clauses' postings in the window are read
+                // in one pass each instead (the same values, summed in the same order).
+                if passed * 16 > window {
+                    for k in 0..<count where !essential[k] && bounds[k] > 0 {
+                        accumulate(k, lower, upper)
+                        essential[k] = true
+                        essentials[essentialCount] = k
+                        essentialCount += 1
+                    }
+                }
                 for index in 0..<passed {
                     let offset = Int(buffers.passing[index])
                     score(offset, lower + Int32(offset), pruning: true, essential, bounds, &heap, admit)
@@ -336,25 +353,45 @@ final class WindowSearch {
                 }
                 continue
             }
-            // A phrase: the documents holding every token, found by leapfrogging.
-            let tokens = unit.firstCursor..<(unit.firstCursor + unit.cursorCount)
-            var target = lower
-            search: while target < upper {
-                for c in tokens {
-                    cursors[c].advance(to: target)
-                    let at = cursors[c].doc
-                    if at >= upper { break search }
-                    if at > target {
-                        target = at
-                        continue search
+            // A phrase: its first token's postings in the window, kept where every other token
+            // has a posting too, with the least frequency.
+            let ordinals = buffers.phraseOrdinals
+            let frequencies = buffers.phraseFrequencies
+            var kept = 0
+            while let run = cursors[unit.firstCursor].run(below: upper) {
+                for i in 0..<run.count {
+                    ordinals[kept] = run.ordinals[i]
+                    frequencies[kept] = run.frequencies[i]
+                    kept += 1
+                }
+            }
+            for c in (unit.firstCursor + 1)..<(unit.firstCursor + unit.cursorCount) {
+                var read = 0
+                var written = 0
+                while read < kept, let run = cursors[c].run(below: upper) {
+                    var i = 0
+                    while read < kept, i < run.count {
+                        let a = ordinals[read], b = run.ordinals[i]
+                        if a < b {
+                            read += 1
+                        } else if b < a {
+                            i += 1
+                        } else {
+                            ordinals[written] = a
+                            frequencies[written] = min(frequencies[read], run.frequencies[i])
+                            written += 1
+                            read += 1
+                            i += 1
+                        }
                     }
                 }
-                var lowest = UInt32.max
-                for c in tokens { lowest = min(lowest, cursors[c].frequency) }
-                let offset = Int(target - lower)
-                values[offset] += weight * norm.saturation(Double(lowest), length: Double(lengths[Int(target)]))
+                kept = written
+            }
+            for i in 0..<kept {
+                let ordinal = Int(ordinals[i])
+                let offset = ordinal - Int(lower)
+                values[offset] += weight * norm.saturation(Double(frequencies[i]), length: Double(lengths[ordinal]))
                 matched[offset >> 6] |= 1 << UInt64(offset & 63)
-                target += 1
             }
         }
     }
@@ -449,6 +486,9 @@ final class WindowBuffers {
     /// A window's sums of essential values, and the offsets that passed the first check.
     let sums: UnsafeMutablePointer<Double>
     let passing: UnsafeMutablePointer<Int32>
+    /// A phrase's postings in the window while its tokens' are intersected.
+    let phraseOrdinals: UnsafeMutablePointer<Int32>
+    let phraseFrequencies: UnsafeMutablePointer<UInt32>
     private var capacity = 0
 
     init() {
@@ -458,6 +498,8 @@ final class WindowBuffers {
         candidates.initialize(repeating: 0, count: WindowSearch.windowSize / 64)
         sums = .allocate(capacity: WindowSearch.windowSize)
         passing = .allocate(capacity: WindowSearch.windowSize)
+        phraseOrdinals = .allocate(capacity: WindowSearch.windowSize)
+        phraseFrequencies = .allocate(capacity: WindowSearch.windowSize)
     }
 
     deinit {
@@ -466,6 +508,8 @@ final class WindowBuffers {
         candidates.deallocate()
         sums.deallocate()
         passing.deallocate()
+        phraseOrdinals.deallocate()
+        phraseFrequencies.deallocate()
     }
 
     /// Room for `clauses` clauses of a window of `window` documents (a multiple of 64).
