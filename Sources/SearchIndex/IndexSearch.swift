@@ -27,8 +27,9 @@ struct IndexSearch {
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer,
                              languages: try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection))
         let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
-        let candidates = try segments.top(plan.query, k: k, now: request.now.timeIntervalSince1970, exhaustive: exhaustive)
-        let ranked = try rank(candidates, request)
+        let rows = CandidateRows(connection: connection)
+        let candidates = try segments.top(plan.query, k: k, now: request.now.timeIntervalSince1970, exhaustive: exhaustive, rows: rows)
+        let ranked = try rank(candidates, request, rows: rows)
         // A router's shard answers with every candidate in first-stage order; the router
         // rescores the union as this index would (``ResultOrder``).
         let page = request.firstStageOrder ? Array(ranked.indices)
@@ -97,24 +98,15 @@ struct IndexSearch {
 
     /// The candidates, in first-stage order, with their final scores from their BM25 and the
     /// item's signals (``Ranking``); those whose item is gone are left out.
-    private func rank(_ candidates: [TopK.Entry], _ request: SearchRequest) throws -> [Ranked] {
-        let statement = try connection.statement("""
-            SELECT i.uid, i.quality, coalesce(e.impressions, 0), coalesce(e.clicks, 0), i.rating, i.rating_scale, i.rating_count, i.updated,
-                coalesce(e.anonymous_impressions, 0), coalesce(e.anonymous_clicks, 0), coalesce(e.anonymous_networks, 0)
-            FROM items i LEFT JOIN engagement e ON e.owner = i.owner AND e.uid = i.uid WHERE i.rowid = ?
-            """)
+    private func rank(_ candidates: [TopK.Entry], _ request: SearchRequest, rows: CandidateRows) throws -> [Ranked] {
+        try rows.load(candidates.map(\.rowid))
         var ranked: [Ranked] = []
         for candidate in candidates {
-            statement.reset()
-            statement.bind(1, candidate.rowid)
-            guard try statement.step() else { continue }
-            let engagement = Ranking.engagementCounts(EngagementCounts(
-                impressions: statement.int(2), clicks: statement.int(3), anonymousImpressions: statement.int(8),
-                anonymousClicks: statement.int(9), anonymousNetworks: statement.int(10)))
+            guard let row = rows.row(candidate.rowid) else { continue }
+            let engagement = Ranking.engagementCounts(row.engagement)
             let score = Ranking.score(
-                bm25: -candidate.score, quality: statement.double(1), rating: statement.optionalDouble(4), ratingScale: statement.double(5),
-                ratingCount: statement.optionalInt(6), impressions: engagement.impressions, clicks: engagement.clicks,
-                updated: Date(timeIntervalSince1970: statement.double(7)), now: request.now)
+                bm25: -candidate.score, quality: row.quality, rating: row.rating, ratingScale: row.ratingScale, ratingCount: row.ratingCount,
+                impressions: engagement.impressions, clicks: engagement.clicks, updated: Date(timeIntervalSince1970: row.updated), now: request.now)
             ranked.append(Ranked(rowid: candidate.rowid, candidate: ResultOrder.Candidate(relevance: candidate.score, score: score, key: candidate.key)))
         }
         return ranked

@@ -136,14 +136,15 @@ struct SegmentSearcher {
     /// (the phrase counted as often as its rarest token), and their text, read in that
     /// order, gives exact scores, until no document left could beat the k-th exact one;
     /// when the first step's list runs out before that, it is made four times deeper.
-    func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false) throws -> [TopK.Entry] {
+    func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false, rows: CandidateRows? = nil) throws -> [TopK.Entry] {
+        let rows = rows ?? CandidateRows(connection: connection)
         let idfs = weightedIDFs(query)
         guard query.clauses.contains(where: { $0.units.contains { $0.tokens.count > 1 } }) else {
-            return try collect(query, idfs: idfs, k: k, now: now, exhaustive: exhaustive)
+            return try collect(query, idfs: idfs, k: k, now: now, exhaustive: exhaustive, rows: rows)
         }
         var depth = k * 4
         while true {
-            let estimates = try collect(query, idfs: idfs, k: depth, now: now, exhaustive: exhaustive)
+            let estimates = try collect(query, idfs: idfs, k: depth, now: now, exhaustive: exhaustive, rows: rows)
             var verified = TopK(capacity: k)
             var proven = false
             for entry in estimates {
@@ -333,8 +334,8 @@ struct SegmentSearcher {
     /// document that enters the heap, the search looks up the k it ends with, and runs
     /// again without those that are gone (rare: only when gone documents were among the
     /// best). After a few such runs it looks every entrant up instead.
-    private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool) throws -> [TopK.Entry] {
-        let live = LivenessCheck(statement: try connection.statement("SELECT expires FROM items WHERE rowid = ?"), now: now)
+    private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool, rows: CandidateRows) throws -> [TopK.Entry] {
+        let live = LivenessCheck(rows: rows, now: now)
         for segment in segments { live.exclude(SegmentCache.shared.gone(file: file, segment: segment.info.id)) }
         for attempt in 0..<5 {
             if attempt == 4 { live.checksEveryEntrant = true }
@@ -423,14 +424,14 @@ struct SegmentSearcher {
 /// would enter the heap is looked up. The first database error is kept for the caller,
 /// since the search loops cannot throw.
 final class LivenessCheck {
-    private let statement: SQLiteStatement
+    private let rows: CandidateRows
     private let now: Double
     private var excluded = Set<Int64>()
     var checksEveryEntrant = false
     private(set) var failure: Error?
 
-    init(statement: SQLiteStatement, now: Double) {
-        self.statement = statement
+    init(rows: CandidateRows, now: Double) {
+        self.rows = rows
         self.now = now
     }
 
@@ -441,7 +442,8 @@ final class LivenessCheck {
         guard checksEveryEntrant else { return score }
         guard failure == nil else { return nil }
         do {
-            return try isLive(rowid) ? score : nil
+            try rows.load(CollectionOfOne(rowid))
+            return state(rowid) == .live ? score : nil
         } catch {
             failure = error
             return nil
@@ -450,13 +452,15 @@ final class LivenessCheck {
 
     func exclude<S: Sequence>(_ rowids: S) where S.Element == Int64 { excluded.formUnion(rowids) }
 
-    /// Those of `rowids` whose item is gone, and those that have expired.
+    /// Those of `rowids` whose item is gone, and those that have expired (their rows read in
+    /// one statement, and kept for the ranking).
     func gone(_ rowids: [Int64]) throws -> (gone: [Int64], expired: [Int64]) {
         if let failure { throw failure }
+        try rows.load(rowids)
         var gone: [Int64] = []
         var expired: [Int64] = []
         for rowid in rowids {
-            switch try state(rowid) {
+            switch state(rowid) {
             case .live: break
             case .gone: gone.append(rowid)
             case .expired: expired.append(rowid)
@@ -467,13 +471,9 @@ final class LivenessCheck {
 
     private enum State { case live, gone, expired }
 
-    private func state(_ rowid: Int64) throws -> State {
-        statement.reset()
-        statement.bind(1, rowid)
-        guard try statement.step() else { return .gone }
-        if let expires = statement.optionalDouble(0), expires <= now { return .expired }
+    private func state(_ rowid: Int64) -> State {
+        guard let row = rows.row(rowid) else { return .gone }
+        if let expires = row.expires, expires <= now { return .expired }
         return .live
     }
-
-    private func isLive(_ rowid: Int64) throws -> Bool { try state(rowid) == .live }
 }

@@ -157,14 +157,22 @@ final class WindowSearch {
                     others += bounds[k]
                 }
             }
-            var matches = 0
-            for w in 0..<words { matches += candidates[w].nonzeroBitCount }
+            // Most of the window matched? Words with a match first (a count of bits costs a
+            // loop a word on this architecture's baseline), bits only when every word has one.
+            var occupied = 0
+            for w in 0..<words where candidates[w] != 0 { occupied += 1 }
+            var dense = false
+            if occupied == words {
+                var matches = 0
+                for w in 0..<words { matches += candidates[w].nonzeroBitCount }
+                dense = matches * 8 > window
+            }
             // A quick first check: the essential clauses' values and the others' bounds summed
             // in any order, with room for the rounding of a few dozen additions; only documents
             // that pass it have the sum in clause order computed. A document no essential
             // clause matched sums to `others`, which the split keeps below the threshold.
             let least = pruning ? heap.threshold - abs(heap.threshold) * 1e-12 - others : -Double.infinity
-            if pruning, !requireAll, least > 0, matches * 8 > window {
+            if pruning, !requireAll, least > 0, dense {
                 // Most of the window matched: one pass over its values.
                 for w in 0..<words { candidates[w] = 0 }
                 let passed = passing(UnsafeBufferPointer(rebasing: essentials[..<essentialCount]), least)
@@ -247,16 +255,16 @@ final class WindowSearch {
             }
             return passed
         }
-        let sums = buffers.sums
-        sums.update(repeating: 0, count: window)
-        for k in essentials {
-            let clause = values + k * window
-            let bonus = clauses[k].bonus
-            for offset in 0..<window where clause[offset] > 0 { sums[offset] += clause[offset] + bonus }
-        }
-        for offset in 0..<window where sums[offset] >= least {
-            passing[passed] = Int32(offset)
-            passed += 1
+        for offset in 0..<window {
+            var sum = 0.0
+            for k in essentials {
+                let value = values[k * window + offset]
+                if value > 0 { sum += value + clauses[k].bonus }
+            }
+            if sum >= least {
+                passing[passed] = Int32(offset)
+                passed += 1
+            }
         }
         return passed
     }
@@ -424,9 +432,9 @@ final class WindowSearch {
     private func clear(_ k: Int) {
         let values = buffers.values + k * window
         let matched = buffers.matched + k * (window / 64)
-        var set = 0
-        for w in 0..<(window / 64) { set += matched[w].nonzeroBitCount }
-        if set * 8 > window {
+        var occupied = 0
+        for w in 0..<(window / 64) where matched[w] != 0 { occupied += 1 }
+        if occupied == window / 64 {
             values.update(repeating: 0, count: window)
             matched.update(repeating: 0, count: window / 64)
             return
@@ -483,8 +491,7 @@ final class WindowBuffers {
     private(set) var values: UnsafeMutablePointer<Double>
     private(set) var matched: UnsafeMutablePointer<UInt64>
     private(set) var candidates: UnsafeMutablePointer<UInt64>
-    /// A window's sums of essential values, and the offsets that passed the first check.
-    let sums: UnsafeMutablePointer<Double>
+    /// The offsets of a window that passed the first check.
     let passing: UnsafeMutablePointer<Int32>
     /// A phrase's postings in the window while its tokens' are intersected.
     let phraseOrdinals: UnsafeMutablePointer<Int32>
@@ -496,7 +503,6 @@ final class WindowBuffers {
         matched = .allocate(capacity: 1)
         candidates = .allocate(capacity: WindowSearch.windowSize / 64)
         candidates.initialize(repeating: 0, count: WindowSearch.windowSize / 64)
-        sums = .allocate(capacity: WindowSearch.windowSize)
         passing = .allocate(capacity: WindowSearch.windowSize)
         phraseOrdinals = .allocate(capacity: WindowSearch.windowSize)
         phraseFrequencies = .allocate(capacity: WindowSearch.windowSize)
@@ -506,7 +512,6 @@ final class WindowBuffers {
         values.deallocate()
         matched.deallocate()
         candidates.deallocate()
-        sums.deallocate()
         passing.deallocate()
         phraseOrdinals.deallocate()
         phraseFrequencies.deallocate()
