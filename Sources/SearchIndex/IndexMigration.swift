@@ -71,12 +71,32 @@ enum IndexMigration {
     }
 
     /// Version 4 had no change log: added, empty (a cache reading it starts from its first
-    /// change).
+    /// change); then as from version 5.
     static func fromVersion4(_ connection: SQLiteConnection) throws {
         try connection.transaction {
             try connection.execute(ChangeLog.schema)
+            try addDeletedCount(connection)
             try IndexSchema.setVersion(connection)
         }
+    }
+
+    /// Version 5 did not count segments' deleted documents: the column is added, at 0 (the
+    /// segment rebuild that follows for older segment layouts writes them afresh anyway).
+    static func fromVersion5(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try addDeletedCount(connection)
+            try IndexSchema.setVersion(connection)
+        }
+    }
+
+    /// Adds `segments.deleted` where an older `segments` table lacks it (tables kept by the
+    /// migrations of versions 1 to 4 too).
+    static func addDeletedCount(_ connection: SQLiteConnection) throws {
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('segments') WHERE name = 'deleted'")
+        try columns.step()
+        let present = columns.int(0) > 0
+        columns.reset()
+        if !present { try connection.execute("ALTER TABLE segments ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0") }
     }
 
     /// Version 2 had no `items.record`: added, empty, as no item was ingested then.
@@ -96,6 +116,7 @@ enum IndexMigration {
             let sequence = try connection.statement("SELECT seq FROM sqlite_sequence WHERE name = 'items'")
             let next: Int64? = try sequence.step() ? Int64(sequence.int(0)) : nil
             sequence.reset()
+            try addDeletedCount(connection)
             try connection.execute("ALTER TABLE items RENAME TO items_v3")
             try connection.execute("ALTER TABLE engagement RENAME TO engagement_v3")
             for index in ["items_domain_id", "items_expires", "items_owner"] { try connection.execute("DROP INDEX IF EXISTS \(index)") }

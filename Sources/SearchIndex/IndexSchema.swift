@@ -26,10 +26,10 @@ import SQLite
 /// Version 4 made an item's identity (owner, identifier) instead of the identifier alone,
 /// engagement per item with its anonymous part counted by network, and added the items'
 /// language and their words' stems (older items are analysed again, stems and all).
-/// Version 5 added the change log.
+/// Version 5 added the change log; 6 counts each segment's deleted documents.
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 5
+    static let version = 6
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -107,6 +107,8 @@ enum IndexSchema {
             try IndexMigration.fromVersion3(connection, tokenizer: tokenizer, from: found)
         } else if found == 4 {
             try IndexMigration.fromVersion4(connection)
+        } else if found == 5 {
+            try IndexMigration.fromVersion5(connection)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

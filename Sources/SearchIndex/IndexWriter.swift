@@ -17,6 +17,8 @@ struct IndexWriter {
     /// Rows removed or changed in place, for the change log.
     private var changed = ChangeLog.Rows()
     private let bodies = StoredText.Compressor()
+    /// Rows removed by this write, counted against their segments at the end.
+    private var removedRowids: [Int64] = []
 
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session) {
         self.connection = connection
@@ -34,6 +36,7 @@ struct IndexWriter {
             removed.append((Int64(statement.int(0)), statement.int(1), statement.string(2) ?? "", statement.string(3) ?? ""))
         }
         let bodies = try connection.statement("DELETE FROM item_bodies WHERE rowid = ?")
+        removedRowids += removed.map(\.rowid)
         for item in removed {
             changed.add(item.rowid)
             try bodies.run([.integer(item.rowid)])
@@ -94,6 +97,8 @@ struct IndexWriter {
     mutating func finish() throws {
         if !changed.isEmpty || !builder.isEmpty { try ChangeLog.record(changed, inserted: (builder.terms, builder.sortedTermIDs), connection) }
         changed = ChangeLog.Rows()
+        try SegmentStore.recordDeletions(removedRowids, connection)
+        removedRowids = []
         try IndexStatistics.add(documents: documents, tokens: tokens, connection)
         try Self.record(languages: languages, connection)
         languages = []

@@ -225,6 +225,10 @@ extension SearchIndex {
         }
     }
 
+    func segmentInfos() throws -> [SegmentInfo] {
+        try withConnectionAndTokenizer { connection, _ in try SegmentStore.list(connection) }
+    }
+
     func segmentCount() throws -> Int {
         try withConnectionAndTokenizer { connection, _ in try SegmentStore.list(connection).count }
     }

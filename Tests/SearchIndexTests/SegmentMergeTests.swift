@@ -114,4 +114,47 @@ import Testing
             }
         }
     }
+
+    @Test func aSegmentMostlyOfDeletedDocumentsIsRewrittenWithoutThem() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let items = RetrievalTests.corpus(1_000, seed: 31)
+        let t = try TemporaryIndex()
+        try t.index.upsert(items, now: now)
+        // A fifth gone: counted against the segment, which stays.
+        try t.index.delete(identifiers: (0..<200).map { items[$0 * 5].uniqueIdentifier })
+        var segments = try t.index.segmentInfos()
+        #expect(segments.count == 1 && segments[0].documents == 1_000 && segments[0].deleted == 200)
+        // Two fifths: past the share, the segment is written again without them.
+        try t.index.delete(identifiers: (0..<200).map { items[$0 * 5 + 1].uniqueIdentifier })
+        segments = try t.index.segmentInfos()
+        #expect(segments.map(\.documents).reduce(0, +) == 600 && segments.allSatisfy { $0.deleted == 0 })
+        let fresh = try TemporaryIndex()
+        try fresh.index.upsert(items.enumerated().filter { $0.offset % 5 > 1 }.map(\.element), now: now)
+        for query in RetrievalTests.queries {
+            let request = SearchRequest(query, limit: 20, now: now)
+            #expect(try t.index.search(request).hits.map(\.item.uniqueIdentifier) == fresh.index.search(request).hits.map(\.item.uniqueIdentifier), "\(query)")
+        }
+        // Replacing items deletes their old rows too.
+        try t.index.upsert(Array(items[500..<700]).enumerated().filter { $0.offset % 5 > 1 }.map(\.element), now: now)
+        #expect(try t.index.segmentInfos().map(\.deleted).reduce(0, +) == 120)
+    }
+
+    @Test func mergesMoveSegmentsUpALevel() {
+        // Eight segments of a level hold at least the least of the next.
+        for level in 1...5 {
+            var least = 128
+            for _ in 1..<level { least *= 8 }
+            #expect(SegmentStore.level(documents: least) == level && SegmentStore.level(documents: least - 1) == level - 1)
+            #expect(SegmentStore.level(documents: 8 * least) == level + 1)
+        }
+        let info = { (id: Int64, documents: Int, deleted: Int) in
+            SegmentInfo(id: id, level: 0, documents: documents, terms: 1, documentsOffset: 0, dictionaryOffset: 0, length: 0, averageLength: 1,
+                        minimumRowid: id * 10_000, maximumRowid: id * 10_000 + 9_999, deleted: deleted)
+        }
+        // Levels by the documents still there: a thinned segment counts where it now belongs.
+        let seven = (1...7).map { info($0, 500, 0) }
+        #expect(SegmentMerger.pick(seven) == nil)
+        #expect(SegmentMerger.pick(seven + [info(8, 5_000, 4_700)])?.map(\.id) == Array(1...8))
+        #expect(SegmentMerger.pick(seven + [info(8, 5_000, 2_000)])?.map(\.id) == [8], "40 % gone: rewritten alone")
+    }
 }

@@ -44,4 +44,10 @@ struct SegmentInfo: Sendable, Hashable {
     var averageLength: Double
     var minimumRowid: Int64
     var maximumRowid: Int64
+    /// Documents of the segment whose items were removed since it was written (their
+    /// postings stay until a merge).
+    var deleted = 0
+
+    /// Documents still there.
+    var live: Int { max(0, documents - deleted) }
 }

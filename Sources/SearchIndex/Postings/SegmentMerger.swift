@@ -1,20 +1,28 @@
 import SQLite
 
-/// Keeps the number of segments small: when eight segments share a level, they are merged
-/// into one of the next level (``SegmentStore/level(documents:)``), the documents whose
-/// items are gone left out. A search reads every segment, so fewer is faster; merging
-/// eight at a time rewrites each posting once per level, a handful of times in all.
+/// Keeps the number of segments small: when eight segments share a level — by the
+/// documents they still hold (``SegmentStore/level(documents:)``) — they are merged into one
+/// of the next, the documents whose items are gone left out. A search reads every segment,
+/// so fewer is faster; merging eight at a time rewrites each posting once per level, a
+/// handful of times in all. A segment whose documents are mostly gone is rewritten alone:
+/// deleted documents still cost a search their postings and count in its document
+/// frequencies until then (a recrawl replaces most items).
 enum SegmentMerger {
     static let factor = 8
+    /// The share of a segment's documents gone past which it is rewritten without them.
+    static let deletedShare = 0.3
 
-    /// The segments to merge next, if any: the oldest eight of the lowest full level.
+    /// The segments to merge next, if any: the oldest eight of the lowest full level, else
+    /// the segment with the largest share of deleted documents past ``deletedShare``.
     static func pick(_ segments: [SegmentInfo]) -> [SegmentInfo]? {
-        let levels = Dictionary(grouping: segments, by: \.level)
+        let levels = Dictionary(grouping: segments) { SegmentStore.level(documents: $0.live) }
         for level in levels.keys.sorted() {
             let members = levels[level]!.sorted { $0.minimumRowid < $1.minimumRowid }
             if members.count >= factor { return Array(members.prefix(factor)) }
         }
-        return nil
+        let worst = segments.filter { $0.documents > 0 && Double($0.deleted) > deletedShare * Double($0.documents) }
+            .max { Double($0.deleted) / Double($0.documents) < Double($1.deleted) / Double($1.documents) }
+        return worst.map { [$0] }
     }
 
     /// Merges `inputs` into one new segment (none when no document is left) and deletes

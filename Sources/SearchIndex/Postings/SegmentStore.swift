@@ -11,17 +11,19 @@ enum SegmentStore {
         CREATE TABLE IF NOT EXISTS segments(
             id INTEGER PRIMARY KEY AUTOINCREMENT, level INTEGER NOT NULL, documents INTEGER NOT NULL, terms INTEGER NOT NULL,
             documents_offset INTEGER NOT NULL, dictionary_offset INTEGER NOT NULL, length INTEGER NOT NULL,
-            average_length REAL NOT NULL, min_rowid INTEGER NOT NULL, max_rowid INTEGER NOT NULL);
+            average_length REAL NOT NULL, min_rowid INTEGER NOT NULL, max_rowid INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE IF NOT EXISTS segment_chunks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
         """
 
     /// The rowid of a segment's chunk.
     static func chunkID(_ segment: Int64, _ chunk: Int) -> Int64 { segment << 24 | Int64(chunk) }
 
-    /// Segments hold 256 documents at level 0, eight times more at each level up.
+    /// Level 0 holds segments of fewer than 128 documents, each level up eight times more
+    /// (128–1,023, 1,024–8,191…): eight segments of a level merged hold at least the least
+    /// of the next, so a merge's output is not merged again at its inputs' level.
     static func level(documents: Int) -> Int {
         var level = 0
-        var size = 2048
+        var size = 128
         while documents >= size, level < 12 {
             level += 1
             size *= 8
@@ -31,7 +33,7 @@ enum SegmentStore {
 
     static func list(_ connection: SQLiteConnection) throws -> [SegmentInfo] {
         let statement = try connection.statement("""
-            SELECT id, level, documents, terms, documents_offset, dictionary_offset, length, average_length, min_rowid, max_rowid
+            SELECT id, level, documents, terms, documents_offset, dictionary_offset, length, average_length, min_rowid, max_rowid, deleted
             FROM segments ORDER BY documents DESC, id
             """)
         var segments: [SegmentInfo] = []
@@ -39,7 +41,8 @@ enum SegmentStore {
             segments.append(SegmentInfo(
                 id: Int64(statement.int(0)), level: statement.int(1), documents: statement.int(2), terms: statement.int(3),
                 documentsOffset: statement.int(4), dictionaryOffset: statement.int(5), length: statement.int(6),
-                averageLength: statement.double(7), minimumRowid: Int64(statement.int(8)), maximumRowid: Int64(statement.int(9))))
+                averageLength: statement.double(7), minimumRowid: Int64(statement.int(8)), maximumRowid: Int64(statement.int(9)),
+                deleted: statement.int(10)))
         }
         return segments
     }
@@ -66,6 +69,46 @@ enum SegmentStore {
             .run([.integer(Int64(layout.terms)), .integer(Int64(layout.documentsOffset)), .integer(Int64(layout.dictionaryOffset)),
                   .integer(Int64(layout.length)), .integer(id)])
         return id
+    }
+
+    /// Counts the removal of items `rowids` against the segments that hold their postings
+    /// (found by rowid range, and where ranges of merged segments overlap, by the segment's
+    /// own rowids), so that a segment mostly of deleted documents is merged away
+    /// (``SegmentMerger/pick(_:)``).
+    static func recordDeletions(_ rowids: [Int64], _ connection: SQLiteConnection) throws {
+        guard !rowids.isEmpty else { return }
+        let segments = try list(connection)
+        var counts: [Int64: Int] = [:]
+        var held: [Int64: [Int64]] = [:]
+        for rowid in rowids {
+            let around = segments.filter { $0.minimumRowid <= rowid && rowid <= $0.maximumRowid }
+            if around.count == 1 {
+                counts[around[0].id, default: 0] += 1
+                continue
+            }
+            for segment in around {
+                if held[segment.id] == nil { held[segment.id] = try rowidsOf(segment, connection) }
+                let list = held[segment.id]!
+                var low = 0
+                var high = list.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if list[middle] < rowid { low = middle + 1 } else { high = middle }
+                }
+                if low < list.count, list[low] == rowid {
+                    counts[segment.id, default: 0] += 1
+                    break
+                }
+            }
+        }
+        let update = try connection.statement("UPDATE segments SET deleted = min(documents, deleted + ?) WHERE id = ?")
+        for (id, count) in counts { try update.run([.integer(Int64(count)), .integer(id)]) }
+    }
+
+    /// A segment's rowids, from the head of its documents.
+    private static func rowidsOf(_ segment: SegmentInfo, _ connection: SQLiteConnection) throws -> [Int64] {
+        let bytes = try read(connection, segment: segment.id, range: segment.documentsOffset..<(segment.documentsOffset + segment.documents * 8))
+        return bytes.withUnsafeBytes { raw in (0..<segment.documents).map { Int64(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self).littleEndian) } }
     }
 
     static func delete(_ connection: SQLiteConnection, segments: [Int64]) throws {
