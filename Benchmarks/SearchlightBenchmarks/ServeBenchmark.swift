@@ -8,9 +8,10 @@ import Synchronization
 /// service is measured on, and the same queries run straight against ``SearchIndex`` on
 /// the same number of threads, so the HTTP overhead shows.
 enum ServeBenchmark {
-    /// Writes `DIR/index.sqlite` with `size` synthetic items (the index benchmark's corpus)
+    /// Writes `DIR/index.sqlite` with `size` synthetic items (the index benchmark's corpus,
+    /// `bodyWords` words of body each)
     /// and `DIR/queries.txt`, one query per line.
-    static func makeIndex(size: Int, directory: String) {
+    static func makeIndex(size: Int, directory: String, bodyWords: Int = 300) {
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let index = try! SearchIndex(path: directory + "/index.sqlite")
         var corpus = IndexBenchmark.Corpus()
@@ -19,7 +20,7 @@ enum ServeBenchmark {
             let items = (batch..<min(size, batch + 1000)).map { i in
                 let id = "https://bench.example/items/\(i)"
                 return SearchableItem(uniqueIdentifier: id, title: corpus.text(4), contentDescription: corpus.text(20),
-                                      keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: id, bodyText: corpus.text(300),
+                                      keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: id, bodyText: corpus.text(bodyWords),
                                       expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: now)
             }
             try! index.commit(SearchIndex.Batch(upserts: items), now: now)

@@ -9,7 +9,7 @@ import WebURL
 //
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300] [--no-peer-queries]
-//   searchlight-bench serve-index DIR [--items 100000]
+//   searchlight-bench serve-index DIR [--items 100000] [--body-words 300]
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
 //   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
@@ -45,7 +45,8 @@ case "query-profile":
                              rounds: Int(option("--rounds") ?? "3") ?? 3, exhaustive: arguments.contains("--exhaustive"),
                              queryFile: option("--queries"))
 case "serve-index":
-    ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".")
+    ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".",
+                             bodyWords: Int(option("--body-words") ?? "300") ?? 300)
 case "search-in-process":
     ServeBenchmark.searchInProcess(directory: arguments.count > 1 ? arguments[1] : ".", threads: Int(option("--threads") ?? "4") ?? 4,
                                    seconds: Double(option("--seconds") ?? "30") ?? 30, file: option("--queries") ?? "queries.txt")

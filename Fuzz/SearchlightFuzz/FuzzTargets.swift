@@ -15,7 +15,7 @@ import WebURL
 /// return without crashing, hanging or leaking, whatever the bytes are.
 enum FuzzTarget: String, CaseIterable {
     case markup, jsonStrict = "json-strict", jsonLenient = "json-lenient", robots, sitemap, association, pushItem = "push-item"
-    case query, url, mediaType = "media-type", date, engagementToken = "engagement-token", httpFraming = "http-framing"
+    case query, url, mediaType = "media-type", date, engagementToken = "engagement-token", httpFraming = "http-framing", postings
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -50,6 +50,10 @@ enum FuzzTarget: String, CaseIterable {
                     _ = Ranking.quality(of: item)
                 }
             }
+        case .postings:
+            // The first byte: the blocks the dictionary claims; the rest: the term's bytes.
+            guard let blocks = bytes.first else { return }
+            _ = PostingsCheck.read(Array(bytes.dropFirst()), blocks: Int(blocks), documents: 5_000)
         case .query:
             let text = String(decoding: bytes, as: UTF8.self)
             for platform in AppTarget.Platform.allCases {

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""One-off searches over HTTP with the result cache off, next to Tantivy in process, on the
+very same items and queries.
+
+    Benchmarks/served_vs_tantivy.py SEARCHLIGHT SEARCHLIGHT_BENCH WORK_DIR [--items 300000] [--port 18095]
+
+Makes the index benchmark's corpus (`searchlight-bench serve-index`, and the same documents
+exported for Tantivy), then asks 300 one-off queries — 280 of the standard set's 1–2 words
+from the 5,000 most frequent, and the 20 most frequent words — one at a time:
+  - of `searchlight serve --cache-seconds 0` over HTTP on 127.0.0.1 (a kept-alive
+    connection; the time from sending the request to the last byte of the answer), and
+  - of Tantivy 0.27 in this process (BM25 over title, description, keywords and body with
+    the index benchmark's boosts, the words OR'ed; top 10),
+after one unmeasured pass over the queries for each, and prints one JSON object with both
+p50 and p99.
+"""
+import http.client, json, os, shutil, signal, subprocess, sys, time, urllib.parse
+
+searchlight, bench, work = sys.argv[1], sys.argv[2], sys.argv[3]
+items = int(sys.argv[sys.argv.index("--items") + 1]) if "--items" in sys.argv else 300_000
+port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 18095
+os.makedirs(work, exist_ok=True)
+data = os.path.join(work, f"served-{items}")
+export = os.path.join(work, f"export-{items}")
+if not os.path.exists(os.path.join(data, "index.sqlite")):
+    subprocess.run([bench, "serve-index", data, "--items", str(items)], check=True, stdout=subprocess.DEVNULL)
+if not os.path.exists(os.path.join(export, "queries.json")):
+    subprocess.run([bench, "index", "--sizes", str(items), "--export", export, "--export-only", "--dir", work], check=True,
+                   stdout=subprocess.DEVNULL)
+sets = json.load(open(os.path.join(export, "queries.json")))
+queries = sets["standard"][:280] + sets["frequent"][:20]
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p))]
+
+
+server = subprocess.Popen([searchlight, "serve", "--data", data, "--listen", f"127.0.0.1:{port}", "--cache-seconds", "0"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+try:
+    deadline = time.time() + 120
+    while True:
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            probe.request("GET", "/healthz")
+            if probe.getresponse().status == 200:
+                break
+        except OSError:
+            pass
+        if time.time() > deadline or server.poll() is not None:
+            sys.exit("searchlight serve did not start: " + server.stderr.read().decode()[-500:])
+        time.sleep(0.2)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def ask(query):
+        connection.request("GET", "/v1/search?limit=10&q=" + urllib.parse.quote(query))
+        response = connection.getresponse()
+        body = response.read()
+        if response.status != 200:
+            sys.exit(f"{query}: {response.status} {body[:200]}")
+
+    for query in queries:
+        ask(query)
+    served = []
+    for query in queries:
+        started = time.perf_counter()
+        ask(query)
+        served.append((time.perf_counter() - started) * 1000)
+finally:
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=30)
+
+import tantivy
+
+target = os.path.join(work, f"tantivy-{items}")
+shutil.rmtree(target, ignore_errors=True)
+os.makedirs(target)
+builder = tantivy.SchemaBuilder()
+for field in ("title", "description", "keywords", "body"):
+    builder.add_text_field(field, stored=False)
+builder.add_integer_field("id", stored=True)
+schema = builder.build()
+index = tantivy.Index(schema, path=target)
+writer = index.writer(heap_size=512_000_000, num_threads=2)
+with open(os.path.join(export, "corpus.jsonl")) as corpus:
+    for line in corpus:
+        i, title, description, keywords, body = json.loads(line)
+        writer.add_document(tantivy.Document(id=i, title=title, description=description, keywords=keywords, body=body))
+writer.commit()
+writer.wait_merging_threads()
+index.reload()
+searcher = index.searcher()
+boosts = {"title": 10.0, "keywords": 5.0, "description": 3.0, "body": 1.0}
+parsed = [index.parse_query(q, list(boosts), field_boosts=boosts) for q in queries]
+for q in parsed:
+    searcher.search(q, 10).hits
+peer = []
+for q in parsed:
+    started = time.perf_counter()
+    searcher.search(q, 10).hits
+    peer.append((time.perf_counter() - started) * 1000)
+
+print(json.dumps({
+    "benchmark": "served-vs-tantivy", "items": items, "queries": len(queries),
+    "searchlight_http_p50_ms": round(pct(served, 0.5), 3), "searchlight_http_p99_ms": round(pct(served, 0.99), 3),
+    "tantivy_in_process_p50_ms": round(pct(peer, 0.5), 3), "tantivy_in_process_p99_ms": round(pct(peer, 0.99), 3),
+    "p99_ratio": round(pct(served, 0.99) / pct(peer, 0.99), 3),
+}), flush=True)
