@@ -4,8 +4,10 @@ the same run.
 
     Benchmarks/relevance.py COLLECTION_DIR [--binary .build/release/searchlight] [--work /tmp/relevance] [--json]
 
-COLLECTION_DIR is either the Cranfield collection as ../shared/peer-data/cranfield/ has it
-(cran.all.1400, cran.qry, cranqrel) or a BEIR-style folder (corpus.jsonl with _id, title,
+COLLECTION_DIR is the Cranfield collection as ../shared/peer-data/cranfield/ has it
+(cran.all.1400, cran.qry, cranqrel), CACM as ../shared/peer-data/cacm/ has it (cacm.all,
+query.text, qrels.text: titles and abstracts, 52 judged natural-language requests), or a
+BEIR-style folder (corpus.jsonl with _id, title,
 text; queries.jsonl with _id, text; qrels/test.tsv with query-id, corpus-id, score). The
 documents go into each engine as title and body; every judged query is sent as its text, as
 a person would type it (Searchlight: `index add`, then `GET /v1/search` of a `serve` with the
@@ -24,7 +26,34 @@ def load(folder):
     """(docs: {id: (title, body)}, queries: [(qid, text)], gains: {qid: {docid: gain}})"""
     if os.path.exists(os.path.join(folder, "cran.all.1400")):
         return load_cranfield(folder)
+    if os.path.exists(os.path.join(folder, "cacm.all")):
+        return load_cacm(folder)
     return load_beir(folder)
+
+def smart_records(path):
+    """SMART-format records: `.I id`, then fields opened by a line of `.X` (one capital)."""
+    current, field = None, None
+    for line in open(path, encoding="latin-1"):
+        if line.startswith(".I "):
+            if current: yield current
+            current, field = {"id": line[3:].strip()}, None
+        elif len(line) >= 2 and line[0] == "." and line[1].isupper() and line[2:].strip() == "":
+            field = line[1]
+            current[field] = ""
+        elif field:
+            current[field] += line
+    if current: yield current
+
+def load_cacm(folder):
+    docs = {str(int(r["id"])): (" ".join(r.get("T", "").split()), " ".join(r.get("W", "").split()))
+            for r in smart_records(os.path.join(folder, "cacm.all"))}
+    texts = {str(int(r["id"])): " ".join(r.get("W", "").split()) for r in smart_records(os.path.join(folder, "query.text"))}
+    gains = {}
+    for line in open(os.path.join(folder, "qrels.text")):
+        parts = line.split()
+        if len(parts) >= 2: gains.setdefault(str(int(parts[0])), {})[str(int(parts[1]))] = 1
+    queries = [(qid, texts[qid]) for qid in sorted(gains, key=int) if qid in texts]
+    return docs, queries, gains
 
 def load_cranfield(folder):
     def records(path):
