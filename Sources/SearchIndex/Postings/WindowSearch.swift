@@ -241,7 +241,7 @@ final class WindowSearch {
     }
 
     /// The offsets of the window whose essential values (with their bonuses) reach `least`,
-    /// into ``WindowBuffers/passing``; returns how many.
+    /// into ``WindowBuffers/passing``; returns how many. `least` is positive.
     private func passing(_ essentials: UnsafeBufferPointer<Int>, _ least: Double) -> Int {
         let values = buffers.values
         let passing = buffers.passing
@@ -249,22 +249,36 @@ final class WindowSearch {
         if essentials.count == 1 {
             let only = values + essentials[0] * window
             let bonus = clauses[essentials[0]].bonus
-            for offset in 0..<window where only[offset] > 0 && only[offset] + bonus >= least {
+            // Without branches (the outcome is a coin toss on dense windows): every offset is
+            // written, and kept by counting it. `least` is positive, so an unmatched 0 fails.
+            for offset in 0..<window {
+                let value = only[offset]
                 passing[passed] = Int32(offset)
-                passed += 1
+                passed += (value > 0 ? value + bonus : 0) >= least ? 1 : 0
             }
             return passed
         }
+        // Clause by clause over the whole window (a loop the compiler vectorizes), in the
+        // order the row-wise sum would take: adding 0 for a clause that did not match leaves
+        // a sum's bits as they were.
+        let sums = buffers.sums
+        let first = values + essentials[0] * window
+        let firstBonus = clauses[essentials[0]].bonus
         for offset in 0..<window {
-            var sum = 0.0
-            for k in essentials {
-                let value = values[k * window + offset]
-                if value > 0 { sum += value + clauses[k].bonus }
+            let value = first[offset]
+            sums[offset] = value > 0 ? value + firstBonus : 0
+        }
+        for k in essentials.dropFirst() {
+            let column = values + k * window
+            let bonus = clauses[k].bonus
+            for offset in 0..<window {
+                let value = column[offset]
+                sums[offset] += value > 0 ? value + bonus : 0
             }
-            if sum >= least {
-                passing[passed] = Int32(offset)
-                passed += 1
-            }
+        }
+        for offset in 0..<window {
+            passing[passed] = Int32(offset)
+            passed += sums[offset] >= least ? 1 : 0
         }
         return passed
     }
@@ -493,6 +507,8 @@ final class WindowBuffers {
     private(set) var candidates: UnsafeMutablePointer<UInt64>
     /// The offsets of a window that passed the first check.
     let passing: UnsafeMutablePointer<Int32>
+    /// The essential clauses' sums over a window, for the first check.
+    let sums: UnsafeMutablePointer<Double>
     /// A phrase's postings in the window while its tokens' are intersected.
     let phraseOrdinals: UnsafeMutablePointer<Int32>
     let phraseFrequencies: UnsafeMutablePointer<UInt32>
@@ -504,6 +520,7 @@ final class WindowBuffers {
         candidates = .allocate(capacity: WindowSearch.windowSize / 64)
         candidates.initialize(repeating: 0, count: WindowSearch.windowSize / 64)
         passing = .allocate(capacity: WindowSearch.windowSize)
+        sums = .allocate(capacity: WindowSearch.windowSize)
         phraseOrdinals = .allocate(capacity: WindowSearch.windowSize)
         phraseFrequencies = .allocate(capacity: WindowSearch.windowSize)
     }
@@ -513,6 +530,7 @@ final class WindowBuffers {
         matched.deallocate()
         candidates.deallocate()
         passing.deallocate()
+        sums.deallocate()
         phraseOrdinals.deallocate()
         phraseFrequencies.deallocate()
     }
