@@ -44,10 +44,15 @@ def smart_records(path):
             current[field] += line
     if current: yield current
 
+def clean(text):
+    """Whitespace runs as one space, control characters (a few CACM records hold them) as spaces,
+    so that every engine reads the same words (Searchlight's item contract refuses controls)."""
+    return " ".join(re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", text).split())
+
 def load_cacm(folder):
-    docs = {str(int(r["id"])): (" ".join(r.get("T", "").split()), " ".join(r.get("W", "").split()))
+    docs = {str(int(r["id"])): (clean(r.get("T", "")), clean(r.get("W", "")))
             for r in smart_records(os.path.join(folder, "cacm.all"))}
-    texts = {str(int(r["id"])): " ".join(r.get("W", "").split()) for r in smart_records(os.path.join(folder, "query.text"))}
+    texts = {str(int(r["id"])): clean(r.get("W", "")) for r in smart_records(os.path.join(folder, "query.text"))}
     gains = {}
     for line in open(os.path.join(folder, "qrels.text")):
         parts = line.split()
@@ -183,7 +188,7 @@ def fts5_engine(docs, work, tokenize):
     db.execute(f"create virtual table fts using fts5(id unindexed, title, body, tokenize='{tokenize}')")
     db.executemany("insert into fts(id, title, body) values(?, ?, ?)", ((i, t, b) for i, (t, b) in docs.items()))
     def search(text):
-        terms = list(dict.fromkeys(words(text)))
+        terms = words(text)
         if not terms: return []
         expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         return [row[0] for row in db.execute("select id from fts where fts match ? order by bm25(fts) limit 100", (expression,))]

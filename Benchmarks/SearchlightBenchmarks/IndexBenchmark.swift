@@ -66,8 +66,9 @@ enum IndexBenchmark {
     }
 
     /// The query sets: 1–2 words from the 5,000 most frequent (the issue-3 set), the 20 most
-    /// frequent words alone and in pairs (the worst case for exhaustive scoring), and CJK
-    /// words alone and in pairs.
+    /// frequent words alone and in pairs (the worst case for exhaustive scoring), CJK
+    /// words alone and in pairs, and requests of 8–15 words drawn as the bodies are (a pasted
+    /// sentence: frequent words and rare ones, searched twice when relevance feedback applies).
     static func querySets(_ corpus: inout Corpus) -> [(name: String, queries: [String])] {
         let standard = (0..<300).map { _ in corpus.query() }
         let top = Array(corpus.vocabulary.prefix(20))
@@ -80,7 +81,8 @@ enum IndexBenchmark {
         }
         var cjk = IndexBenchmark.cjk
         for i in 0..<40 { cjk.append(IndexBenchmark.cjk[i % 20] + " " + IndexBenchmark.cjk[(i * 7 + 3) % 20]) }
-        return [("standard", standard), ("frequent", frequent), ("cjk", cjk)]
+        let long = (0..<100).map { _ in corpus.text(Int(corpus.generator.next(in: 8...15))) }
+        return [("standard", standard), ("frequent", frequent), ("cjk", cjk), ("long", long)]
     }
 
     /// `bodyWords`: 300 by default (issue 3's corpus); 800 is the mean main text of

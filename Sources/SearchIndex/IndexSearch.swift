@@ -24,11 +24,29 @@ struct IndexSearch {
         let started = DispatchTime.now().uptimeNanoseconds
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let segments = request.statistics.map(self.segments.using) ?? self.segments
-        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer,
-                             languages: try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection))
+        let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
+        var plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
         let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
         let rows = CandidateRows(connection: connection)
-        let candidates = try segments.top(plan.query, k: k, now: request.now.timeIntervalSince1970, exhaustive: exhaustive, rows: rows)
+        let now = request.now.timeIntervalSince1970
+        // A long request is searched again with what its first answers share, its first
+        // answer's best ``RelevanceFeedback/depth`` reranked. Not on a shard: the words would
+        // come from its own documents, not the whole index's.
+        let feedbackApplies = request.statistics == nil && !request.typing && plan.distinctTerms >= RelevanceFeedback.minimumTerms
+        var candidates = try segments.top(plan.query, k: feedbackApplies ? max(k, RelevanceFeedback.depth) : k, now: now,
+                                          exhaustive: exhaustive, rows: rows)
+        var feedbackRows: [Int64] = []
+        if feedbackApplies {
+            let first = Array(candidates.prefix(RelevanceFeedback.documents))
+            let expansion = try feedback(first, query: query, plan: plan, segments: segments)
+            if expansion.isEmpty {
+                candidates = Array(candidates.prefix(k))
+            } else {
+                feedbackRows = first.map(\.rowid)
+                plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: expansion)
+                candidates = try segments.rescored(candidates, by: plan.query, k: k)
+            }
+        }
         let ranked = try rank(candidates, request, rows: rows)
         // A router's shard answers with every candidate in first-stage order; the router
         // rescores the union as this index would (``ResultOrder``).
@@ -53,14 +71,66 @@ struct IndexSearch {
         return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
                               total: ranked.count, totalIsExact: candidates.count < k, offset: request.offset,
                               processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
-                              dependencies: Self.dependencies(query, plan, candidates, typing: request.typing))
+                              dependencies: Self.dependencies(query, plan, candidates, feedbackRows, typing: request.typing))
     }
 
-    /// What the answer read: every candidate, every term searched and every query term, the
+    /// ``RelevanceFeedback``'s words for the documents of a first answer, read as the index
+    /// analysed them, each word counted under its stem (so `matrix` and `matrices` are one
+    /// word, spelled as its most frequent form) and words of the request's own classes left
+    /// out. Tokens are told apart by their 64-bit hash (``WordHash``) and each distinct word
+    /// of a document is stemmed once: a token costs one hash and one lookup, not an array.
+    private func feedback(_ first: [TopK.Entry], query: SearchQuery, plan: QueryPlan, segments: SegmentSearcher) throws -> [RelevanceFeedback.Term] {
+        let fallback = tokenizer.stemmers.language(nil)
+        func key(_ word: [UInt8], _ language: Stemmers.Language?) -> [UInt8] {
+            language.flatMap { tokenizer.markedStem(of: word, $0) }.map { Array($0.dropFirst()) } ?? word
+        }
+        var words: [[UInt8]] = []
+        var index: [UInt64: Int] = [:]
+        var documents: [RelevanceFeedback.Document] = []
+        var spellings: [[UInt8]: [[UInt8]: Double]] = [:]
+        for entry in first {
+            guard let text = try segments.analysedText(of: entry.rowid) else { continue }
+            let language = tokenizer.stemmers.language(text.language) ?? fallback
+            var counts: [Int: Double] = [:]
+            var length = 0.0
+            for (column, value) in text.columns.enumerated() {
+                let weight = Double(BM25.columnWeights[column])
+                tokenizer.tokenize(value, mode: .document) { token, colocated, _, _ in
+                    guard !colocated else { return }
+                    let hash = WordHash.hash(token)
+                    let found = index[hash] ?? {
+                        words.append(Array(token))
+                        index[hash] = words.count - 1
+                        return words.count - 1
+                    }()
+                    counts[found, default: 0] += weight
+                    length += weight
+                }
+            }
+            var document = RelevanceFeedback.Document(score: entry.score, counts: [:], length: length)
+            for (word, count) in counts {
+                let stem = key(words[word], language)
+                document.counts[stem, default: 0] += count
+                spellings[stem, default: [:]][words[word], default: 0] += count
+            }
+            documents.append(document)
+        }
+        var excluded = Set(plan.highlighted.map { $0.first == SearchTokenizer.Session.stemMarker ? Array($0.dropFirst()) : $0 })
+        for token in query.tokens.joined() { excluded.insert(key(Array(token.utf8), fallback)) }
+        let spelled = spellings.mapValues { forms in
+            forms.max { $0.value != $1.value ? $0.value < $1.value : $1.key.lexicographicallyPrecedes($0.key) }?.key ?? []
+        }
+        return RelevanceFeedback.expansion(documents, spellings: spelled, excluding: excluded, frequency: segments.frequency,
+                                           documentCount: segments.documents)
+    }
+
+    /// What the answer read: every candidate (and the documents feedback read), every term
+    /// searched and every query term, the
     /// word being typed, and whether corrections were looked up (``IndexChange/affects(_:)``).
-    private static func dependencies(_ query: SearchQuery, _ plan: QueryPlan, _ candidates: [TopK.Entry], typing: Bool) -> AnswerDependencies {
+    private static func dependencies(_ query: SearchQuery, _ plan: QueryPlan, _ candidates: [TopK.Entry], _ feedbackRows: [Int64],
+                                     typing: Bool) -> AnswerDependencies {
         var dependencies = AnswerDependencies()
-        dependencies.rows = candidates.map(\.rowid)
+        dependencies.rows = Array(Set(candidates.map(\.rowid) + feedbackRows)).sorted()
         var terms = Set<UInt64>()
         for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { terms.insert(TermFilter.hash(term: token)) } }
         for token in query.tokens.joined() { terms.insert(TermFilter.hash(term: Array(token.utf8))) }

@@ -11,6 +11,11 @@ struct PostingsQuery {
     struct Unit: Hashable {
         var tokens: [[UInt8]]
         var weight: Double = 1
+        /// One form of a word's class (the word as written and its stems): every such unit of
+        /// a clause takes the idf of the class's most frequent form, as Lucene's
+        /// `SynonymQuery` does, so that a word whose forms are split over several lists
+        /// weighs what a word with one list of that reach does.
+        var isForm = false
     }
 
     struct Clause {
@@ -161,12 +166,25 @@ struct SegmentSearcher {
         }
     }
 
-    /// Each unit's idf times its weight, by clause.
+    /// `entries` scored again by `query` (exactly, as ``top(_:k:now:exhaustive:rows:)``
+    /// scores a document), the best `k` of them, best first: a second stage over a first
+    /// answer. Entries the query does not match, or no longer in a segment, are left out.
+    func rescored(_ entries: [TopK.Entry], by query: PostingsQuery, k: Int) throws -> [TopK.Entry] {
+        let idfs = weightedIDFs(query)
+        var heap = TopK(capacity: k)
+        for entry in entries {
+            if let score = try exactScore(entry.rowid, query, idfs: idfs) { heap.insert(score, key: entry.key, rowid: entry.rowid) }
+        }
+        return heap.sorted
+    }
+
+    /// Each unit's idf times its weight, by clause (a word's forms at their class's idf).
     func weightedIDFs(_ query: PostingsQuery) -> [[Double]] {
         query.clauses.map { clause in
-            clause.units.map { unit in
-                let containing = unit.tokens.map(frequency).min() ?? 0
-                return unit.weight * BM25.idf(documents: documents, containing: containing)
+            let containing = clause.units.map { unit in unit.tokens.map(frequency).min() ?? 0 }
+            let classFrequency = zip(clause.units, containing).filter(\.0.isForm).map(\.1).max() ?? 0
+            return zip(clause.units, containing).map { unit, containing in
+                unit.weight * BM25.idf(documents: documents, containing: unit.isForm ? classFrequency : containing)
             }
         }
     }

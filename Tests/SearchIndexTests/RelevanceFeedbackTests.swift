@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import SearchIndex
+
+/// Long requests (issue 40): a word written n times weighs √n, a word's forms share one idf,
+/// and from seven words on the request is searched again with what its first answers share.
+@Suite struct RelevanceFeedbackTests {
+    private func document(_ score: Double, _ words: [String: Double]) -> RelevanceFeedback.Document {
+        RelevanceFeedback.Document(score: score, counts: Dictionary(uniqueKeysWithValues: words.map { (Array($0.key.utf8), $0.value) }),
+                                   length: words.values.reduce(0, +))
+    }
+
+    private func words(_ terms: [RelevanceFeedback.Term]) -> [String] { terms.map { String(decoding: $0.token, as: UTF8.self) } }
+
+    @Test func theModelKeepsWordsSharedByTheBestDocumentsWeightedByScore() {
+        let documents = [
+            document(3, ["perturbation": 4, "bounds": 1, "only": 5, "theorem": 2]),
+            document(1, ["perturbation": 1, "bounds": 3, "theorem": 2]),
+            document(0, ["ignored": 9, "bounds": 9]),
+        ]
+        let terms = RelevanceFeedback.expansion(documents, spellings: [:], excluding: [], frequency: { _ in 1 }, documentCount: 100)
+        // perturbation: 3/4·4/12 + 1/4·1/6 = 0.2917; bounds: 3/4·1/12 + 1/4·3/6 = 0.1875;
+        // theorem: 3/4·2/12 + 1/4·2/6 = 0.2083; "only" is in one document, "ignored" in one
+        // that did not match.
+        #expect(words(terms) == ["perturbation", "theorem", "bounds"])
+        #expect(terms[0].weight == RelevanceFeedback.weight)
+        #expect(abs(terms[2].weight - RelevanceFeedback.weight * 0.1875 / 0.29166666666666663) < 1e-12)
+    }
+
+    @Test func theRequestsOwnWordsCommonWordsDigitsAndShortWordsAreNotAdded() {
+        let shared = ["eigenvalue": 5.0, "common": 4, "1978": 4, "of": 6, "spectra": 1]
+        let documents = [document(2, shared), document(2, shared)]
+        let terms = RelevanceFeedback.expansion(documents, spellings: [Array("spectra".utf8): Array("spectrum".utf8)],
+                                                excluding: [Array("eigenvalue".utf8)],
+                                                frequency: { String(decoding: $0, as: UTF8.self) == "common" ? 51 : 3 }, documentCount: 100)
+        #expect(words(terms) == ["spectrum"], "a class is added as its most frequent spelling")
+        #expect(RelevanceFeedback.expansion([], spellings: [:], excluding: [], frequency: { _ in 1 }, documentCount: 10).isEmpty)
+    }
+
+    @Test func equalShareGoesToByteOrderSoTheExpansionIsAFunctionOfItsInputs() {
+        let documents = [document(1, ["zeta": 1, "alpha": 1, "mid": 1]), document(1, ["zeta": 1, "alpha": 1, "mid": 1])]
+        let once = RelevanceFeedback.expansion(documents, spellings: [:], excluding: [], frequency: { _ in 1 }, documentCount: 10)
+        #expect(words(once) == ["alpha", "mid", "zeta"])
+        #expect(once.allSatisfy { $0.weight == RelevanceFeedback.weight })
+    }
+
+    /// The relevant item holds only a common word of the request, and ranks below twelve
+    /// that hold two; the two that match the request well share another word with it.
+    @Test func aLongRequestFindsWhatItsBestAnswersShare() throws {
+        let t = try TemporaryIndex()
+        var items = [
+            item("a1", "Sensitivity of the eigenvalue decomposition", body: "How eigenvalues move under perturbation of the entries."),
+            item("a2", "Eigenvalue sensitivity of real matrices", body: "A perturbation analysis of the eigenvalue problem."),
+            item("target", "Spectral variation theory", body: "Bounds on spectra of operators moving under perturbation."),
+        ]
+        for i in 0..<12 { items.append(item("filler\(i)", "Notes on compilers \(i)", body: "Parsing and code generation of the languages.")) }
+        try t.index.upsert(items)
+        let request = "articles about the sensitivity of the eigenvalue decomposition of real matrices"
+        let ids = try t.ids(request)
+        #expect(Array(ids.prefix(2)).sorted() == ["a1", "a2"], "\(ids)")
+        #expect(ids.contains("target"), "found through perturbation: \(ids)")
+        #expect(try !t.ids("eigenvalue sensitivity").contains("target"), "a short query is searched as written")
+    }
+
+    @Test func aRepeatedWordWeighsTheRootOfItsCountAndItsFormsShareOneIDF() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert([item("a", "Flexible walls", body: "flexibility of a wall"), item("b", "Rigid plates", body: "flexible"),
+                            item("c", "Heat", body: "heat transfer")])
+        let (weights, idfs, forms) = try t.index.withConnectionAndTokenizer { connection, tokenizer in
+            let segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: t.index.path + "#plan")
+            let query = try SearchQuery("flexible heat flexible flexible flexible") { tokenizer.tokens($0, query: true) }
+            let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: [])
+            let clause = plan.query.clauses[0]
+            return (clause.units.map(\.weight), segments.weightedIDFs(plan.query)[0], clause.units.map(\.isForm))
+        }
+        #expect(weights.first == 2, "flexible, four times: √4 × its weight of 1: \(weights)")
+        #expect(forms.allSatisfy { $0 }, "the word as written and its stems are its forms")
+        let perWeight = zip(idfs, weights).map { $0 / $1 }
+        #expect(perWeight.allSatisfy { abs($0 - perWeight[0]) < 1e-12 }, "one idf for every form: \(perWeight)")
+    }
+}
