@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import SearchIndex
 
@@ -22,29 +23,51 @@ struct ResultMerge {
     private var shardOfResult: [Int] = []
     var corrections: [String: [String]] = [:]
 
-    /// Adds one shard's answer; false when it is not a shard search answer.
-    mutating func add(_ answer: JSONValue, shard: Int) -> Bool {
+    /// The largest total a shard may give: what a JSON number holds exactly (2^53). A larger
+    /// one is a broken or hostile node's, not an index's.
+    static let largestTotal = 1 << 53
+
+    /// Adds one shard's answer, its first `keep` candidates (a shard sends them in first-stage
+    /// order, and one index would keep no more); false, and nothing of it added, when it is
+    /// not a shard search answer or breaks a rule — a total out of range, a score that is not
+    /// a number, a result the item rules refuse (``ShardResultRule``): the shard then counts
+    /// as missing.
+    mutating func add(_ answer: JSONValue, shard: Int, keep: Int = .max, now: Date = Date()) -> Bool {
         guard let list = answer["results"]?.arrayValue, let scores = answer["scores"]?.arrayValue,
             let owners = answer["owners"]?.arrayValue, scores.count == list.count, owners.count == list.count
         else { return false }
         // A node of an older version sends no relevance: its final scores stand in for it.
         let relevance = answer["relevance"]?.arrayValue ?? scores
         guard relevance.count == list.count else { return false }
-        for (index, result) in list.enumerated() {
-            guard let score = scores[index].doubleValue, let first = relevance[index].doubleValue, let id = result["id"]?.stringValue
+        var shardTotal = list.count
+        if let value = answer["estimatedTotalHits"] {
+            guard let number = value.intValue, (0...Self.largestTotal).contains(number) else { return false }
+            shardTotal = number
+        }
+        var added: [Result] = []
+        for (index, result) in list.prefix(max(0, keep)).enumerated() {
+            guard let score = scores[index].doubleValue, let first = relevance[index].doubleValue, score.isFinite, first.isFinite,
+                let id = result["id"]?.stringValue, let checked = ShardResultRule.checked(result, now: now)
             else { return false }
             let key = ItemKey(owner: ItemKey.owner(stored: owners[index].stringValue), identifier: id)
-            results.append(Result(candidate: ResultOrder.Candidate(relevance: first, score: score, key: key.orderKey), key: key, json: result))
-            shardOfResult.append(shard)
+            added.append(Result(candidate: ResultOrder.Candidate(relevance: first, score: score, key: key.orderKey), key: key, json: checked))
         }
-        total += answer["estimatedTotalHits"]?.intValue ?? list.count
+        results += added
+        shardOfResult += Array(repeating: shard, count: added.count)
+        let (sum, overflow) = total.addingReportingOverflow(shardTotal)
+        total = overflow ? Int.max : sum
         totalIsExact = totalIsExact && (answer["totalHitsExact"]?.boolValue ?? false)
         matchedAnyWordByShard[shard] = answer["matchedAnyWord"]?.boolValue ?? false
-        for member in answer["corrections"]?.objectValue?.members ?? [] {
+        let termBytes = CorpusStatistics.Limits.termBytes
+        for member in (answer["corrections"]?.objectValue?.members ?? []).prefix(CorpusStatistics.Limits.lists)
+        where member.key.utf8.count <= termBytes {
             // Every shard plans with the same statistics, so their lists agree; any extra
             // spelling goes after, the first list's order (best first) kept.
             var list = corrections[member.key] ?? []
-            for spelling in member.value.arrayValue?.compactMap(\.stringValue) ?? [] where !list.contains(spelling) { list.append(spelling) }
+            for spelling in (member.value.arrayValue?.compactMap(\.stringValue) ?? []).prefix(CorpusStatistics.Limits.listEntries)
+            where spelling.utf8.count <= termBytes && !list.contains(spelling) && list.count < CorpusStatistics.Limits.listEntries {
+                list.append(spelling)
+            }
             corrections[member.key] = list
         }
         return true

@@ -10,6 +10,13 @@ extension SearchRouter {
     /// Both rounds of a routed search, then the merge (``ResultMerge``).
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let started = DispatchTime.now().uptimeNanoseconds
+        guard searchesInFlight.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maximumSearchesInFlight else {
+            searchesInFlight.wrappingSubtract(1, ordering: .relaxed)
+            var busy = APIError(503, "busy", "the router answers \(configuration.maximumSearchesInFlight) searches at once; try again")
+            busy.headers = [HTTPField("Retry-After", "1")]
+            throw busy
+        }
+        defer { searchesInFlight.wrappingSubtract(1, ordering: .relaxed) }
         let search = try SearchService.searchRequest(request, maximumResults: configuration.maximumSearchLimit, now: Date())
         var map = mapForSearch()
         guard map.count > 0 else {
@@ -24,17 +31,18 @@ extension SearchRouter {
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)
         var parts: [CorpusStatistics] = []
-        for (shard, answer) in post("/v1/shard/statistics", JSONObject(fields), map).enumerated() where !missing.contains(shard) {
-            guard let answer else {
-                missing.insert(shard)
-                continue
+        var answers = ShardAnswers(post("/v1/shard/statistics", JSONObject(fields), map), budget: configuration.maximumSearchBytes)
+        for shard in answers.indices where !missing.contains(shard) {
+            switch answers.next(shard) {
+            case .refusal(let refusal): return refusal
+            case .json(let json):
+                if let statistics = try? CorpusStatistics(json: json) {
+                    parts.append(statistics)
+                    continue
+                }
+            case .missing: break
             }
-            if answer.status != 200 { return Self.relayed(answer) }
-            guard let json = try? JSONParser.parse(bytes: answer.body), let statistics = try? CorpusStatistics(json: json) else {
-                missing.insert(shard)
-                continue
-            }
-            parts.append(statistics)
+            missing.insert(shard)
         }
         // Round two: every shard searches with the whole index's statistics; shards that
         // gave none are not asked (their results would be ranked against numbers that
@@ -42,16 +50,15 @@ extension SearchRouter {
         fields.append(("statistics", CorpusStatistics.merged(parts).json))
         map = map.without(missing)
         var merge = ResultMerge()
-        for (shard, answer) in post("/v1/shard/search", JSONObject(fields), map).enumerated() where !missing.contains(shard) {
-            guard let answer else {
-                missing.insert(shard)
-                continue
+        let keep = ResultOrder.candidates(offset: search.offset, limit: search.limit)
+        answers = ShardAnswers(post("/v1/shard/search", JSONObject(fields), map), budget: configuration.maximumSearchBytes)
+        for shard in answers.indices where !missing.contains(shard) {
+            switch answers.next(shard) {
+            case .refusal(let refusal): return refusal
+            case .json(let json): if merge.add(json, shard: shard, keep: keep, now: search.now) { continue }
+            case .missing: break
             }
-            if answer.status != 200 { return Self.relayed(answer) }
-            guard let json = try? JSONParser.parse(bytes: answer.body), merge.add(json, shard: shard) else {
-                missing.insert(shard)
-                continue
-            }
+            missing.insert(shard)
         }
         guard missing.count < map.count else {
             count(\.failed)
@@ -80,10 +87,47 @@ extension SearchRouter {
         counters.withLock { $0[keyPath: counter] += 1 }
     }
 
-    /// A shard's refusal (a 400 every replica would give: the query itself is at fault),
-    /// passed on as it came.
-    static func relayed(_ answer: FanOut.Answer) -> HTTPServerResponse {
-        HTTPServerResponse(status: answer.status, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(answer.body))
+    /// A shard's refusal of the query (a 4xx every replica would give: the query itself is
+    /// at fault), made again from its code and message rather than passed on as it came: a
+    /// code of at most 64 lower-case letters and hyphens, a message of at most 1,024
+    /// bytes. Nil — the shard counts as missing — for any other status or body.
+    static func refusal(_ answer: FanOut.Answer) -> HTTPServerResponse? {
+        guard (400...499).contains(answer.status), answer.status != 401, answer.status != 403,
+            let json = try? JSONParser.parse(bytes: answer.body), let error = json["error"],
+            let code = error["code"]?.stringValue, (1...64).contains(code.utf8.count),
+            code.utf8.allSatisfy({ $0 == 0x2D || (0x61...0x7A).contains($0) }),
+            let message = error["message"]?.stringValue
+        else { return nil }
+        return APIError(answer.status, code, String(message.utf8.prefix(1024)) ?? code).response
+    }
+}
+
+/// One round's shard answers, read one at a time within a byte budget: each body is let go
+/// once parsed, so a search holds one parsed answer at a time, and the answers past the
+/// budget count as missing.
+struct ShardAnswers {
+    enum Read {
+        case json(JSONValue)
+        /// The shard refused the query (``SearchRouter/refusal(_:)``): the search's answer.
+        case refusal(HTTPServerResponse)
+        case missing
+    }
+
+    private var answers: [FanOut.Answer?]
+    private var budget: Int
+
+    init(_ answers: [FanOut.Answer?], budget: Int) {
+        self.answers = answers
+        self.budget = budget
+    }
+
+    var indices: Range<Int> { answers.indices }
+
+    mutating func next(_ shard: Int) -> Read {
+        guard let answer = answers[shard].take(), answer.body.count <= budget else { return .missing }
+        budget -= answer.body.count
+        guard answer.status == 200 else { return SearchRouter.refusal(answer).map(Read.refusal) ?? .missing }
+        return (try? JSONParser.parse(bytes: answer.body)).map(Read.json) ?? .missing
     }
 }
 

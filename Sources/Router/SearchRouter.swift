@@ -32,6 +32,12 @@ public final class SearchRouter: Sendable {
         /// How often the node table is read.
         public var refreshInterval: Double = 1
         public var maximumSearchLimit = 100
+        /// Routed searches answered at once; one more is refused with 503 and `Retry-After`
+        /// (each holds up to a shard answer per shard: 4 MiB each at most).
+        public var maximumSearchesInFlight = 32
+        /// The shard answers' bytes one search reads; the shards whose answers come past it
+        /// are left out as missing.
+        public var maximumSearchBytes = 24 << 20
         public var userAgent = "searchlight-router"
         public var accessLog: AccessLog?
 
@@ -45,6 +51,7 @@ public final class SearchRouter: Sendable {
     private let client: HTTPClient
     private let current = Mutex(ShardMap.empty)
     let counters = Mutex(Counters())
+    let searchesInFlight = Atomic<Int>(0)
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)

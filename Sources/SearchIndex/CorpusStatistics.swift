@@ -40,13 +40,19 @@ public struct CorpusStatistics: Sendable, Equatable {
     /// a plan reads at most 50).
     public static func merged(_ parts: [CorpusStatistics]) -> CorpusStatistics {
         var sum = CorpusStatistics()
+        // Each part's counts are at most 2^53 (``init(json:)``), but many parts could still
+        // overflow a sum: it saturates instead of trapping.
+        func add(_ a: Int, _ b: Int) -> Int {
+            let (total, overflow) = a.addingReportingOverflow(b)
+            return overflow ? .max : total
+        }
         for part in parts {
-            sum.documents += part.documents
-            sum.tokens += part.tokens
+            sum.documents = add(sum.documents, part.documents)
+            sum.tokens = add(sum.tokens, part.tokens)
             sum.languages.formUnion(part.languages)
-            sum.frequencies.merge(part.frequencies, uniquingKeysWith: +)
-            for (prefix, found) in part.completions { sum.completions[prefix, default: [:]].merge(found, uniquingKeysWith: +) }
-            for (word, found) in part.spellings { sum.spellings[word, default: [:]].merge(found, uniquingKeysWith: +) }
+            sum.frequencies.merge(part.frequencies, uniquingKeysWith: add)
+            for (prefix, found) in part.completions { sum.completions[prefix, default: [:]].merge(found, uniquingKeysWith: add) }
+            for (word, found) in part.spellings { sum.spellings[word, default: [:]].merge(found, uniquingKeysWith: add) }
         }
         func trimmed(_ lists: [[UInt8]: [[UInt8]: Int]]) -> [[UInt8]: [[UInt8]: Int]] {
             lists.mapValues { found in

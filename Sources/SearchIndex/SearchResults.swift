@@ -220,7 +220,8 @@ extension SearchResponse {
 }
 
 extension SearchHit {
-    init(json: JSONValue) {
+    /// Reads one result of the ``json`` shape (a client's, or a router's of a shard's answer).
+    public init(json: JSONValue) {
         func text(_ key: String, in value: JSONValue = json) -> String? { value[key]?.stringValue }
         let apps = (json["apps"]?.arrayValue ?? []).compactMap { app -> AppTarget? in
             guard let platform = text("platform", in: app).flatMap(AppTarget.Platform.init(rawValue:)) else { return nil }

@@ -37,6 +37,9 @@ extension SearchableItem {
         /// A crawled page: text cleaned and cut; a value that breaks a rule is left out. Its
         /// lifetime is the crawl's `--expire-after`, set by the item builder.
         public static let crawled = Policy(text: .clean, invalid: .drop, lifetime: SearchableItem.defaultLifetime)
+        /// An item as another process says an index holds it (a shard's result a router
+        /// relays): within every rule as it came, or an error; no lifetime is given to it.
+        public static let relayed = Policy(text: .refuse, invalid: .fail, lifetime: nil)
     }
 
     /// Which field broke which rule (`webURL`, `apps[0].deepLink`), with the value as given.

@@ -1,12 +1,15 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TextUtilities
 
 /// `serve --access-log FILE`: one line per request in the Combined Log Format that nginx
 /// and Apache write (and every log tool reads), with the time taken in milliseconds at the
 /// end: `127.0.0.1 - - [02/Dec/2026:18:40:00 +0000] "GET /v1/search?q=tart HTTP/1.1" 200
 /// 1234 "-" "curl/8.5" 0.41`. The target is cut at 2,048 bytes and quotes and control
-/// characters in it and in the headers are escaped, so a hostile client cannot forge lines.
+/// characters in it and in the headers (C0, DEL, C1 and bidi controls: ``TerminalText``)
+/// are escaped, so a hostile client can neither forge lines nor reorder or restyle one on
+/// the terminal that shows the log.
 public final class AccessLog: Sendable {
     private let file: Mutex<FileHandle>
 
@@ -39,7 +42,9 @@ public final class AccessLog: Sendable {
                 switch scalar {
                 case "\"": out += "\\\""
                 case "\\": out += "\\\\"
-                case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\x%02X", scalar.value)
+                case _ where TerminalText.isControl(scalar):
+                    // As nginx writes bytes it escapes: each UTF-8 byte of the character.
+                    for byte in String(scalar).utf8 { out += String(format: "\\x%02X", byte) }
                 default: out.unicodeScalars.append(scalar)
                 }
             }

@@ -19,10 +19,15 @@ import WebURL
 ///   500 KiB are read, and a line cut by that limit is dropped; a BOM is skipped.
 /// - A 4xx answer means allow all; 5xx or no answer means disallow all (``unreachable``).
 /// - `Crawl-delay` (not in the RFC, widely used) is read from the chosen groups, capped at
-///   ``maximumCrawlDelay``; `Sitemap` lines are collected wherever they are.
+///   ``maximumCrawlDelay``; `Sitemap` lines are collected wherever they are, the first
+///   ``maximumSitemaps``.
 public struct RobotsRules: Sendable, Hashable {
     public static let maximumBytes = 500 * 1024
     public static let maximumCrawlDelay = 30.0
+    /// `Sitemap:` lines read from one robots.txt: the first 50. A sitemap index lists up to
+    /// 50,000 sitemaps, so a site needs few lines here; one with hundreds is listing one
+    /// sitemap per page or sending a crawler on an errand (each named sitemap is a fetch).
+    public static let maximumSitemaps = 50
 
     public enum Access: String, Sendable, Hashable {
         /// Rules were read from the file (which may restrict nothing).
@@ -130,7 +135,7 @@ public struct RobotsRules: Sendable, Hashable {
             case "sitemap", "site-map":
                 // Sitemap lines belong to no group and do not end one.
                 let resolved = robotsURL.flatMap { WebURL(value, relativeTo: $0) } ?? WebURL(value)
-                if let url = resolved?.string, !sitemaps.contains(url) { sitemaps.append(url) }
+                if sitemaps.count < Self.maximumSitemaps, let url = resolved?.string, !sitemaps.contains(url) { sitemaps.append(url) }
             default:
                 return
             }

@@ -295,4 +295,29 @@ import Testing
         #expect(try CommandRunner.run(["validate", "not a url"]).status == 64)
         #expect(try CommandRunner.run(["validate", "https://x.test/", "--platform", "windows"]).status == 64)
     }
+
+    /// A page's values reach a terminal: `validate` and `extract --explain` write its
+    /// controls out (``TerminalText``) — no screen cleared, title set or line reordered.
+    @Test func aHostilePagesControlsAreWrittenOutNotSentToTheTerminal() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let hostile = "Tart\u{1B}[2J\u{1B}]0;pwned\u{7}\u{9B}31m\u{202E}gpj.exe"
+        let head = #"<meta name="apple-itunes-app" content="app-id=123456789, app-argument=\#(hostile)">"#
+            + #"<meta property="og:title" content="\#(hostile)"><meta name="description" content="\#(hostile)">"#
+        web.page("evil.web.test", "/page", html: "<html><head><title>\(hostile)</title>\(head)</head><body><p>\(String(repeating: hostile + " words ", count: 40))</p></body></html>")
+        let url = web.origin("evil.web.test") + "/page"
+        let human = try CommandRunner.run(["validate", url, "--cacert", TestCertificates.caFile, "--allow-private", "--resolve", web.resolveEntry("evil.web.test")])
+        let page = try TemporaryDirectory("hostile-page")
+        defer { page.remove() }
+        let file = page.path + "/page.html"
+        try Data(("<html><head><title>\(hostile)</title>\(head)</head><body><p>\(String(repeating: hostile + " words ", count: 40))</p></body></html>").utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let explained = try CommandRunner.run(["extract", file, "--explain"])
+        for (name, output) in [("validate", human.stdout), ("extract --explain", explained.stdout)] {
+            #expect(output.contains("Tart"), "\(name) shows the page: \(output)")
+            let controls = output.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" }
+            #expect(controls.isEmpty, "\(name) printed \(controls.map { String($0.value, radix: 16) })")
+            #expect(output.contains("\\u001b"), "\(name) writes ESC out")
+        }
+    }
 }

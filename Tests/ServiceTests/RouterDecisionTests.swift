@@ -56,7 +56,7 @@ import Testing
 
     static func answer(_ results: [(id: String, score: Double)], total: Int, matchedAnyWord: Bool = false) -> JSONValue {
         .object(JSONObject([
-            ("results", .array(results.map { ["id": .string($0.id), "score": JSONValue($0.score)] })),
+            ("results", .array(results.map { ["id": .string($0.id), "title": .string("Item \($0.id)"), "score": JSONValue($0.score)] })),
             ("scores", .array(results.map { JSONValue($0.score) })), ("owners", .array(results.map { _ in "" })),
             ("estimatedTotalHits", JSONValue(total)), ("totalHitsExact", true), ("matchedAnyWord", .bool(matchedAnyWord)),
             ("corrections", ["lemmon": ["lemon", "lemma"]]),
@@ -77,5 +77,67 @@ import Testing
         #expect(merge.page(offset: 2, limit: 5).results.map(\.key.identifier) == ["d", "c"])
         #expect(merge.total == 9 && merge.totalIsExact)
         #expect(merge.corrections == ["lemmon": ["lemon", "lemma"]], "best first, as each shard said, not re-sorted")
+    }
+
+    /// A node's answer is another process's word: totals out of range, results the item
+    /// rules refuse and scores that are not numbers make the shard missing, with nothing of
+    /// its answer kept, and never trap.
+    @Test func aHostileShardAnswerIsRefusedWholeAndNothingOverflows() {
+        var merge = ResultMerge()
+        func add(_ answer: JSONValue, _ shard: Int, keep: Int = .max) -> Bool { merge.add(answer, shard: shard, keep: keep) }
+        #expect(add(Self.answer([("a", 3)], total: 5), 0))
+        #expect(!add(Self.answer([("b", 9)], total: Int.max), 1), "a total past 2^53")
+        #expect(!add(Self.answer([("b", 9)], total: -1), 1))
+        var hostile = Self.answer([("b", 1e9), ("c", 1)], total: 2)
+        if case .object(var object) = hostile, case .array(var results)? = object["results"], case .object(var first) = results[0] {
+            first.append("url", "https://shop.example/b")
+            first.append("action", ["type": "open-web", "url": "javascript:alert(1)"])
+            results[0] = .object(first)
+            object["results"] = .array(results)
+            hostile = .object(object)
+        }
+        #expect(!add(hostile, 2), "a javascript: action")
+        var control = Self.answer([("d", 1)], total: 1)
+        if case .object(var object) = control {
+            object["results"] = [["id": "d", "title": "Clear \u{1B}[2J screen"]]
+            control = .object(object)
+        }
+        #expect(!add(control, 3), "a control character in a title")
+        #expect(merge.results.map(\.key.identifier) == ["a"], "nothing of a refused answer is kept")
+        #expect(merge.total == 5)
+        for _ in 0..<1100 { _ = add(Self.answer([], total: ResultMerge.largestTotal), 4) }
+        #expect(merge.total == Int.max, "the sum saturates")
+
+        var part = CorpusStatistics()
+        part.documents = 1 << 53
+        part.frequencies = [Array("tart".utf8): 1 << 53]
+        let sum = CorpusStatistics.merged(Array(repeating: part, count: 1100))
+        #expect(sum.documents == Int.max && sum.frequencies[Array("tart".utf8)] == Int.max)
+    }
+
+    @Test func aShardKeepsOnlyTheCandidatesOneIndexWould() {
+        var merge = ResultMerge()
+        let added = merge.add(Self.answer([("a", 5), ("b", 4), ("c", 3), ("d", 2)], total: 4), shard: 0, keep: 2)
+        #expect(added)
+        #expect(merge.results.map(\.key.identifier) == ["a", "b"])
+        #expect(merge.total == 4, "the total is the shard's")
+    }
+
+    /// A shard's 4xx is made again from its code and message; anything else is a missing shard.
+    @Test func aShardsRefusalIsRebuiltFromItsCode() throws {
+        let refused = FanOut.Answer(status: 400, body: Array(#"{"error":{"code":"invalid-query","message":"the query is empty","extra":"<script>"}}"#.utf8))
+        let rebuilt = try #require(SearchRouter.refusal(refused))
+        #expect(rebuilt.status == 400)
+        if case .bytes(let body) = rebuilt.body {
+            let json = try JSONParser.parse(bytes: body)
+            #expect(json["error"]?["code"] == "invalid-query" && json["error"]?["message"] == "the query is empty")
+            #expect(json["error"]?["extra"] == nil)
+        } else {
+            Issue.record("no body")
+        }
+        #expect(SearchRouter.refusal(FanOut.Answer(status: 400, body: Array("<html>bad</html>".utf8))) == nil)
+        #expect(SearchRouter.refusal(FanOut.Answer(status: 400, body: Array(#"{"error":{"code":"Evil Code!","message":"x"}}"#.utf8))) == nil)
+        #expect(SearchRouter.refusal(FanOut.Answer(status: 500, body: Array(#"{"error":{"code":"internal","message":"x"}}"#.utf8))) == nil)
+        #expect(SearchRouter.refusal(FanOut.Answer(status: 401, body: Array(#"{"error":{"code":"unauthorized","message":"x"}}"#.utf8))) == nil)
     }
 }

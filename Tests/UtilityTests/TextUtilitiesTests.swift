@@ -127,4 +127,14 @@ import TextUtilities
             }
         }
     }
+
+    /// What a page could make a terminal do, written out instead; JSON escaped so stays JSON.
+    @Test func terminalTextEscapesC0DelC1AndBidiControls() {
+        #expect(TerminalText.escaped("plain café 直播") == "plain café 直播")
+        #expect(TerminalText.escaped("\u{1B}[2J\u{1B}]0;owned\u{7}") == "\\u001b[2J\\u001b]0;owned\\u0007")
+        #expect(TerminalText.escaped("a\u{7F}b\u{9B}c\u{85}") == "a\\u007fb\\u009bc\\u0085")
+        #expect(TerminalText.escaped("\u{202E}txt.exe\u{2066}\u{200F}\u{61C}") == "\\u202etxt.exe\\u2066\\u200f\\u061c")
+        #expect(TerminalText.escaped("one\ntwo\tthree\r") == "one\\u000atwo\\u0009three\\u000d")
+        #expect(TerminalText.escaped("one\ntwo\tthree\r", keepingLines: true) == "one\ntwo\tthree\\u000d")
+    }
 }

@@ -85,6 +85,12 @@ import WebURL
         #expect(!RobotsRules.forStatus(503).allows(pathAndQuery: "/"))
     }
 
+    @Test func oneRobotsTxtNamesAtMostFiftySitemaps() {
+        let many = rules((0..<1000).map { "Sitemap: /maps/\($0).xml\n" }.joined())
+        #expect(many.sitemaps.count == RobotsRules.maximumSitemaps && RobotsRules.maximumSitemaps == 50)
+        #expect(many.sitemaps.first == "https://site.example/maps/0.xml" && many.sitemaps.last == "https://site.example/maps/49.xml")
+    }
+
     @Test func sitemapsCrawlDelayBOMCommentsAndOddLines() {
         let text = "\u{FEFF}Sitemap: /sitemap-top.xml\nuser-AGENT: *   # comment\nCrawl-delay: 2.5\nDISALLOW: /a # trailing\n"
             + "Sitemap: https://cdn.example/maps/site.xml\nnonsense line\nDisallow:\nUser-agent: b\nCrawl-delay: 500\n"

@@ -1,22 +1,35 @@
 import Glibc
+import TextUtilities
 
 /// Standard output and error for commands, written straight to the file descriptors.
+///
+/// What commands print holds what fetched sites wrote (titles, URLs, tag values, error
+/// messages quoting them), so every control character but line feeds and tabs is written
+/// as `\uXXXX` (``TerminalText``): a page cannot clear the screen, retitle the window or
+/// reorder a line. Only ``writeStyled(_:)`` and ``errorWrite(_:)`` pass the program's own
+/// escape sequences, around values their callers escaped.
 enum Console {
     static func write(_ text: String) {
-        writeAll(STDOUT_FILENO, text)
+        writeAll(STDOUT_FILENO, TerminalText.escaped(text, keepingLines: true))
     }
 
     static func writeLine(_ text: String = "") {
-        writeAll(STDOUT_FILENO, text + "\n")
+        write(text + "\n")
     }
 
-    /// Standard error without a newline (progress drawn in place).
+    /// Text whose values were escaped by the caller, with the caller's own styling (bold).
+    static func writeStyled(_ text: String) {
+        writeAll(STDOUT_FILENO, text)
+    }
+
+    /// Standard error without a newline, as given (progress drawn in place: its lines are
+    /// escaped by ``ProgressDisplay``).
     static func errorWrite(_ text: String) {
         writeAll(STDERR_FILENO, text)
     }
 
     static func error(_ text: String) {
-        writeAll(STDERR_FILENO, text + "\n")
+        writeAll(STDERR_FILENO, TerminalText.escaped(text, keepingLines: true) + "\n")
     }
 
     /// True when standard output is a terminal: progress and colour only then.

@@ -1,6 +1,7 @@
 import Crawl
 import Foundation
 import Glibc
+import TextUtilities
 
 /// How `crawl` shows a run while it goes, on standard error (standard output keeps the
 /// report, so `--json` and progress mix): a line redrawn in place on a terminal, a line
@@ -35,6 +36,7 @@ struct ProgressDisplay {
         if mode == .hosts {
             lines += progress.hosts.filter { $0.stage != .done }.prefix(Self.listedHosts).map { Self.hostLine($0, now: Date()) }
         }
+        lines = lines.map { TerminalText.escaped($0) }
         if terminal {
             // Back to the first line drawn last time, then each line cleared and redrawn.
             var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)F" : "\r"

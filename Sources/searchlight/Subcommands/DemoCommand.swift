@@ -83,7 +83,7 @@ struct DemoCommand: Command {
             Console.writeLine("# \(search.why)")
             let response = try index.search(SearchRequest(search.query, limit: 3, platform: search.platform,
                                                           installed: Set(search.installed), snippets: true))
-            Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
+            Console.writeStyled(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
         try ingestDemoApp(folder: folder)
         if serve {
@@ -117,7 +117,7 @@ extension DemoCommand {
             Console.writeLine("\n$ searchlight search \"\(query)\"")
             let response = try index.search(SearchRequest(query, limit: 3, platform: .ios, installed: [], snippets: true))
             if first == nil { first = response.hits.first?.item.uniqueIdentifier }
-            Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
+            Console.writeStyled(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
         guard let first else { return }
         Console.writeLine("\n$ searchlight resolve \(first)")

@@ -89,7 +89,7 @@ struct SearchCommand: Command {
         if json {
             Console.writeLine(JSONWriter.string(response.json, style: .pretty))
         } else {
-            Console.write(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
+            Console.writeStyled(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
     }
 }

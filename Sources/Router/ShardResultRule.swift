@@ -1,0 +1,61 @@
+import Foundation
+import JSON
+import SearchIndex
+import TextUtilities
+
+/// A shard's result held to the item rules before the router shows it. A node's answer
+/// goes to every client of the router, so a faulty or compromised node must not put there
+/// what no index would hold: a `javascript:` action, a tap that opens a URL the item does
+/// not have, an over-long title, a control character. The result is read as a hit, its item
+/// checked by the item contract (``SearchableItem/validated(_:now:)``, refusing rather than
+/// cleaning), its tap checked against the item's own links, and written again from the
+/// typed values, so fields no index writes do not pass either. Pure.
+enum ShardResultRule {
+    /// A snippet is 16 tokens and an ellipsis; this leaves room for long words.
+    static let snippetBytes = 4096
+
+    /// What a result may be shown as, or nil when it breaks a rule.
+    static func checked(_ json: JSONValue, now: Date) -> JSONValue? {
+        guard json.objectValue != nil else { return nil }
+        var hit = SearchHit(json: json)
+        guard let item = try? hit.item.validated(.relayed, now: now) else { return nil }
+        guard hit.score.isFinite, item.apps.allSatisfy(isAcceptable) else { return nil }
+        if let action = hit.action, !isAcceptable(action, of: item) { return nil }
+        if let snippet = hit.snippet {
+            guard snippet.utf8.count <= snippetBytes, !snippet.unicodeScalars.contains(where: isForbidden) else { return nil }
+        }
+        hit.item = item
+        return hit.json(showingRecord: false)
+    }
+
+    /// A tap opens one of the item's own links: an app's deep link (or, for a universal
+    /// link, the web page), the web page, or an app's store page.
+    static func isAcceptable(_ action: TapAction, of item: SearchableItem) -> Bool {
+        guard let url = action.url else { return action.kind != .openApp }
+        switch action.kind {
+        case .openApp: return item.apps.contains { $0.deepLink == url || ($0.isUniversalLink && item.webURL == url) }
+        case .openWeb: return item.webURL == url
+        case .installApp: return item.apps.contains { $0.installURL == url }
+        }
+    }
+
+    /// Store identifiers as the push format takes them: an App Store id of digits, an
+    /// Android package of letters, digits, `_` and `.`; an app's name without controls.
+    static func isAcceptable(_ app: AppTarget) -> Bool {
+        if let id = app.appStoreID, !(1...12).contains(id.utf8.count) || !id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return false }
+        if let package = app.package,
+            !(1...255).contains(package.utf8.count)
+                || !package.utf8.allSatisfy({ $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        {
+            return false
+        }
+        if let name = app.name, name.utf8.count > SearchableItem.Limits.shortTextBytes || name.unicodeScalars.contains(where: isForbidden) { return false }
+        return true
+    }
+
+    /// Controls other than the snippet's own highlight markers (``SearchHit`` marks its
+    /// matches with U+0002 and U+0003 when it reads them back).
+    private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        TerminalText.isControl(scalar) && scalar != "\u{2}" && scalar != "\u{3}" && scalar != "\n"
+    }
+}
