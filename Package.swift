@@ -88,7 +88,7 @@ let package = Package(
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(
-            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "SearchIndex", "Service", "TextUtilities", "WebRules",
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "Router", "SearchIndex", "Service", "TextUtilities", "WebRules",
                                                       "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
 

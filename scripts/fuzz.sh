@@ -9,7 +9,7 @@
 # changed). A crash, a leak, a timeout of a single input (10 s) or more than 2 GB of memory
 # stops with the input saved under .build-fuzz/artifacts/TARGET/ and a non-zero exit.
 # Targets: markup json-strict json-lenient robots sitemap association push-item query url
-# media-type date engagement-token http-framing postings.
+# media-type date engagement-token http-framing postings shard-answer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(markup json-strict json-lenient robots sitemap association push-item query url media-type date engagement-token http-framing postings)
+  targets=(markup json-strict json-lenient robots sitemap association push-item query url media-type date engagement-token http-framing postings shard-answer)
 fi
 build=.build-fuzz
 swift build -c release --build-path "$build" --product searchlight-fuzz \
@@ -38,7 +38,7 @@ for target in "${targets[@]}"; do
   artifacts="$build/artifacts/$target"
   mkdir -p "$work" "$artifacts"
   max_len=4096
-  case "$target" in markup|sitemap) max_len=65536 ;; json-*|push-item|association|robots) max_len=16384 ;; esac
+  case "$target" in markup|sitemap) max_len=65536 ;; json-*|push-item|association|robots|shard-answer) max_len=16384 ;; esac
   echo "fuzzing $target for ${seconds}s" >&2
   log="$build/$target.log"
   # With -jobs libFuzzer writes fuzz-N.log into the working directory: only ask for it

@@ -4,6 +4,7 @@ import HTTPTypes
 import JSON
 import Markup
 import PageItems
+import Router
 import SearchIndex
 import Service
 import TextUtilities
@@ -16,6 +17,7 @@ import WebURL
 enum FuzzTarget: String, CaseIterable {
     case markup, jsonStrict = "json-strict", jsonLenient = "json-lenient", robots, sitemap, association, pushItem = "push-item"
     case query, url, mediaType = "media-type", date, engagementToken = "engagement-token", httpFraming = "http-framing", postings
+    case shardAnswer = "shard-answer"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -50,6 +52,13 @@ enum FuzzTarget: String, CaseIterable {
                     _ = Ranking.quality(of: item)
                 }
             }
+        case .shardAnswer:
+            // What a router reads from a search node: statistics, or a search's answer.
+            guard let value = try? JSONParser.parse(bytes: bytes) else { return }
+            if let statistics = try? CorpusStatistics(json: value) { _ = CorpusStatistics.merged([statistics, statistics, statistics]).json }
+            var merge = ResultMerge()
+            for shard in 0..<3 { _ = merge.add(value, shard: shard, keep: 60, now: Date(timeIntervalSince1970: 1_800_000_000)) }
+            for result in merge.page(offset: 10, limit: 20).results { _ = JSONWriter.bytes(result.json) }
         case .postings:
             // The first byte: the blocks the dictionary claims; the rest: the term's bytes.
             guard let blocks = bytes.first else { return }

@@ -7,21 +7,24 @@ import SearchIndex
 /// candidates in one first-stage order, the best of them rescored, as one index orders
 /// them (``ResultOrder``), the requested page of it, the totals added up. Results keep the
 /// JSON their shard wrote. Pure.
-struct ResultMerge {
-    struct Result {
+public struct ResultMerge {
+    public struct Result {
         var candidate: ResultOrder.Candidate
-        var key: ItemKey
-        var json: JSONValue
+        public var key: ItemKey
+        /// The result as the router shows it (``ShardResultRule``).
+        public var json: JSONValue
         var score: Double { candidate.score }
     }
 
-    var results: [Result] = []
-    var total = 0
-    var totalIsExact = true
+    public private(set) var results: [Result] = []
+    public private(set) var total = 0
+    public private(set) var totalIsExact = true
     /// The shard each result came from said its best result lacked some words.
     private var matchedAnyWordByShard: [Int: Bool] = [:]
     private var shardOfResult: [Int] = []
-    var corrections: [String: [String]] = [:]
+    public private(set) var corrections: [String: [String]] = [:]
+
+    public init() {}
 
     /// The largest total a shard may give: what a JSON number holds exactly (2^53). A larger
     /// one is a broken or hostile node's, not an index's.
@@ -32,7 +35,7 @@ struct ResultMerge {
     /// not a shard search answer or breaks a rule — a total out of range, a score that is not
     /// a number, a result the item rules refuse (``ShardResultRule``): the shard then counts
     /// as missing.
-    mutating func add(_ answer: JSONValue, shard: Int, keep: Int = .max, now: Date = Date()) -> Bool {
+    public mutating func add(_ answer: JSONValue, shard: Int, keep: Int = .max, now: Date = Date()) -> Bool {
         guard let list = answer["results"]?.arrayValue, let scores = answer["scores"]?.arrayValue,
             let owners = answer["owners"]?.arrayValue, scores.count == list.count, owners.count == list.count
         else { return false }
@@ -75,7 +78,7 @@ struct ResultMerge {
 
     /// The page from `offset`, `limit` long, best first, and whether its best result lacks
     /// some of the words (as the shard that holds it said).
-    func page(offset: Int, limit: Int) -> (results: [Result], matchedAnyWord: Bool) {
+    public func page(offset: Int, limit: Int) -> (results: [Result], matchedAnyWord: Bool) {
         // Every shard's candidates in first-stage order (a 64-bit order-key collision falls
         // back to owner and identifier), as many as one index would keep, then rescored.
         let firstStage = results.indices.sorted { a, b in
