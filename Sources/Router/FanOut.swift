@@ -17,14 +17,17 @@ final class FanOut: Sendable {
 
     private let client: HTTPClient
     private let headers: [HTTPField]
+    /// Headers made for each request from its path and body (the router credential).
+    private let sign: @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField]
     private let turn = Atomic<Int>(0)
     let attempts = Atomic<Int>(0)
     let hedges = Atomic<Int>(0)
     let failovers = Atomic<Int>(0)
 
-    init(client: HTTPClient, headers: [HTTPField]) {
+    init(client: HTTPClient, headers: [HTTPField], sign: @escaping @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField] = { _, _ in [] }) {
         self.client = client
         self.headers = headers
+        self.sign = sign
     }
 
     /// `POST path` with `body` to every shard of `map`; nil for a shard no replica answered.
@@ -58,9 +61,10 @@ final class FanOut: Sendable {
                         act(shard, next)
                     }
                 }
-                var request = FetchRequest(url: order[shard][replica].address + path, headers: headers)
+                let body = bodies.count == 1 ? bodies[0] : bodies[shard]
+                var request = FetchRequest(url: order[shard][replica].address + path, headers: headers + sign(path, body))
                 request.method = "POST"
-                request.body = bodies.count == 1 ? bodies[0] : bodies[shard]
+                request.body = body
                 request.timeout = max(0.05, Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9)
                 client.start(request) { response in
                     // 400 is the query's fault: every replica would say so. Anything else (403 from

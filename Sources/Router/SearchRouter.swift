@@ -79,10 +79,10 @@ public final class SearchRouter: Sendable {
         // statistics: more is a fault, not an answer, and a search holds one per shard.
         fetch.maximumBodyBytes = 4 << 20
         client = HTTPClient(configuration: fetch)
-        fanOut = FanOut(client: client, headers: [
-            HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json"),
-            HTTPField(RouterCredential.header, RouterCredential(salt: salt).value),
-        ])
+        let credential = RouterCredential(salt: salt)
+        fanOut = FanOut(client: client, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json")]) { path, body in
+            [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: body))]
+        }
     }
 
     /// The shards and replicas searches go to now.

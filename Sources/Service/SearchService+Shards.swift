@@ -11,6 +11,7 @@ extension SearchService {
     static let shardSearchFields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics", "now"]
 
     func shardStatistics(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        try checkRouter(request)
         let search = try shardSearchRequest(try body(request, known: Self.shardSearchFields))
         try checkCaughtUp()
         return .json(try readers.withReader { try $0.statistics(for: search) }.json)
@@ -23,6 +24,7 @@ extension SearchService {
     /// tie) and its owner (`owners`: the order key and the router's engagement token name
     /// items by owner and id).
     func shardSearch(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        try checkRouter(request)
         let body = try body(request, known: Self.shardSearchFields)
         var search = try shardSearchRequest(body)
         guard let statistics = body.object["statistics"] else { throw APIError.invalidQuery("statistics is required") }
@@ -35,6 +37,15 @@ extension SearchService {
         object.append("relevance", .array(results.hits.map { JSONValue($0.relevance) }))
         object.append("owners", .array(results.hits.map { .string($0.item.key.storedOwner) }))
         return .json(.object(object))
+    }
+
+    /// The router credential signs this request's body too, and is used for the first time
+    /// (its time and head were checked before the body was read).
+    private func checkRouter(_ request: HTTPServerRequest) throws {
+        let value = request.header(RouterCredential.header)
+        guard router.acceptsBody(value, method: request.method, path: request.path, body: request.body),
+            let presented = RouterCredential.Presented(value), replays.first(presented.body, now: Date().timeIntervalSince1970)
+        else { throw APIError.forbidden("the router credential does not sign this request, or was used before") }
     }
 
     private func shardSearchRequest(_ body: FieldReader) throws -> SearchRequest {

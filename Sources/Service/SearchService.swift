@@ -87,6 +87,7 @@ public final class SearchService: Sendable {
     private let cache: SearchCache?
     let tokens: EngagementToken
     let router: RouterCredential
+    let replays = ReplayGuard()
     let limits: EngagementLimits
 
     /// The embedded service: writes to the index at `indexPath`, keys in `service.sqlite`.
@@ -148,7 +149,7 @@ public final class SearchService: Sendable {
             return .answer(response)
         }
         if route.isShardRoute {
-            guard router.accepts(request.header(RouterCredential.header)) else {
+            guard router.acceptsHead(request.header(RouterCredential.header), method: request.method, path: request.path, now: Date()) else {
                 return .answer(Self.hardened(APIError.forbidden("/v1/shard/… answers a router of this store (serve --router) only").response))
             }
             return .accept(BodyAllowance(holder: .principal("router"), maximumBytes: Self.shardBodyBytes))

@@ -18,15 +18,36 @@ import Testing
             item("tart", "Lemon tart", webURL: "https://recipes.example/tart"), item("pie", "Lemon meringue pie", webURL: "https://recipes.example/pie"),
             item("cake", "Chocolate cake", webURL: "https://recipes.example/cake")), key: key).status == 200)
         let salt = try ServiceStore(path: running.service.configuration.storePath).deviceSalt()
-        let router = [HTTPField(RouterCredential.header, RouterCredential(salt: salt).value)]
+        let credential = RouterCredential(salt: salt)
+        /// What a router sends: the request signed now.
+        func routed(_ path: String, _ json: JSONValue) -> APIClient.Reply {
+            running.call("POST", path, json: json,
+                         headers: [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: JSONWriter.bytes(json)))])
+        }
         let ask: JSONValue = ["q": "lemon", "limit": 5]
 
         // Without the store's credential (or with another's), nothing is read.
         #expect(running.call("POST", "/v1/shard/statistics", json: ask).status == 403)
-        let forged = [HTTPField(RouterCredential.header, RouterCredential(salt: Array("other store".utf8)).value)]
-        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: forged).status == 403)
+        let forged = RouterCredential(salt: Array("other store".utf8)).value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask))
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, forged)]).status == 403)
 
-        let reply = running.call("POST", "/v1/shard/statistics", json: ask, headers: router)
+        // A header seen on the wire is good once, for its own body and path, and not for long.
+        let header = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask))
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, header)]).status == 200)
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, header)]).status == 403,
+                "replayed")
+        let other = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(["q": "cake", "limit": 5]))
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, other)]).status == 403,
+                "another body")
+        let elsewhere = credential.value(method: "POST", path: "/v1/shard/search", body: JSONWriter.bytes(ask))
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, elsewhere)]).status == 403,
+                "another path")
+        let stale = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask),
+                                     now: Date().addingTimeInterval(-RouterCredential.window - 5))
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, stale)]).status == 403,
+                "expired")
+
+        let reply = routed("/v1/shard/statistics", ask)
         #expect(reply.status == 200)
         let statistics = try CorpusStatistics(json: try #require(reply.json))
         #expect(statistics.documents == 3)
@@ -36,7 +57,7 @@ import Testing
         // a shard of one a hundred times larger in which every form of lemon is common: the scores follow.
         var search = ask.objectValue!
         search.append("statistics", statistics.json)
-        let own = running.call("POST", "/v1/shard/search", json: .object(search), headers: router)
+        let own = routed("/v1/shard/search", .object(search))
         #expect(own.status == 200)
         #expect(own.json?["results"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == ["pie", "tart"])
         #expect(own.json?["owners"] == ["recipes", "recipes"])
@@ -45,7 +66,7 @@ import Testing
         larger.tokens = statistics.tokens * 100
         larger.frequencies = larger.frequencies.mapValues { _ in 250 }
         search["statistics"] = larger.json
-        let scaled = running.call("POST", "/v1/shard/search", json: .object(search), headers: router)
+        let scaled = routed("/v1/shard/search", .object(search))
         let ownScores = own.json?["scores"]?.arrayValue?.compactMap(\.doubleValue) ?? []
         let scaledScores = scaled.json?["scores"]?.arrayValue?.compactMap(\.doubleValue) ?? []
         #expect(ownScores.count == 2 && scaledScores.count == 2)
@@ -53,8 +74,8 @@ import Testing
 
         // Statistics that are not statistics are refused, not trusted.
         search["statistics"] = ["documents": -3]
-        #expect(running.call("POST", "/v1/shard/search", json: .object(search), headers: router).status == 400)
+        #expect(routed("/v1/shard/search", .object(search)).status == 400)
         search["statistics"] = nil
-        #expect(running.call("POST", "/v1/shard/search", json: .object(search), headers: router).status == 400)
+        #expect(routed("/v1/shard/search", .object(search)).status == 400)
     }
 }
