@@ -95,6 +95,9 @@ struct HintWords: Sendable {
         }
     }
 
+    /// `label`, packed as ``wholeWords`` are.
+    private static let label: UInt64 = Array("label".utf8).reduce(0) { $0 << 8 | UInt64($1) }
+
     /// Adds to `found` what the NUL-terminated `value` says, reading at most `budget` bytes
     /// (and taking them off it).
     func scan(_ value: UnsafePointer<UInt8>, budget: inout Int, into found: inout Found) {
@@ -104,6 +107,10 @@ struct HintWords: Sendable {
                     var state = 0
                     var word: UInt64 = 0
                     var wordLength = 0
+                    // The word before, when a `-` joined it to this one: a word after `label-`
+                    // is about a label (Drupal prints `field--label-hidden` on nearly every
+                    // field, its text shown and its label not).
+                    var previous: UInt64 = 0
                     var index = 0
                     while budget > 0 {
                         let byte = value[index]
@@ -114,7 +121,8 @@ struct HintWords: Sendable {
                             word = word << 8 | UInt64(byte | 0x20)
                             wordLength &+= 1
                         } else {
-                            if wordLength >= 2, wordLength <= 8, wholeWords.contains(word) { found.insert(.negative) }
+                            if wordLength >= 2, wordLength <= 8, previous != Self.label, wholeWords.contains(word) { found.insert(.negative) }
+                            previous = symbol == 26 && wordLength > 0 ? word : (symbol == 26 ? previous : 0)
                             word = 0
                             wordLength = 0
                         }
@@ -122,7 +130,7 @@ struct HintWords: Sendable {
                         index &+= 1
                         budget &-= 1
                     }
-                    if wordLength >= 2, wordLength <= 8, wholeWords.contains(word) { found.insert(.negative) }
+                    if wordLength >= 2, wordLength <= 8, previous != Self.label, wholeWords.contains(word) { found.insert(.negative) }
                 }
             }
         }

@@ -123,7 +123,7 @@ extension MainText {
     /// least three quarters of the best; else the first ancestor, within a few steps, whose
     /// score rises above the one below it (while none falls under a third of the best).
     private static func widened(_ best: Int, final: [Double], nodes: [Node], negative: [Bool]) -> Int {
-        let top = final.indices.filter { $0 != best && final[$0] >= 0.75 * final[best] }
+        let top = final.indices.filter { $0 != best && final[$0] >= 0.5 * final[best] }
             .sorted { final[$0] > final[$1] }.prefix(5)
         func ancestors(_ node: Int) -> [Int] {
             var list: [Int] = []

@@ -22,7 +22,7 @@ import Testing
         return found
     }
 
-    static func scan(_ value: String) -> HintWords.Found {
+    static func scan(_ value: String, with words: HintWords = words) -> HintWords.Found {
         var found: HintWords.Found = []
         var budget = 10_000
         value.withCString { $0.withMemoryRebound(to: UInt8.self, capacity: value.utf8.count + 1) { words.scan($0, budget: &budget, into: &found) } }
@@ -38,6 +38,18 @@ import Testing
         #expect(Self.scan("shadow") == [], "ad inside a word is not the word")
         #expect(Self.scan("comments-area") == .comments)
         #expect(Self.scan("sidebasidebar") == .negative, "a failed partial match falls back, not to the root")
+    }
+
+    /// A word joined to `label` by hyphens is about a label: Drupal's `field--label-hidden`
+    /// hides a field's label, not its text.
+    @Test func aWordAfterLabelIsAboutTheLabel() {
+        #expect(Self.scan("field--label-header") == [])
+        #expect(Self.scan("label--header") == [])
+        #expect(Self.scan("label header") == .negative, "a separate word is the element's")
+        #expect(Self.scan("header-label") == .negative)
+        #expect(Self.scan("field--label-inline nav") == .negative)
+        #expect(Self.scan("field field--name-body field--type-text-with-summary field--label-hidden", with: .shared) == [])
+        #expect(Self.scan("hidden", with: .shared) == .negative)
     }
 
     @Test func agreesWithTheRuleOnRandomValues() {
