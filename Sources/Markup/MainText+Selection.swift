@@ -66,10 +66,14 @@ extension MainText {
             content.insert(Int32(best))
             let parent = nodes[best].parent
             let threshold = max(10, final[best] * 0.2)
+            // An article among sibling articles — a thread's posts, a page of entries — is
+            // read with the others that are mostly prose.
+            let isOneOfArticles = nodes[best].tag == .article
             for sibling in nodes.indices where sibling != best && nodes[sibling].parent == parent {
                 let density = textBytes[sibling] > 0 ? Double(linkBytes[sibling]) / Double(textBytes[sibling]) : 1
                 let prose = nodes[sibling].tag.isParagraphLike && textBytes[sibling] >= 80 && density < 0.25
-                if final[sibling] >= threshold || prose, !negative[sibling] { content.insert(Int32(sibling)) }
+                let article = isOneOfArticles && nodes[sibling].tag == .article && textBytes[sibling] >= 25 && density < 0.35
+                if final[sibling] >= threshold || prose || article, !negative[sibling] { content.insert(Int32(sibling)) }
             }
         }
         var verdicts: [Verdict] = []

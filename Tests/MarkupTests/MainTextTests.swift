@@ -26,6 +26,31 @@ import WebURL
         #expect(verdicts["Foto: Peak Outfitters"] == .caption)
     }
 
+    /// A forum thread is its posts, not its longest one; a Drupal field whose label is hidden
+    /// is still the article.
+    @Test func aThreadIsAllItsPostsAndADrupalFieldIsText() {
+        let long = String(repeating: "The cat brings moss, grass and burrs in from the garden, and the long fur holds all of it. ", count: 4)
+        let posts = ["Brush him twice a week, it helps a lot.", "Ours sheds most in spring, then it calms down again.", "A rubber glove works better than a brush for us."]
+        let thread = ([long] + posts).enumerated().map { index, text in
+            "<article class=\"message message--post\"><div class=\"message-inner\"><div class=\"message-cell\"><a href=\"/members/\(index)\">member\(index)</a></div>"
+                + "<div class=\"message-cell message-cell--main\"><div class=\"message-main\"><article class=\"message-body\"><div class=\"bbWrapper\">\(text)</div>"
+                + "</article></div></div></div></article>"
+        }.joined()
+        let page = Self.extract("<html><body><nav><a href=\"/\">Forum</a></nav><div class=\"block-body\">\(thread)</div><footer>Impressum</footer></body></html>")
+        for post in posts { #expect(page.bodyText.contains(post), "\(post): \(page.bodyText)") }
+        #expect(!page.bodyText.contains("Impressum"))
+
+        let article = String(repeating: "Fur farming is questioned more and more, and brands turn to fur-free collections. ", count: 5)
+        // Each paragraph a field of its own, as Drupal's paragraphs print them: each a quarter of the text.
+        let fields = (0..<4).map { _ in
+            "<div class=\"paragraph\"><div class=\"field field--name-field-text field--type-text-long field--label-hidden field__item\"><p>\(article)</p></div></div>"
+        }.joined()
+        let lead = String(repeating: "Red foxes are hunted to keep their numbers stable, and their pelts are mostly thrown away. ", count: 3)
+        let drupal = Self.extract("<html><body><div class=\"sidebar\">Newsletter</div><div class=\"node__content\"><div class=\"lead\"><p>\(lead)</p></div>"
+            + "\(fields)</div></body></html>")
+        #expect(drupal.bodyText.contains("fur-free collections"), "\(drupal.bodyText)")
+    }
+
     @Test func anUnclosedNoscriptDoesNotHideThePage() {
         let article = String(repeating: "The harbour festival returns with lanterns on the water, music on the quay and stalls along the promenade. ", count: 6)
         let page = Self.extract("<html><body><noscript><div></noscript><div class=\"post\"><h1>Festival</h1><p>\(article)</p></div></body></html>")
