@@ -24,7 +24,7 @@ enum FuzzTarget: String, CaseIterable {
         case .markup:
             let url = WebURL("https://fuzz.example/dir/page?x=1")!
             let markup = MarkupExtractor().extract(bytes, url: url, response: .init(contentType: Self.contentType(bytes)))
-            _ = ItemBuilder().item(for: markup, url: url)
+            _ = try? ItemBuilder().item(for: markup, url: url)
             _ = markup.json
         case .jsonStrict:
             if let value = try? JSONParser.parse(bytes: bytes) { _ = JSONWriter.bytes(value) }

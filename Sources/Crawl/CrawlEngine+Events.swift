@@ -80,7 +80,7 @@ extension CrawlEngine {
 
     func addLink(_ link: FrontierURL) throws {
         guard seen.insert(link.url.string) else { return }
-        if hosts[link.url.origin]?.patterns.isTrapped(link.url) == true {
+        if hosts[link.url.origin]?.isTrapped(link.url) == true {
             report.skip(.trapPattern)
             return
         }

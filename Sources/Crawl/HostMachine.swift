@@ -184,7 +184,7 @@ struct HostMachine {
             return .exclude(entry, .robots, due: due, deleteItem: true)
         }
         // A URL the host's sitemap lists was declared by its owner: never a trap's.
-        if !entry.fetched, !entry.fromSitemap, trapDetection, patterns.isTrapped(entry.url) {
+        if !entry.fetched, !entry.fromSitemap, isTrapped(entry.url) {
             return .exclude(entry, .trapPattern, due: now.addingTimeInterval(Self.trapRecheck), deleteItem: false)
         }
         var headers: [HTTPField] = []
@@ -277,6 +277,12 @@ struct HostMachine {
         updated.associationFetched = now
         record = updated
         return Effects(save: updated)
+    }
+
+    /// Whether `url` follows a template of this host that yields nothing new (and trap
+    /// detection is on): the one place that says so, for links found and URLs due alike.
+    func isTrapped(_ url: WebURL) -> Bool {
+        trapDetection && patterns.isTrapped(url)
     }
 
     /// Queues a sitemap hosted here (`from` the origin whose robots.txt named it, when

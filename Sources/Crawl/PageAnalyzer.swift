@@ -119,8 +119,12 @@ struct PageAnalyzer: Sendable {
             return result
         }
         let template = templates?.observe(origin: url.origin, blocks: markup.mainText.contentHashes()) ?? []
-        result.kind = .indexed(builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now,
-                                            template: template))
+        do {
+            result.kind = .indexed(try builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now,
+                                                    template: template))
+        } catch {
+            result.kind = .notIndexed(.invalidItem)
+        }
         return result
     }
 

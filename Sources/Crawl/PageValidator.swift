@@ -7,6 +7,7 @@ import PageItems
 import SearchIndex
 import StoreSeams
 import Synchronization
+import TextUtilities
 import WebRules
 import WebURL
 
@@ -240,7 +241,8 @@ public struct PageValidator {
         } else if response.status != 200 {
             problems.append("status \(response.status)")
         } else {
-            let type = response.contentType.map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
+            // `first`: a value of only `;` splits into nothing (indexing it trapped).
+            let type = response.contentType?.split(separator: ";").first?.trimmingASCIIWhitespace().lowercased()
             if type != "application/json" { problems.append("Content-Type is \(response.contentType ?? "missing"), not application/json") }
             do {
                 _ = try JSONParser.parse(bytes: response.body)

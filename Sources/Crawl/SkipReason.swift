@@ -34,6 +34,9 @@ public struct SkipReason: Hashable, Sendable, CustomStringConvertible {
     public static let warcWriteError = SkipReason("warc-write-error")
     public static let refusedAddress = SkipReason("refused-address")
     public static let sitemapInvalid = SkipReason("sitemap-invalid")
+    /// A page whose item breaks the item contract even cleaned (an identifier past the URL
+    /// limit): not indexed, rather than indexed unchecked.
+    public static let invalidItem = SkipReason("invalid-item")
 
     /// An HTTP status that is no page: `http-404`, `http-500`…
     public static func http(_ status: Int) -> SkipReason { SkipReason("http-\(status)") }

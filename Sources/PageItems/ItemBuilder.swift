@@ -59,8 +59,10 @@ public struct ItemBuilder: Sendable {
     ///   - identifier: the item's id, from ``identifier(for:url:)``; the page URL when nil.
     ///   - template: fingerprints of main-text blocks the site repeats on its pages, left out
     ///     of the body (``MainText/contentHashes()``).
+    /// - Throws: the rule the page's item breaks even cleaned (``SearchableItem/validated(_:now:)``
+    ///   with the crawled policy): such a page is not indexed.
     public func item(for markup: PageMarkup, url: WebURL, identifier: WebURL? = nil, associations: Associations = Associations(),
-                     now: Date = Date(), template: Set<UInt64> = []) -> SearchableItem
+                     now: Date = Date(), template: Set<UInt64> = []) throws(SearchableItem.Problem) -> SearchableItem
     {
         let id = identifier ?? Self.identifier(for: markup, url: url)
         let universalLinkAppIDs = associations.apple?.appIDs(claiming: id) ?? []
@@ -107,8 +109,7 @@ public struct ItemBuilder: Sendable {
             language: markup.language.flatMap { SearchableItem.isValidLanguageTag($0) ? $0 : nil })
         // The item contract for a page: text cleaned and cut, a value that breaks a rule (a
         // rating off its scale, a thumbnail that is not http(s)) left out.
-        var page = mapped(item, markup: markup, now: now)
-        page = (try? page.validated(.crawled, now: now)) ?? page
+        var page = try mapped(item, markup: markup, now: now).validated(.crawled, now: now)
         // A count of ratings says nothing without the rating.
         if page.rating == nil { page.ratingCount = nil }
         return page

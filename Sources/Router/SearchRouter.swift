@@ -155,7 +155,7 @@ public final class SearchRouter: Sendable {
         } catch let error as SearchIndexError {
             response = APIError(error).response
         } catch {
-            response = APIError(500, "internal", "\(error)").response
+            response = APIError.internalError(error).response
         }
         let hardened = SearchService.hardened(response)
         configuration.accessLog?.record(request, hardened, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)

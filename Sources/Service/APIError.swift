@@ -1,7 +1,9 @@
+import Foundation
 import HTTPServer
 import HTTPTypes
 import JSON
 import SearchIndex
+import TextUtilities
 
 /// A client-facing failure: an HTTP status and `{"error": {"code": …, "message": …}}`.
 /// Client mistakes are 4xx; 500 is kept for faults of the service itself.
@@ -18,6 +20,15 @@ public struct APIError: Error, Sendable {
     }
 
     static func badRequest(_ message: String) -> APIError { APIError(400, "bad-request", message) }
+
+    /// A failure of the server's own (a database error, a bug): the client gets a reference,
+    /// the operator the detail on standard error under it — what failed inside (paths, SQL,
+    /// types) is not the client's to read.
+    public static func internalError(_ error: any Error) -> APIError {
+        let reference = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        FileHandle.standardError.write(Data("searchlight: internal error \(reference): \(TerminalText.escaped(String(describing: error)))\n".utf8))
+        return APIError(500, "internal", "the server could not answer this request (reference \(reference), in its log)")
+    }
     /// A search parameter that is missing, malformed, out of range or unknown: the same
     /// code the index gives a query it cannot take.
     static func invalidQuery(_ message: String) -> APIError { APIError(400, "invalid-query", message) }
@@ -42,7 +53,7 @@ public struct APIError: Error, Sendable {
         case .locked:
             self.init(503, error.reason, error.message)
             headers = [HTTPField("Retry-After", "1")]
-        case .noIndex, .incompatible, .corrupt, .database, .invalidResponse: self.init(500, "internal", error.message)
+        case .noIndex, .incompatible, .corrupt, .database, .invalidResponse: self = .internalError(error)
         }
     }
 

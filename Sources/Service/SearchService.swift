@@ -166,7 +166,7 @@ public final class SearchService: Sendable {
             try checkContentType(request)
             return .accept(BodyAllowance(holder: .principal(key.id), context: key))
         } catch {
-            let response = Self.hardened((error as? APIError ?? APIError(500, "internal", "\(error)")).response)
+            let response = Self.hardened((error as? APIError ?? APIError.internalError(error)).response)
             metrics.record(route: route.label, status: response.status, seconds: 0)
             configuration.accessLog?.record(request, response, seconds: 0)
             return .answer(response)
@@ -222,7 +222,7 @@ public final class SearchService: Sendable {
         } catch let error as FieldError {
             return (route.label, APIError(error).response)
         } catch {
-            return (route.label, APIError(500, "internal", "\(error)").response)
+            return (route.label, APIError.internalError(error).response)
         }
     }
 

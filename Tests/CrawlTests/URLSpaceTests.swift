@@ -127,6 +127,22 @@ import Testing
         #expect(json.skipped("trap-pattern") > 0)
     }
 
+    /// `--no-trap-detection` turns the URL-pattern budget off everywhere: for links found on
+    /// pages as for URLs coming due (links were once dropped as `trap-pattern` with it).
+    @Test func withoutTrapDetectionNoLinkIsDroppedAsATrap() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        web.page(Self.calendar, "/", html: page("Riverside Community Centre", links: ["/events/2026-12-01"]))
+        web.fallback(Self.calendar) { request in Self.calendarPage(request.path).map { .html($0) } ?? .notFound }
+        let crawl = try CrawlRunner(web: web, hosts: [Self.calendar])
+        defer { crawl.remove() }
+        let (result, report) = try crawl.crawl([web.origin(Self.calendar) + "/"], ["--max-pages", "150", "--no-trap-detection"], timeout: 300)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(report)
+        #expect(json.skipped("trap-pattern") == 0, "\(json["skipped"] ?? .null)")
+        #expect((json["hosts"]?[web.origin(Self.calendar)]?["fetched"]?.intValue ?? 0) > 100, "the budget did not stop the calendar")
+    }
+
     // MARK: the sites
 
     /// Days link to the next day and to their week, month and year; weeks, months and

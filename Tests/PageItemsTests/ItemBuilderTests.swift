@@ -11,7 +11,7 @@ import WebURL
     @Test func aRecipePage() throws {
         let markup = Pages.markup("recipe.html", url: "https://recipes.example/recipes/lemon-tart?utm=x#top")
         let now = Date()
-        let item = ItemBuilder().item(for: markup, url: WebURL("https://recipes.example/recipes/lemon-tart?utm=x#top")!, now: now)
+        let item = try ItemBuilder().item(for: markup, url: WebURL("https://recipes.example/recipes/lemon-tart?utm=x#top")!, now: now)
         #expect(item.uniqueIdentifier == "https://recipes.example/recipes/lemon-tart", "the canonical URL")
         #expect(item.webURL == item.uniqueIdentifier)
         #expect(item.domainIdentifier == "example.recipes")
@@ -48,7 +48,7 @@ import WebURL
             </script>
             """
         let url = WebURL("https://shop.example/bad")!
-        let item = ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+        let item = try ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
         #expect(item.ratingScale == 5, "a scale of -5 is no scale")
         #expect(item.rating == 4)
         #expect(item.ratingCount == nil, "a negative count is dropped")
@@ -63,7 +63,7 @@ import WebURL
 
     @Test func aProfileWithTwoIOSAppsAndNoWebFallback() throws {
         let markup = Pages.markup("friend-profile.html", url: "https://friends.example/people/42")
-        let item = ItemBuilder().item(for: markup, url: WebURL("https://friends.example/people/42")!)
+        let item = try ItemBuilder().item(for: markup, url: WebURL("https://friends.example/people/42")!)
         #expect(item.title == "Becky Lin")
         #expect(!item.allowsWebFallback)
         let ios = item.apps.filter { $0.platform == .ios }
@@ -77,38 +77,47 @@ import WebURL
         let markup = Pages.markup("recipe.html", url: "https://recipes.example/recipes/lemon-tart")
         let url = WebURL("https://recipes.example/recipes/lemon-tart")!
         let association = AppSiteAssociation(parsing: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.recipebox.ios"], "components": [{"/": "*"}]}]}}"#.utf8))
-        let item = ItemBuilder().item(for: markup, url: url, associations: .init(apple: association))
+        let item = try ItemBuilder().item(for: markup, url: url, associations: .init(apple: association))
         let ios = try #require(item.apps.first { $0.platform == .ios })
         #expect(ios.isUniversalLink)
         #expect(ios.bundleID == "com.recipebox.ios")
         #expect(ios.evidence == .universalLink)
         let other = AppSiteAssociation(parsing: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.other"], "paths": ["*"]}]}}"#.utf8))
-        let bare = ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>x</title>".utf8), url: url), url: url,
+        let bare = try ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>x</title>".utf8), url: url), url: url,
                                       associations: .init(apple: other))
         #expect(bare.apps == [AppTarget(platform: .ios, bundleID: "com.other", isUniversalLink: true, evidence: .universalLink)])
     }
 
-    @Test func aCanonicalOnAnotherSiteIsIgnored() {
+    @Test func aCanonicalOnAnotherSiteIsIgnored() throws {
         let url = WebURL("https://mirror.example/copy")!
         let markup = MarkupExtractor().extract(Array("<link rel=canonical href='https://origin.example/page'><title>t</title>".utf8), url: url)
-        #expect(ItemBuilder().item(for: markup, url: url).uniqueIdentifier == "https://mirror.example/copy")
+        #expect(try ItemBuilder().item(for: markup, url: url).uniqueIdentifier == "https://mirror.example/copy")
         let www = MarkupExtractor().extract(Array("<link rel=canonical href='https://www.mirror.example/copy'>".utf8), url: url)
-        #expect(ItemBuilder().item(for: www, url: url).uniqueIdentifier == "https://www.mirror.example/copy")
+        #expect(try ItemBuilder().item(for: www, url: url).uniqueIdentifier == "https://www.mirror.example/copy")
     }
 
-    @Test func titleAndThumbnailFallBackThroughTheFamilies() {
-        let url = WebURL("https://x.example/a")!
-        func build(_ html: String) -> SearchableItem {
-            ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+    /// The item contract is not optional: a page whose item breaks a rule even cleaned (an
+    /// identifier past the URL limit) is refused, never indexed unchecked.
+    @Test func aPageWhoseItemBreaksTheContractIsRefused() throws {
+        let url = WebURL("https://x.example/" + String(repeating: "a", count: SearchableItem.Limits.urlBytes))!
+        #expect(throws: SearchableItem.Problem.self) {
+            try ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>Long</title>".utf8), url: url), url: url)
         }
-        #expect(build("<title>T</title><meta name=twitter:title content=Tw><meta property=og:title content=Og>").title == "Og")
-        #expect(build("<title>T</title><meta name=twitter:title content=Tw>").title == "Tw")
-        #expect(build("<h1>Heading</h1>").title == "Heading")
-        #expect(build("<p>no title at all</p>").title == "https://x.example/a")
-        #expect(build("<link rel=apple-touch-icon href=/a.png sizes=57x57><link rel=apple-touch-icon href=/b.png sizes=180x180>").thumbnailURL
+    }
+
+    @Test func titleAndThumbnailFallBackThroughTheFamilies() throws {
+        let url = WebURL("https://x.example/a")!
+        func build(_ html: String) throws -> SearchableItem {
+            try ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+        }
+        #expect(try build("<title>T</title><meta name=twitter:title content=Tw><meta property=og:title content=Og>").title == "Og")
+        #expect(try build("<title>T</title><meta name=twitter:title content=Tw>").title == "Tw")
+        #expect(try build("<h1>Heading</h1>").title == "Heading")
+        #expect(try build("<p>no title at all</p>").title == "https://x.example/a")
+        #expect(try build("<link rel=apple-touch-icon href=/a.png sizes=57x57><link rel=apple-touch-icon href=/b.png sizes=180x180>").thumbnailURL
                 == "https://x.example/b.png")
-        #expect(build("<meta property=og:image content=/og.png><link rel=apple-touch-icon href=/a.png>").thumbnailURL == "https://x.example/og.png")
-        #expect(build("<p>Only a paragraph of body text here.</p>").contentDescription == "Only a paragraph of body text here.")
+        #expect(try build("<meta property=og:image content=/og.png><link rel=apple-touch-icon href=/a.png>").thumbnailURL == "https://x.example/og.png")
+        #expect(try build("<p>Only a paragraph of body text here.</p>").contentDescription == "Only a paragraph of body text here.")
     }
 }
 

@@ -247,6 +247,22 @@ import Testing
         #expect(report["reasons"]?.arrayValue?.first?["code"] == "no-app-action")
     }
 
+    /// A Content-Type of only `;` is a wrong type, reported, not a crash of `validate`.
+    @Test func anAssociationFileTypedOnlyASemicolonIsReported() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let site = "semicolon.web.test"
+        web.page(site, "/tart", html: appPage("Lemon tart", head: Self.banner))
+        for type in [";", " ; ", ";;"] {
+            web.file(site, "/.well-known/apple-app-site-association", contentType: type,
+                     bytes: Array(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.recipes"], "components": [{"/": "/tart"}]}]}}"#.utf8))
+            let (status, report) = try validate(web.origin(site) + "/tart", on: web, hosts: [site])
+            #expect(status == 1, "\(type)")
+            let problems = report["association"]?["apple"]?["files"]?.arrayValue?.first?["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(problems.contains { $0.contains("not application/json") }, "\(type): \(problems)")
+        }
+    }
+
     /// A working banner does not hide a broken association file: the area needs action and
     /// the run fails, first thing in the output; an assetlinks 404 on a site with no Android
     /// app is nothing to fix.
