@@ -42,13 +42,16 @@ extension CrawlEngine {
                 let inbox = self.inbox
                 var request = FetchRequest(url: url)
                 request.maximumBodyBytes = file.maximumBodyBytes
+                request.recordsRequestHeaders = archive != nil
                 downloader.start(request) { inbox.post(.file(origin: origin, file, $0)) }
             case .fetchPage(let entry, let headers):
                 inFlight += 1
                 dispatchedPages += 1
                 let (associations, robots) = (host.associations, host.robots)
                 let (analyzer, inbox, extraction, clock) = (self.analyzer, self.inbox, self.extraction, configuration.clock)
-                downloader.start(FetchRequest(url: entry.url.string, headers: headers)) { response in
+                var request = FetchRequest(url: entry.url.string, headers: headers)
+                request.recordsRequestHeaders = archive != nil
+                downloader.start(request) { response in
                     // On the fetch thread: hand the page over and return to the transfers.
                     extraction.submit {
                         inbox.post(.page(analyzer.analyze(response, entry: entry, associations: associations, robots: robots, now: clock.now), response))

@@ -44,6 +44,10 @@ public struct FetchRequest: Sendable {
     public var timeout: Double?
     /// Overrides ``FetchConfiguration/maximumBodyBytes``.
     public var maximumBodyBytes: Int?
+    /// Keep the request's header block as sent (``FetchResponse/requestHeaderBlock``, for a
+    /// WARC request record): libcurl shows it only through its debug callback, which costs
+    /// a call per chunk received, so only requests that need it ask for it.
+    public var recordsRequestHeaders = false
     /// Through a proxy: the checked address the proxy is to connect to (``ProxyTarget``).
     var connectTo: String?
 

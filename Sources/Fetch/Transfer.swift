@@ -104,6 +104,7 @@ final class Transfer {
             Transfer.from(context).openSocket(purpose, address)
         }
         // The debug callback is the one place libcurl shows the request headers it sent.
+        guard request.recordsRequestHeaders else { return }
         sl_easy_setopt_long(easy, CURLOPT_VERBOSE, 1)
         sl_easy_setopt_ptr(easy, CURLOPT_DEBUGDATA, context)
         sl_easy_setopt_debug_callback(easy) { _, type, data, size, context in

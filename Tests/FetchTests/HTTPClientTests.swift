@@ -25,7 +25,10 @@ import WebURL
         }
         let http = client { $0.resolve = [web.resolveEntry("site.test")] }
         defer { http.shutdown() }
-        let response = http.fetch(FetchRequest(url: web.origin("site.test") + "/hello"))
+        var request = FetchRequest(url: web.origin("site.test") + "/hello")
+        #expect(http.fetch(request).requestHeaderBlock.isEmpty, "kept only when asked for (it costs libcurl's debug callback)")
+        request.recordsRequestHeaders = true
+        let response = http.fetch(request)
         #expect(response.error == nil)
         #expect(response.status == 200)
         #expect(response.body == Array("<p>hi</p>".utf8))
