@@ -25,8 +25,10 @@ public struct CrawlBatch: Sendable {
 
     public init() {}
 
-    /// Item writes and outcomes: what makes a flush worth doing early.
-    public var count: Int { upserts.count + deletes.count + outcomes.count }
+    /// The pages' worth of work the batch holds, what makes a flush worth doing early: its
+    /// item writes or its frontier outcomes, whichever is more (a page indexed is one of each,
+    /// so adding them counted each page twice and halved every commit).
+    public var count: Int { max(upserts.count + deletes.count, outcomes.count) }
 
     public var isEmpty: Bool {
         upserts.isEmpty && deletes.isEmpty && confirmations.isEmpty && outcomes.isEmpty && newURLs.isEmpty && sitemapNotes.isEmpty

@@ -141,3 +141,19 @@ import WebURL
         for n in 1...60 { #expect(try h.item("http://shop.test/p\(n)") != nil, "p\(n)") }
     }
 }
+
+/// A batch's size in pages: a page indexed is an item write and a frontier outcome, one page.
+@Suite struct CrawlBatchCountTests {
+    @Test func aPageIndexedCountsOnce() {
+        var batch = CrawlBatch()
+        for number in 0..<256 {
+            let url = WebURL("https://count.example/\(number)")!
+            let entry = FrontierEntry(id: Int64(number), url: url, origin: url.origin, depth: 1)
+            batch.outcomes.append(FrontierOutcome(keeping: entry, state: .done, due: Date()))
+            if number % 2 == 0 {
+                batch.upserts.append(SearchableItem(uniqueIdentifier: url.string, title: "Page \(number)", source: .crawled))
+            }
+        }
+        #expect(batch.count == 256, "256 pages, a commit's worth: the configured size, not twice it")
+    }
+}
