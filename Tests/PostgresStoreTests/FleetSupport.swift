@@ -117,6 +117,18 @@ final class SearchNode: @unchecked Sendable {
     }
 }
 
+/// Waits until `condition` holds, checking every 50 ms, for at most `timeout` seconds (a
+/// bound for a stuck run, not a guess at how long things take); whether it held.
+@discardableResult
+func waitUntil(timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        guard Date() < deadline else { return false }
+        usleep(50_000)
+    }
+    return true
+}
+
 /// One query against the shared database, on a connection of its own.
 func scalar(_ database: String, _ sql: String) throws -> Int {
     try PostgresConnection(url: database).execute(sql).first?.int(0) ?? -1

@@ -49,7 +49,9 @@ import Testing
         let first = try Member(arguments, name: "worker1")
         let others = try [Member(arguments, name: "worker2"), Member(arguments, name: "worker3")]
         defer { ([first] + others).forEach { $0.stop() } }
-        usleep(1_500_000)
+        // Killed once the workers hold leases and have fetched something, however long that takes.
+        // (The workers make the schema: until then the query fails.)
+        #expect(waitUntil { ((try? scalar(store, "SELECT count(*) FROM urls WHERE fetched")) ?? 0) >= 6 })
         first.killHard()
         let killedAt = Date()
         for worker in others { #expect(worker.wait() == 0, "\(worker.output)") }
@@ -202,10 +204,12 @@ import Testing
         defer { node.stop() }
         let worker = try Member(Self.crawlArguments(web, names, store: store), name: "worker")
         defer { worker.stop() }
-        usleep(1_000_000)
+        // The database goes once the crawl is under way.
+        #expect(waitUntil { ((try? scalar(store, "SELECT count(*) FROM items")) ?? 0) > 0 })
         try cluster.stop()
-        usleep(2_500_000)
-        // The node's copy cannot be confirmed current: it refuses rather than answer stale.
+        // The node's copy cannot be confirmed current: once past its lag it refuses rather
+        // than answer stale.
+        #expect(waitUntil { node.call("GET", "/v1/search?q=fleetword").status == 503 })
         let behind = node.call("GET", "/v1/search?q=fleetword")
         #expect(behind.status == 503)
         #expect(behind.json?["error"]?["code"]?.stringValue == "behind")
