@@ -39,6 +39,9 @@ public final class SearchRouter: Sendable {
         /// are left out as missing.
         public var maximumSearchBytes = 24 << 20
         public var userAgent = "searchlight-router"
+        /// A PEM file of CA certificates for nodes advertised over https (`--cacert`); the
+        /// system's when nil.
+        public var caCertificatesFile: String?
         public var accessLog: AccessLog?
 
         public init() {}
@@ -71,6 +74,7 @@ public final class SearchRouter: Sendable {
         tokens = EngagementToken(salt: salt)
         var fetch = FetchConfiguration(userAgent: configuration.userAgent)
         fetch.addressPolicy = .any
+        fetch.caCertificatesFile = configuration.caCertificatesFile
         fetch.maximumConnections = 1024
         fetch.maximumConnectionsPerHost = 256
         fetch.timeout = configuration.timeout

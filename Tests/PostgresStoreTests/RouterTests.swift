@@ -74,6 +74,35 @@ import Testing
         return false
     }
 
+    /// Nodes that serve https (`--tls-cert`, `--tls-key`) advertise https, and a router that
+    /// trusts their CA (`--cacert`) reaches them; one that does not trust it has no shard.
+    @Test func aRouterReachesNodesOverHTTPSWithTheirCA() throws {
+        let store = try PostgresCluster.shared.get().newDatabase()
+        let shared = try SharedStore(url: store)
+        _ = try PostgresItemStore(shared).commit(SearchIndex.Batch(upserts: Self.items()), now: Date())
+        let folder = try TemporaryDirectory("router-tls")
+        defer { folder.remove() }
+        let (certificate, key) = (folder.path + "/server.pem", folder.path + "/server-key.pem")
+        try TestCertificates.serverTLS.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
+        try TestCertificates.serverTLS.privateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        let nodes = try (0..<2).map { shard in
+            try SearchNode(store: store, name: "tls\(shard)", extra: ["--shard", "\(shard)/2", "--tls-cert", certificate, "--tls-key", key])
+        }
+        defer { nodes.forEach { $0.stop() } }
+        #expect(nodes.allSatisfy { $0.member.output.contains("on https://127.0.0.1:") }, "\(nodes.map(\.member.output))")
+        let router = try SearchNode(store: store, name: "router", extra: ["--router", "--cacert", TestCertificates.caFile])
+        defer { router.stop() }
+        #expect(Self.waitForHealth(router) { $0["status"]?.stringValue == "ok" && $0["replicas"] == [1, 1] }, "\(router.member.output)")
+        let answer = Self.ask(router, "harbour")
+        #expect(answer.status == 200 && !answer.partial && answer.ids.count == 10, "\(answer)")
+
+        // Without the CA the nodes' certificates are not trusted: every shard is missing.
+        let untrusting = try SearchNode(store: store, name: "untrusting", extra: ["--router"])
+        defer { untrusting.stop() }
+        #expect(Self.waitForHealth(untrusting) { $0["replicas"] == [1, 1] }, "\(untrusting.member.output)")
+        #expect(Self.ask(untrusting, "harbour").status == 503)
+    }
+
     @Test func aRouterOverFourShardsOfTwoReplicasAnswersAsOneIndexThroughFaults() throws {
         let store = try PostgresCluster.shared.get().newDatabase()
         let shared = try SharedStore(url: store)

@@ -55,6 +55,9 @@ struct ServeCommand: Command {
             Option.advertise,
             Option.router,
             Option.hedgeMilliseconds.spec,
+            Option.tlsCertificate,
+            Option.tlsKey,
+            Option.cacert,
             Option.accessLog,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json",
@@ -82,6 +85,10 @@ struct ServeCommand: Command {
     var isRouter: Bool
     var hedgeMilliseconds: Int
     var accessLogPath: String?
+    /// `--tls-cert` and `--tls-key`: serve https.
+    var tls: HTTPServer.TLS?
+    /// With `--router`: the CA certificates nodes advertised over https are checked against.
+    var caCertificatesFile: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
@@ -122,6 +129,22 @@ struct ServeCommand: Command {
         }
         hedgeMilliseconds = try arguments.value(Option.hedgeMilliseconds)
         accessLogPath = arguments.value(Option.accessLog)
+        switch (arguments.value(Option.tlsCertificate), arguments.value(Option.tlsKey)) {
+        case (nil, nil): tls = nil
+        case (let certificate?, let key?):
+            guard let certificatePEM = try? String(contentsOfFile: certificate, encoding: .utf8),
+                let keyPEM = try? String(contentsOfFile: key, encoding: .utf8)
+            else { throw UsageError("--tls-cert and --tls-key need readable PEM files: '\(certificate.prefix(200))', '\(key.prefix(200))'") }
+            tls = HTTPServer.TLS(certificatePEM: certificatePEM, privateKeyPEM: keyPEM)
+        default: throw UsageError("--tls-cert and --tls-key go together: the certificate and its private key")
+        }
+        caCertificatesFile = arguments.value(Option.cacert)
+        if let caCertificatesFile {
+            guard isRouter else { throw UsageError("--cacert is for --router: the CA that nodes' https certificates are checked against") }
+            guard FileManager.default.isReadableFile(atPath: caCertificatesFile) else {
+                throw UsageError("--cacert needs a readable PEM file, not '\(caCertificatesFile.prefix(200))'")
+            }
+        }
     }
 
     func run() throws {
@@ -175,8 +198,8 @@ struct ServeCommand: Command {
         defer { follower?.stop() }
         StopSignal.install()
         let running = try service.serve(serverConfiguration)
-        follower?.advertise(advertise ?? "http://\(Self.reachable(host)):\(running.port)")
-        Console.writeLine("Serving \(data.indexPath) on http://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
+        follower?.advertise(advertise ?? "\(tls == nil ? "http" : "https")://\(Self.reachable(host)):\(running.port)")
+        Console.writeLine("Serving \(data.indexPath) on \(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
         StopSignal.wait(until: .distantFuture)
         Console.writeLine("Stopping: letting requests in flight finish.")
         running.stop(gracePeriod: 10)
@@ -190,13 +213,14 @@ extension ServeCommand {
         configuration.maximumLag = maximumLag
         configuration.hedgeAfter = Double(hedgeMilliseconds) / 1000
         configuration.accessLog = try accessLog()
+        configuration.caCertificatesFile = caCertificatesFile
         let router = SearchRouter(configuration: configuration, directory: shared, salt: try PostgresKeyStore(shared).deviceSalt())
         StopSignal.install()
         let running = try router.serve(serverConfiguration)
         let map = router.map
         if map.count == 0 { Console.writeLine("No search node of the store is reporting yet.") }
         if !map.missing.isEmpty { Console.writeLine("No live node yet for shard(s) \(map.missing.map(String.init).joined(separator: ", ")) of \(map.count).") }
-        Console.writeLine("Routing searches over \(map.count) shard(s) on http://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
+        Console.writeLine("Routing searches over \(map.count) shard(s) on \(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
         StopSignal.wait(until: .distantFuture)
         Console.writeLine("Stopping: letting requests in flight finish.")
         running.stop(gracePeriod: 10)
@@ -211,6 +235,7 @@ extension ServeCommand {
         server.threading = .pool(threads)
         server.connectionLimit = maximumConnections
         server.perAddressConnectionLimit = maximumConnectionsPerAddress
+        server.tls = tls
         return server
     }
 
@@ -256,6 +281,11 @@ extension ServeCommand {
         static let hedgeMilliseconds = Setting.whole("--hedge-ms", help: "With --router: ask a second replica of a shard when the first has not answered after n ms",
                                                      in: 1...60_000, default: 50)
         static let node = OptionSpec.value("--node", "name", help: "With --store: this node's name in `status` (default host:port).")
+        static let tlsCertificate = OptionSpec.value(
+            "--tls-cert", "file", help: "Serve https with this PEM certificate (chain), with --tls-key; a node advertises https then.")
+        static let tlsKey = OptionSpec.value("--tls-key", "file", help: "The PEM private key of --tls-cert.")
+        static let cacert = OptionSpec.value(
+            "--cacert", "file", help: "With --router: trust the CA certificates in this PEM file for nodes advertised over https.")
         static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }
 }
