@@ -1,0 +1,105 @@
+import Fetch
+import Foundation
+import HTTPServer
+import HTTPTypes
+import JSON
+@testable import Router
+import SearchIndex
+import Service
+import StoreSeams
+import Testing
+
+/// A router in front of fake nodes over HTTP on 127.0.0.1: one honest, one answering what a
+/// broken or hostile node could. The router answers with the honest shard and names the
+/// other missing; it never shows what the hostile one sent, and never dies of it.
+@Suite struct RouterAttackTests {
+    /// Two shards, each node at its fake server's address.
+    struct Directory: SearchNodeDirectory {
+        let addresses: [String]
+        func searchNodes() throws -> [CrawlStatus.Node] {
+            addresses.enumerated().map { CrawlStatus.Node(name: "n\($0.offset)", behind: 0, silentFor: 0, shard: Shard(parsing: "\($0.offset)/2")!, address: $0.element) }
+        }
+        func shardCount() throws -> Int? { 2 }
+    }
+
+    static var statistics: JSONValue {
+        var statistics = CorpusStatistics()
+        statistics.documents = 10
+        statistics.tokens = 100
+        return statistics.json
+    }
+
+    static func answer(_ results: [JSONValue], total: JSONValue? = nil) -> JSONValue {
+        .object(JSONObject([
+            ("query", "tart"), ("results", .array(results)), ("scores", .array(results.map { _ in 2.0 })),
+            ("relevance", .array(results.map { _ in 2.0 })), ("owners", .array(results.map { _ in "" })),
+            ("estimatedTotalHits", total ?? JSONValue(results.count)), ("totalHitsExact", true), ("matchedAnyWord", false),
+        ]))
+    }
+
+    /// A fake node: statistics as any node gives them, and `search` for the search round.
+    static func node(_ search: @escaping @Sendable () -> HTTPServerResponse) throws -> HTTPServer {
+        try HTTPServer { request in
+            request.path == "/v1/shard/statistics" ? .json(statistics) : search()
+        }
+    }
+
+    /// The router's answer to `GET /v1/search?q=tart` with shard 0 honest and shard 1 `hostile`.
+    static func routed(_ hostile: @escaping @Sendable () -> HTTPServerResponse) throws -> (status: Int, json: JSONValue?) {
+        let honest = try node { .json(answer([["id": "good", "title": "Lemon tart", "url": "https://shop.example/tart"]])) }
+        let bad = try node(hostile)
+        defer { honest.stop(); bad.stop() }
+        var configuration = SearchRouter.Configuration()
+        configuration.timeout = 10
+        let router = SearchRouter(configuration: configuration, directory: Directory(addresses: [honest, bad].map { "http://127.0.0.1:\($0.port)" }),
+                                  salt: Array("fake store".utf8))
+        var server = HTTPServer.Configuration()
+        server.port = 0
+        let running = try router.serve(server)
+        defer { running.stop(); router.stop() }
+        var fetch = FetchConfiguration(userAgent: "router-attack-tests")
+        fetch.addressPolicy = .any
+        let client = HTTPClient(configuration: fetch)
+        defer { client.shutdown() }
+        let response = client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart"))
+        return (response.status, try? JSONParser.parse(bytes: response.body))
+    }
+
+    static func expectHonestOnly(_ reply: (status: Int, json: JSONValue?), _ comment: Comment) {
+        #expect(reply.status == 200, comment)
+        #expect(reply.json?["results"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["good"], comment)
+        #expect(reply.json?["missingShards"] == [1] && reply.json?["partial"] == true, comment)
+    }
+
+    @Test func anAbsurdTotalMakesTheShardMissing() throws {
+        Self.expectHonestOnly(try Self.routed { .json(Self.answer([["id": "x", "title": "X"]], total: JSONValue(Int.max))) }, "Int.max total")
+    }
+
+    @Test func aHostileResultIsNotShown() throws {
+        let hostile: JSONValue = ["id": "other-tenant", "title": "Win", "url": "https://evil.example/",
+                                  "action": ["type": "open-web", "url": "javascript:alert(document.cookie)"]]
+        Self.expectHonestOnly(try Self.routed { .json(Self.answer([hostile])) }, "javascript: action")
+    }
+
+    @Test func anErrorBodyIsNotRelayed() throws {
+        let html = HTTPServerResponse(status: 400, headers: [HTTPField("Content-Type", "text/html")], body: .bytes(Array("<script>alert(1)</script>".utf8)))
+        Self.expectHonestOnly(try Self.routed { html }, "a 400 of HTML")
+        let refused = try Self.routed {
+            .json(["error": ["code": "invalid-query", "message": "the query is too long", "debug": "<internal>"]], status: 400)
+        }
+        #expect(refused.status == 400)
+        #expect(refused.json?["error"]?["code"] == "invalid-query" && refused.json?["error"]?["debug"] == nil)
+    }
+
+    /// A shard's answer near the per-answer cap, of many small results: the router keeps the
+    /// page's candidates of it and answers.
+    @Test func aHugeAnswerIsCutToThePage() throws {
+        let many = (0..<20_000).map { JSONValue.object(JSONObject([("id", .string("r\($0)")), ("title", .string("Result \($0)"))])) }
+        let body = JSONWriter.bytes(Self.answer(many))
+        #expect(body.count > 500_000 && body.count < 4 << 20)
+        let reply = try Self.routed { HTTPServerResponse(status: 200, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(body)) }
+        #expect(reply.status == 200)
+        #expect(reply.json?["results"]?.arrayValue?.count == 10, "a page of the default 10")
+        #expect(reply.json?["partial"] == false)
+    }
+}
