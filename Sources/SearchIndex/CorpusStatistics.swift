@@ -66,7 +66,7 @@ public struct CorpusStatistics: Sendable, Equatable {
     }
 
     /// The mean document length, BM25's avgdl.
-    var averageLength: Double { documents > 0 ? max(1, Double(tokens) / Double(documents)) : 1 }
+    var averageLength: Double { BM25.averageLength(documents: documents, tokens: tokens) }
 
     /// The `limit` most frequent entries of a candidate list, ties by byte order.
     static func best(_ found: [[UInt8]: Int], limit: Int) -> [(term: [UInt8], documents: Int)] {

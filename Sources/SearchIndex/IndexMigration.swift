@@ -57,7 +57,7 @@ enum IndexMigration {
             body.reset()
             try connection.execute("DELETE FROM meta WHERE key IN ('documents', 'tokens')")
             try IndexStatistics.add(documents: documents, tokens: tokens, connection)
-            let average = documents > 0 ? Double(tokens) / Double(documents) : 1
+            let average = BM25.averageLength(documents: documents, tokens: tokens)
             for batch in batches {
                 try SegmentStore.create(connection, documents: batch.documents, averageLength: average,
                                         rowids: batch.rowids.first!...batch.rowids.last!) { emit in try batch.write(averageLength: average, emit: emit) }
@@ -221,7 +221,7 @@ enum IndexMigration {
         if !builder.isEmpty { builders.append(builder) }
         try connection.execute("DELETE FROM meta WHERE key IN ('documents', 'tokens')")
         try IndexStatistics.add(documents: documents, tokens: tokens, connection)
-        let average = documents > 0 ? Double(tokens) / Double(documents) : 1
+        let average = BM25.averageLength(documents: documents, tokens: tokens)
         for batch in builders {
             try SegmentStore.create(connection, documents: batch.documents, averageLength: average,
                                     rowids: batch.rowids.first!...batch.rowids.last!) { emit in try batch.write(averageLength: average, emit: emit) }

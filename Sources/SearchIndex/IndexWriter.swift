@@ -106,7 +106,7 @@ struct IndexWriter {
         tokens = 0
         guard !builder.isEmpty, let first = builder.rowids.first, let last = builder.rowids.last else { return }
         let stats = try IndexStatistics.read(connection)
-        let average = stats.documents > 0 ? Double(stats.tokens) / Double(stats.documents) : 1
+        let average = BM25.averageLength(documents: stats.documents, tokens: stats.tokens)
         let builder = self.builder
         try SegmentStore.create(connection, documents: builder.documents, averageLength: average, rowids: first...last) { emit in
             try builder.write(averageLength: average, emit: emit)
@@ -143,7 +143,7 @@ struct IndexWriter {
         while try connection.transaction("IMMEDIATE", { () throws -> Bool in
             guard let inputs = SegmentMerger.pick(try SegmentStore.list(connection)) else { return false }
             let stats = try IndexStatistics.read(connection)
-            let average = stats.documents > 0 ? Double(stats.tokens) / Double(stats.documents) : 1
+            let average = BM25.averageLength(documents: stats.documents, tokens: stats.tokens)
             try SegmentMerger.merge(inputs, connection: connection, averageLength: average)
             return true
         }) { merged = true }

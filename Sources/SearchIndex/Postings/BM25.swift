@@ -15,6 +15,14 @@ import Glibc
 /// 1e-6 when that is not positive (a phrase in more than half the documents adds almost
 /// nothing). Higher is better here; FTS5 reports the negation.
 public enum BM25 {
+    /// avgdl: tokens per live document, at least 1 (documents with no tokens would otherwise
+    /// make it 0 and every length infinitely long), 1 for an empty index. The one formula
+    /// every writer, merge, migration and search uses, so that a segment records the value
+    /// its bounds were built with.
+    static func averageLength(documents: Int, tokens: Int) -> Double {
+        documents > 0 ? max(1, Double(tokens) / Double(documents)) : 1
+    }
+
     public static let k1 = 1.2
     public static let b = 0.65
 

@@ -65,7 +65,7 @@ struct SegmentSearcher {
         let stats = try IndexStatistics.read(connection)
         documents = stats.documents
         tokens = stats.tokens
-        averageLength = stats.documents > 0 ? max(1, Double(stats.tokens) / Double(stats.documents)) : 1
+        averageLength = BM25.averageLength(documents: stats.documents, tokens: stats.tokens)
     }
 
     /// The same segments, ranked with the whole index's statistics.
