@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TextUtilities
 
 /// What one crawl run did, written to `crawl-data/runs/<id>.json` and printed.
 public struct RunReport: Sendable {
@@ -92,11 +93,10 @@ public struct RunReport: Sendable {
     }
 
     public var json: JSONValue {
-        let formatter = ISO8601DateFormatter()
         return .object(JSONObject([
             ("id", .string(id)),
-            ("started", .string(formatter.string(from: started))),
-            ("finished", finished.map { .string(formatter.string(from: $0)) } ?? .null),
+            ("started", .string(ISO8601.string(fromSeconds: started.timeIntervalSince1970))),
+            ("finished", finished.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
             ("seconds", JSONValue((seconds * 1000).rounded() / 1000)),
             ("stoppedBy", .string(stoppedBy)),
             ("fetched", JSONValue(fetched)),
@@ -117,7 +117,7 @@ public struct RunReport: Sendable {
             }))),
             ("refetched", JSONValue(refetched)),
             ("due", JSONValue(due)),
-            ("nextDue", nextDue.map { .string(formatter.string(from: $0)) } ?? .null),
+            ("nextDue", nextDue.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
             ("warcFiles", .array(warcFiles.map(JSONValue.string))),
             ("patterns", .array(patterns.map { pattern in
                 ["template": .string(pattern.template), "verdict": .string(pattern.verdict), "fetched": JSONValue(pattern.fetched),
@@ -151,8 +151,7 @@ public struct RunReport: Sendable {
         if due > 0 {
             lines.append("  left: \(due) URLs still due; the next run goes on from here")
         } else if let nextDue {
-            let formatter = ISO8601DateFormatter()
-            lines.append("  nothing else is due; the next URL falls due at \(formatter.string(from: nextDue))"
+                lines.append("  nothing else is due; the next URL falls due at \(ISO8601.string(fromSeconds: nextDue.timeIntervalSince1970))"
                 + (fetched == 0 ? " (crawl --refetch-all fetches everything now)" : ""))
         }
         return lines.joined(separator: "\n") + "\n"

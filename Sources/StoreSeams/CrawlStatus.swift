@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import SearchIndex
+import TextUtilities
 
 /// The state of a data folder, for `searchlight status`: what the index holds, what the
 /// frontier knows and has due, whether a run is crawling now, and the last run reports.
@@ -64,7 +65,6 @@ public struct CrawlStatus: Sendable {
     }
 
     public var json: JSONValue {
-        let formatter = ISO8601DateFormatter()
         var fields: [(String, JSONValue)] = [("data", .string(dataDirectory))]
         if let store {
             fields.append(("store", .string(store)))
@@ -91,7 +91,7 @@ public struct CrawlStatus: Sendable {
             fields.append(("urls", .null))
         }
         fields.append(("running", running.map { holder in
-            ["runID": .string(holder.runID), "pid": JSONValue(Int(holder.pid)), "since": .string(formatter.string(from: holder.since))]
+            ["runID": .string(holder.runID), "pid": JSONValue(Int(holder.pid)), "since": .string(ISO8601.string(fromSeconds: holder.since.timeIntervalSince1970))]
         } ?? .null))
         fields.append(("runs", .array(runs.map { run in
             let keys = ["id", "started", "finished", "seconds", "stoppedBy", "fetched", "indexed", "deleted", "notModified", "skipped"]
@@ -109,7 +109,7 @@ public struct CrawlStatus: Sendable {
             lines.append("  search node \(node.name)\(part)\(address): \(node.behind) changes behind, last heard \(Int(node.silentFor)) s ago")
         }
         if let running {
-            lines.append("  crawling now: run \(running.runID) (pid \(running.pid)) since \(ISO8601DateFormatter().string(from: running.since))")
+            lines.append("  crawling now: run \(running.runID) (pid \(running.pid)) since \(ISO8601.string(fromSeconds: running.since.timeIntervalSince1970))")
         }
         if let index {
             let sources = index.itemsBySource.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")

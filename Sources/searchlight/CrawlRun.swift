@@ -5,6 +5,7 @@ import JSON
 import PostgresStore
 import StoreSeams
 import Synchronization
+import TextUtilities
 
 /// One crawl run as the CLI runs it: the data-folder lock, signal handling, progress on
 /// a terminal, and the report written to `runs/`. Shared by `crawl` and `demo`.
@@ -21,7 +22,7 @@ struct CrawlRun {
         case .success(let acquired):
             lock = acquired
         case .failure(let busy):
-            let who = busy.holder.map { "run \($0.runID) (pid \($0.pid)) since \(ISO8601DateFormatter().string(from: $0.since))" } ?? "another run"
+            let who = busy.holder.map { "run \($0.runID) (pid \($0.pid)) since \(ISO8601.string(fromSeconds: $0.since.timeIntervalSince1970))" } ?? "another run"
             Console.writeLine("Not crawling: \(who) is crawling \(configuration.dataDirectory).")
             return nil
         }

@@ -5,6 +5,7 @@ import ItemMapping
 import Glibc
 import JSON
 import Synchronization
+import TextUtilities
 import WebRules
 import WebURL
 
@@ -175,7 +176,7 @@ struct CrawlCommand: Command {
             }
             guard !StopSignal.requested else { break }
             let next = started.addingTimeInterval(every)
-            if !json { Console.writeLine("Next run at \(ISO8601DateFormatter().string(from: next)).") }
+            if !json { Console.writeLine("Next run at \(ISO8601.string(fromSeconds: next.timeIntervalSince1970)).") }
             StopSignal.wait(until: next)
         }
     }

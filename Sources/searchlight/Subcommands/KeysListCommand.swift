@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Service
+import TextUtilities
 
 /// `searchlight keys list [--data DIR] [--json]`
 struct KeysListCommand: Command {
@@ -29,12 +30,11 @@ struct KeysListCommand: Command {
             throw CommandFailure("no keys in \(data.path): create one with `searchlight keys create`")
         }
         let keys = try store.keys(data).keys()
-        let formatter = ISO8601DateFormatter()
         if json {
             let list: [JSONValue] = keys.map { key in
                 ["id": .string(key.id), "owner": .string(key.owner), "domain": .string(key.domain),
-                 "created": .string(formatter.string(from: key.created)),
-                 "revoked": key.revoked.map { .string(formatter.string(from: $0)) } ?? .null]
+                 "created": .string(ISO8601.string(fromSeconds: key.created.timeIntervalSince1970)),
+                 "revoked": key.revoked.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null]
             }
             Console.writeLine(JSONWriter.string(["keys": .array(list)], style: .pretty))
             return
@@ -44,8 +44,8 @@ struct KeysListCommand: Command {
             return
         }
         for key in keys {
-            let state = key.revoked.map { "revoked \(formatter.string(from: $0))" } ?? "active"
-            Console.writeLine("\(key.id)  \(key.owner)  \(key.domain)  created \(formatter.string(from: key.created))  \(state)")
+            let state = key.revoked.map { "revoked \(ISO8601.string(fromSeconds: $0.timeIntervalSince1970))" } ?? "active"
+            Console.writeLine("\(key.id)  \(key.owner)  \(key.domain)  created \(ISO8601.string(fromSeconds: key.created.timeIntervalSince1970))  \(state)")
         }
     }
 }

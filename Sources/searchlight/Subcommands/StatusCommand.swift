@@ -2,6 +2,7 @@ import Crawl
 import Foundation
 import JSON
 import StoreSeams
+import TextUtilities
 
 /// `searchlight status [--data DIR] [--runs N] [--json]`
 struct StatusCommand: Command {
@@ -79,14 +80,13 @@ extension StatusCommand {
             }
             found = try CrawlStatus.urls(dataDirectory: data.path, reason: reason, limit: limit)
         }
-        let formatter = ISO8601DateFormatter()
         if json {
             let rows = JSONValue.array(found.rows.map { row in
                 .object(JSONObject([
                     ("url", .string(row.url)), ("state", .string(row.state)), ("reason", row.reason.map(JSONValue.string) ?? .null),
                     ("status", row.status.map { JSONValue($0) } ?? .null),
-                    ("lastAttempt", row.lastAttempt.map { .string(formatter.string(from: $0)) } ?? .null),
-                    ("due", .string(formatter.string(from: row.due))),
+                    ("lastAttempt", row.lastAttempt.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
+                    ("due", .string(ISO8601.string(fromSeconds: row.due.timeIntervalSince1970))),
                 ]))
             })
             let counts = JSONValue.object(JSONObject(found.counts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))
@@ -97,9 +97,9 @@ extension StatusCommand {
         Console.writeLine("\(total) URL(s) " + (reason.map { "skipped as \($0)" } ?? "with a skip reason")
             + (found.rows.count < total ? " (the first \(found.rows.count); --limit shows more)" : ""))
         for row in found.rows {
-            let attempt = row.lastAttempt.map { formatter.string(from: $0) } ?? "never fetched"
+            let attempt = row.lastAttempt.map { ISO8601.string(fromSeconds: $0.timeIntervalSince1970) } ?? "never fetched"
             Console.writeLine("  \(row.url)  \(row.state)" + (row.reason.map { " \($0)" } ?? "") + (row.status.map { ", status \($0)" } ?? "")
-                + ", last attempt \(attempt), due \(formatter.string(from: row.due))")
+                + ", last attempt \(attempt), due \(ISO8601.string(fromSeconds: row.due.timeIntervalSince1970))")
         }
         if !found.counts.isEmpty {
             Console.writeLine("By reason: " + found.counts.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
