@@ -8,13 +8,22 @@
 /// reorder what follows them on the line ("Trojan Source"). `\uXXXX` is also a valid JSON
 /// string escape, so JSON escaped this way is still JSON and reads back the same.
 public enum TerminalText {
-    /// Whether `scalar` is acted on rather than shown.
+    /// Whether `scalar` is acted on rather than shown: a C0, DEL or C1 control
+    /// (``isC0DELOrC1(_:)``) or a bidi control.
     @inline(__always)
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
         }
+    }
+
+    /// The controls no text field of an item or a request holds (a multi-line field keeps
+    /// its tabs and line breaks): C0, DEL and C1. The item contract checks the same set on
+    /// bytes (``SearchableItem``'s validation scans UTF-8 for it without decoding).
+    @inline(__always)
+    public static func isC0DELOrC1(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `text` with every control written as `\uXXXX`; line feeds and tabs are kept when
