@@ -6,7 +6,6 @@ import Markup
 import PageItems
 import SearchIndex
 import StoreSeams
-import Synchronization
 import TextUtilities
 import WebRules
 import WebURL
@@ -254,13 +253,6 @@ public struct PageValidator {
     }
 
     func fetch(_ request: FetchRequest) -> FetchResponse {
-        let result = Mutex<FetchResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        downloader.start(request) { response in
-            result.withLock { $0 = response }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0! }
+        FetchResponse.awaiting { downloader.start(request, completion: $0) }
     }
 }

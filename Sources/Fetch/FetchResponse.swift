@@ -1,4 +1,6 @@
+import Dispatch
 import HTTPTypes
+import Synchronization
 /// The outcome of one ``FetchRequest``: a response, or the reason there is none.
 public struct FetchResponse: Sendable {
     public var request: FetchRequest
@@ -96,4 +98,20 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public static let shutdown = FetchError(.shutdown, "the client was shut down before the request finished")
+}
+
+extension FetchResponse {
+    /// Waits for the response a callback-style `start` delivers: the one synchronous fetch,
+    /// for one-off commands (``HTTPClient/fetch(_:)``, `validate`'s downloader), never for
+    /// crawling.
+    public static func awaiting(_ start: (@escaping @Sendable (FetchResponse) -> Void) -> Void) -> FetchResponse {
+        let result = Mutex<FetchResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        start { response in
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
 }

@@ -82,14 +82,7 @@ public final class HTTPClient: Sendable {
 
     /// Fetches one URL and waits for it; for one-off commands, not for crawling.
     public func fetch(_ request: FetchRequest) -> FetchResponse {
-        let result = Mutex<FetchResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        start(request) { response in
-            result.withLock { $0 = response }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0! }
+        FetchResponse.awaiting { start(request, completion: $0) }
     }
 
     /// Fetches `url`, following up to `maximumRedirects` redirects hop by hop; each hop
