@@ -14,7 +14,7 @@ from the 5,000 most frequent, and the 20 most frequent words — one at a time:
 after one unmeasured pass over the queries for each, and prints one JSON object with both
 p50 and p99.
 """
-import http.client, json, os, shutil, signal, subprocess, sys, time, urllib.parse
+import http.client, json, os, signal, subprocess, sys, time, urllib.parse
 
 searchlight, bench, work = sys.argv[1], sys.argv[2], sys.argv[3]
 items = int(sys.argv[sys.argv.index("--items") + 1]) if "--items" in sys.argv else 300_000
@@ -71,28 +71,11 @@ finally:
     server.send_signal(signal.SIGTERM)
     server.wait(timeout=30)
 
-import tantivy
+from tantivy_corpus import BOOSTS, build
 
-target = os.path.join(work, f"tantivy-{items}")
-shutil.rmtree(target, ignore_errors=True)
-os.makedirs(target)
-builder = tantivy.SchemaBuilder()
-for field in ("title", "description", "keywords", "body"):
-    builder.add_text_field(field, stored=False)
-builder.add_integer_field("id", stored=True)
-schema = builder.build()
-index = tantivy.Index(schema, path=target)
-writer = index.writer(heap_size=512_000_000, num_threads=2)
-with open(os.path.join(export, "corpus.jsonl")) as corpus:
-    for line in corpus:
-        i, title, description, keywords, body = json.loads(line)
-        writer.add_document(tantivy.Document(id=i, title=title, description=description, keywords=keywords, body=body))
-writer.commit()
-writer.wait_merging_threads()
-index.reload()
+index, _, _ = build(export, os.path.join(work, f"tantivy-{items}"))
 searcher = index.searcher()
-boosts = {"title": 10.0, "keywords": 5.0, "description": 3.0, "body": 1.0}
-parsed = [index.parse_query(q, list(boosts), field_boosts=boosts) for q in queries]
+parsed = [index.parse_query(q, list(BOOSTS), field_boosts=BOOSTS) for q in queries]
 for q in parsed:
     searcher.search(q, 10).hits
 peer = []

@@ -20,32 +20,13 @@ longer one a phrase of its bigrams, the words OR'ed (`cjk_bigram_*`).
 """
 import json, os, shutil, sys, time
 import tantivy
+from tantivy_corpus import BOOSTS, build
 
 export, work = sys.argv[1], sys.argv[2]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-sb = tantivy.SchemaBuilder()
-for field in ("title", "description", "keywords", "body"):
-    sb.add_text_field(field, stored=False)
-sb.add_integer_field("id", stored=True)
-schema = sb.build()
-index = tantivy.Index(schema, path=work)
-writer = index.writer(heap_size=512_000_000, num_threads=2)
-started = time.perf_counter()
-count = 0
-with open(os.path.join(export, "corpus.jsonl")) as corpus:
-    for line in corpus:
-        i, title, description, keywords, body = json.loads(line)
-        writer.add_document(tantivy.Document(id=i, title=title, description=description, keywords=keywords, body=body))
-        count += 1
-writer.commit()
-writer.wait_merging_threads()
-indexing = time.perf_counter() - started
-index.reload()
+index, count, indexing = build(export, work)
 searcher = index.searcher()
 with open(os.path.join(export, "queries.json")) as f:
     sets = json.load(f)
-boosts = {"title": 10.0, "keywords": 5.0, "description": 3.0, "body": 1.0}
 report = {"engine": "tantivy", "version": getattr(tantivy, "__version__", "?"), "docs": count, "docs_per_s": round(count / indexing)}
 
 def pct(values, p):
@@ -54,7 +35,7 @@ def pct(values, p):
 
 for name, queries in sets.items():
     for mode, conjunction in (("", False), ("_and", True)):
-        parsed = [index.parse_query(q, list(boosts), field_boosts=boosts, conjunction_by_default=conjunction) for q in queries]
+        parsed = [index.parse_query(q, list(BOOSTS), field_boosts=BOOSTS, conjunction_by_default=conjunction) for q in queries]
         for q in parsed:
             searcher.search(q, 10).hits
         latencies = []
@@ -128,7 +109,7 @@ if "--cjk-bigrams" in sys.argv:
         shoulds = []
         for word in text.split():
             words = terms(word)
-            for field, boost in boosts.items():
+            for field, boost in BOOSTS.items():
                 inner = (tantivy.Query.term_query(bigram_schema, field, words[0]) if len(words) == 1
                          else tantivy.Query.phrase_query(bigram_schema, field, words))
                 shoulds.append((tantivy.Occur.Should, tantivy.Query.boost_query(inner, boost)))

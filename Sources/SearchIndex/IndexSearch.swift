@@ -29,8 +29,8 @@ struct IndexSearch {
         let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
         let rows = CandidateRows(connection: connection)
         let now = request.now.timeIntervalSince1970
-        // A long request is searched again with what its first answers share, its first
-        // answer's best ``RelevanceFeedback/depth`` reranked. Not on a shard: the words would
+        // A long request's first answer, its best ``RelevanceFeedback/depth`` documents, is
+        // scored again with the words its best few share. Not on a shard: the words would
         // come from its own documents, not the whole index's.
         let feedbackApplies = request.statistics == nil && !request.typing && plan.distinctTerms >= RelevanceFeedback.minimumTerms
         var candidates = try segments.top(plan.query, k: feedbackApplies ? max(k, RelevanceFeedback.depth) : k, now: now,

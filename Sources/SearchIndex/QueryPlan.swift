@@ -15,8 +15,9 @@ import Glibc
 ///   full, as FTS5 does, costs nDCG on Cranfield; counting it once loses 0.03 on CACM).
 /// - A word's forms (as written, and its stems) share the idf of its most frequent form
 ///   (``PostingsQuery/Unit/isForm``).
-/// - A long request (``RelevanceFeedback``) is searched again with the words its first
-///   answers share, as optional clauses after the boosts.
+/// - For a long request (``RelevanceFeedback``), the words its first answer's best
+///   documents share are optional clauses after the boosts, with which that answer is
+///   scored again.
 /// - Past ``maximumClauses`` distinct terms (a pasted paragraph), the rarest are kept: the
 ///   ones that tell documents apart; the others are dropped.
 /// - Only while typing (``SearchRequest/typing``), the last word also matches its

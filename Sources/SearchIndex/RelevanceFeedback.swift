@@ -1,7 +1,7 @@
 /// Pseudo-relevance feedback for long requests — RM3 (Abdul-Jaleel et al., 2004), as
 /// Anserini runs it over BM25: the first answer's best documents stand for what the request
 /// is about, and the words they share most, weighted by how well each document matched,
-/// are searched as well, below the request's own words.
+/// score the first answer's best documents again, below the request's own words.
 ///
 /// A request of a sentence or a paragraph names its subject in its own words; the documents
 /// that answer it often use others ("sensitivity of eigenvalues" and "perturbation").
@@ -12,7 +12,7 @@
 /// nine short requests gain, the collections' nDCG@10 by 0.002; BENCHMARKS.md).
 /// Pure: the caller reads and analyses the documents (``IndexSearch``).
 enum RelevanceFeedback {
-    /// Distinct query terms from which a request is searched again.
+    /// Distinct query terms from which a request's answer is scored again.
     static let minimumTerms = 2 * QueryPlan.bonusTerms + 1
     /// The first answer's documents read (Anserini's `fbDocs`).
     static let documents = 10
