@@ -48,6 +48,9 @@ public struct FetchRequest: Sendable {
     /// WARC request record): libcurl shows it only through its debug callback, which costs
     /// a call per chunk received, so only requests that need it ask for it.
     public var recordsRequestHeaders = false
+    /// Budgets the body's bytes are taken from as they arrive (``ByteBudget``), besides
+    /// ``maximumBodyBytes``; the response's body holds exactly the bytes taken.
+    public var budgets: [ByteBudget] = []
     /// Through a proxy: the checked address the proxy is to connect to (``ProxyTarget``).
     var connectTo: String?
 

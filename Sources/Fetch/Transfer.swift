@@ -25,6 +25,8 @@ final class Transfer {
     private var statusLine = ""
     private var requestHeaderBlock = ""
     private var exceededBodyLimit = false
+    /// The limit of the ``ByteBudget`` a chunk did not fit in.
+    private var exceededBudget: Int?
     private var refusedAddress: String?
 
     init?(request: FetchRequest, configuration: FetchConfiguration, resolveList: UnsafeMutablePointer<curl_slist>?,
@@ -133,6 +135,11 @@ final class Transfer {
             exceededBodyLimit = true
             return 0  // aborts the transfer with CURLE_WRITE_ERROR
         }
+        for (index, budget) in request.budgets.enumerated() where !budget.take(length) {
+            for taken in request.budgets[..<index] { taken.give(length) }
+            exceededBudget = budget.limit
+            return 0
+        }
         body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
         return length
     }
@@ -206,6 +213,7 @@ final class Transfer {
     private func error(for result: CURLcode) -> FetchError? {
         if let refusedAddress { return .refusedAddress(refusedAddress) }
         if exceededBodyLimit || result == CURLE_FILESIZE_EXCEEDED { return .tooLarge(maximumBodyBytes) }
+        if let exceededBudget { return FetchError(.tooLarge, "body past a budget of \(exceededBudget) bytes shared with other requests") }
         guard result != CURLE_OK else { return nil }
         let message = String(cString: curl_easy_strerror(result))
         let kind: FetchError.Kind

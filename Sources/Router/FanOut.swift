@@ -8,6 +8,11 @@ import Synchronization
 /// `hedgeAfter` seconds, and no more than `timeout` seconds in all (a shard that has not
 /// answered by then is missing). Replicas are tried in an order that turns with each
 /// request, so load spreads over them.
+///
+/// Memory is bounded twice: each shard's answer may be an equal part of the call's byte
+/// budget (a larger one is missing), and the bodies all calls hold at once share one budget
+/// (``held``); each answer is read as soon as it arrives, off the client's thread, and its
+/// body let go, so a call keeps what its reader keeps (a shard's best results), not bodies.
 final class FanOut: Sendable {
     /// A shard's answer: its status and body (200, or a 400 every replica would give).
     struct Answer: Sendable {
@@ -19,31 +24,37 @@ final class FanOut: Sendable {
     private let headers: [HTTPField]
     /// Headers made for each request from its path and body (the router credential).
     private let sign: @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField]
+    /// The answer bytes held at once by every call: taken as they arrive, given back when
+    /// each body has been read or dropped.
+    let held: ByteBudget
     private let turn = Atomic<Int>(0)
     let attempts = Atomic<Int>(0)
     let hedges = Atomic<Int>(0)
     let failovers = Atomic<Int>(0)
 
-    init(client: HTTPClient, headers: [HTTPField], sign: @escaping @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField] = { _, _ in [] }) {
+    init(client: HTTPClient, headers: [HTTPField], heldBytes: Int, sign: @escaping @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField] = { _, _ in [] }) {
         self.client = client
         self.headers = headers
+        self.held = ByteBudget(heldBytes)
         self.sign = sign
     }
 
-    /// `POST path` with `body` to every shard of `map`; nil for a shard no replica answered.
-    func post(_ path: String, bodies: [[UInt8]], map: ShardMap, hedgeAfter: Double, timeout: Double) -> [Answer?] {
+    /// `POST path` with `body` to every shard of `map`, each answer read by `read` (its shard,
+    /// its answer) as it arrives; nil for a shard no replica answered within the time and its
+    /// part of `budget` bytes, or whose answer `read` refused.
+    func post<Value: Sendable>(
+        _ path: String, bodies: [[UInt8]], map: ShardMap, hedgeAfter: Double, timeout: Double, budget: Int,
+        read: @escaping @Sendable (Int, Answer) -> Value?
+    ) -> [Value?] {
         let shards = map.count
         let start = turn.add(1, ordering: .relaxed).newValue
         // Each shard's replicas, turned by the request's number.
         let order: [[ShardMap.Replica]] = map.replicas.map { list in
             list.isEmpty ? [] : (0..<list.count).map { list[($0 + start) % list.count] }
         }
-        struct State {
-            var calls: [ShardCall]
-            var answers: [Answer?]
-            var open: Int
-        }
-        let state = Mutex(State(calls: order.map { ShardCall(replicas: $0.count) }, answers: Array(repeating: nil, count: shards), open: shards))
+        let state = Mutex(CallState<Value>(calls: order.map { ShardCall(replicas: $0.count) }, answers: Array(repeating: nil, count: shards), open: shards))
+        let asked = max(1, map.replicas.count { !$0.isEmpty })
+        let answerBytes = budget / asked
         let done = DispatchSemaphore(value: 0)
         let deadline = DispatchTime.now() + timeout
 
@@ -65,25 +76,38 @@ final class FanOut: Sendable {
                 var request = FetchRequest(url: order[shard][replica].address + path, headers: headers + sign(path, body))
                 request.method = "POST"
                 request.body = body
+                request.budgets = [held]
+                request.maximumBodyBytes = min(answerBytes, client.configuration.maximumBodyBytes)
                 request.timeout = max(0.05, Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9)
                 client.start(request) { response in
                     // 400 is the query's fault: every replica would say so. Anything else (403 from
-                    // a node of another store, 404 from an older version, 503 behind) fails over.
+                    // a node of another store, 404 from an older version, 503 behind) fails over,
+                    // but an answer past a byte limit would be as large from every replica.
                     let definitive = response.error == nil && (response.status == 200 || response.status == 400)
-                    if definitive {
-                        let (next, last) = state.withLock { state -> (ShardCall.Action, Bool) in
-                            let next = state.calls[shard].attemptAnswered()
-                            guard next == .answered else { return (next, false) }
-                            state.answers[shard] = Answer(status: response.status, body: response.body)
-                            state.open -= 1
-                            return (next, state.open == 0)
+                    guard definitive else {
+                        self.held.give(response.body.count)
+                        let next = state.withLock { state in
+                            response.error?.kind == .tooLarge ? state.calls[shard].giveUp() : state.calls[shard].attemptFailed()
                         }
-                        act(shard, next)
-                        if last { done.signal() }
-                    } else {
-                        let next = state.withLock { $0.calls[shard].attemptFailed() }
                         if case .send = next { self.failovers.add(1, ordering: .relaxed) }
                         act(shard, next)
+                        return
+                    }
+                    let next = state.withLock { $0.calls[shard].attemptAnswered() }
+                    guard next == .answered else {
+                        self.held.give(response.body.count)
+                        return act(shard, next)
+                    }
+                    // Read off the client's thread, which every shard's transfers share.
+                    DispatchQueue.global().async {
+                        let value = read(shard, Answer(status: response.status, body: response.body))
+                        self.held.give(response.body.count)
+                        let last = state.withLock { state -> Bool in
+                            state.answers[shard] = value
+                            state.open -= 1
+                            return state.open == 0
+                        }
+                        if last { done.signal() }
                     }
                 }
             }
@@ -93,4 +117,12 @@ final class FanOut: Sendable {
         _ = done.wait(timeout: deadline)
         return state.withLock { $0.answers }
     }
+}
+
+/// One ``FanOut/post`` call's shards: their calls, their answers as read, and how many are
+/// still open.
+private struct CallState<Value> {
+    var calls: [ShardCall]
+    var answers: [Value?]
+    var open: Int
 }

@@ -7,8 +7,8 @@ import SearchIndex
 /// candidates in one first-stage order, the best of them rescored, as one index orders
 /// them (``ResultOrder``), the requested page of it, the totals added up. Results keep the
 /// JSON their shard wrote. Pure.
-public struct ResultMerge {
-    public struct Result {
+public struct ResultMerge: Sendable {
+    public struct Result: Sendable {
         var candidate: ResultOrder.Candidate
         public var key: ItemKey
         /// The result as the router shows it (``ShardResultRule``).
@@ -64,16 +64,34 @@ public struct ResultMerge {
         let termBytes = CorpusStatistics.Limits.termBytes
         for member in (answer["corrections"]?.objectValue?.members ?? []).prefix(CorpusStatistics.Limits.lists)
         where member.key.utf8.count <= termBytes {
-            // Every shard plans with the same statistics, so their lists agree; any extra
-            // spelling goes after, the first list's order (best first) kept.
-            var list = corrections[member.key] ?? []
-            for spelling in (member.value.arrayValue?.compactMap(\.stringValue) ?? []).prefix(CorpusStatistics.Limits.listEntries)
-            where spelling.utf8.count <= termBytes && !list.contains(spelling) && list.count < CorpusStatistics.Limits.listEntries {
-                list.append(spelling)
-            }
-            corrections[member.key] = list
+            addCorrections(member.key, (member.value.arrayValue?.compactMap(\.stringValue) ?? []).filter { $0.utf8.count <= termBytes })
         }
         return true
+    }
+
+    /// Adds what another merge holds (one shard's answer read on its own, as the router reads
+    /// each answer as it arrives); absorbing shards' merges in shard order gives what adding
+    /// their answers in that order gives.
+    public mutating func absorb(_ other: ResultMerge) {
+        results += other.results
+        shardOfResult += other.shardOfResult
+        let (sum, overflow) = total.addingReportingOverflow(other.total)
+        total = overflow ? Int.max : sum
+        totalIsExact = totalIsExact && other.totalIsExact
+        matchedAnyWordByShard.merge(other.matchedAnyWordByShard) { mine, _ in mine }
+        for (word, spellings) in other.corrections { addCorrections(word, spellings) }
+    }
+
+    /// Every shard plans with the same statistics, so their lists agree; any extra spelling
+    /// goes after, the first list's order (best first) kept, within the statistics' limits.
+    private mutating func addCorrections(_ word: String, _ spellings: [String]) {
+        guard corrections[word] != nil || corrections.count < CorpusStatistics.Limits.lists else { return }
+        var list = corrections[word] ?? []
+        for spelling in spellings.prefix(CorpusStatistics.Limits.listEntries)
+        where !list.contains(spelling) && list.count < CorpusStatistics.Limits.listEntries {
+            list.append(spelling)
+        }
+        corrections[word] = list
     }
 
     /// The page from `offset`, `limit` long, best first, and whether its best result lacks

@@ -31,18 +31,13 @@ extension SearchRouter {
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)
         var parts: [CorpusStatistics] = []
-        var answers = ShardAnswers(post("/v1/shard/statistics", JSONObject(fields), map), budget: configuration.maximumSearchBytes)
-        for shard in answers.indices where !missing.contains(shard) {
-            switch answers.next(shard) {
+        for (shard, read) in post("/v1/shard/statistics", JSONObject(fields), map, read: { _, json in try? CorpusStatistics(json: json) }).enumerated()
+        where !missing.contains(shard) {
+            switch read {
+            case .value(let statistics): parts.append(statistics)
             case .refusal(let refusal): return refusal
-            case .json(let json):
-                if let statistics = try? CorpusStatistics(json: json) {
-                    parts.append(statistics)
-                    continue
-                }
-            case .missing: break
+            case nil: missing.insert(shard)
             }
-            missing.insert(shard)
         }
         // Round two: every shard searches with the whole index's statistics; shards that
         // gave none are not asked (their results would be ranked against numbers that
@@ -51,14 +46,17 @@ extension SearchRouter {
         map = map.without(missing)
         var merge = ResultMerge()
         let keep = ResultOrder.candidates(offset: search.offset, limit: search.limit)
-        answers = ShardAnswers(post("/v1/shard/search", JSONObject(fields), map), budget: configuration.maximumSearchBytes)
-        for shard in answers.indices where !missing.contains(shard) {
-            switch answers.next(shard) {
+        let now = search.now
+        let reads = post("/v1/shard/search", JSONObject(fields), map) { shard, json -> ResultMerge? in
+            var part = ResultMerge()
+            return part.add(json, shard: shard, keep: keep, now: now) ? part : nil
+        }
+        for (shard, read) in reads.enumerated() where !missing.contains(shard) {
+            switch read {
+            case .value(let part): merge.absorb(part)
             case .refusal(let refusal): return refusal
-            case .json(let json): if merge.add(json, shard: shard, keep: keep, now: search.now) { continue }
-            case .missing: break
+            case nil: missing.insert(shard)
             }
-            missing.insert(shard)
         }
         guard missing.count < map.count else {
             count(\.failed)
@@ -79,8 +77,19 @@ extension SearchRouter {
         return .json(.object(object))
     }
 
-    private func post(_ path: String, _ body: JSONObject, _ map: ShardMap) -> [FanOut.Answer?] {
-        fanOut.post(path, bodies: [JSONWriter.bytes(.object(body))], map: map, hedgeAfter: configuration.hedgeAfter, timeout: configuration.timeout)
+    /// Sends one round to every shard of `map`, each answer parsed and `read` (its shard, its
+    /// JSON) as it arrives, within the round's byte budget; a shard's refusal of the query is
+    /// kept (``refusal(_:)``), and nil stands for a shard that is missing.
+    private func post<Value: Sendable>(
+        _ path: String, _ body: JSONObject, _ map: ShardMap, read: @escaping @Sendable (Int, JSONValue) -> Value?
+    ) -> [ShardRead<Value>?] {
+        fanOut.post(
+            path, bodies: [JSONWriter.bytes(.object(body))], map: map, hedgeAfter: configuration.hedgeAfter, timeout: configuration.timeout,
+            budget: configuration.maximumSearchBytes
+        ) { shard, answer -> ShardRead<Value>? in
+            guard answer.status == 200 else { return Self.refusal(answer).map(ShardRead.refusal) }
+            return (try? JSONParser.parse(bytes: answer.body)).flatMap { read(shard, $0) }.map(ShardRead.value)
+        }
     }
 
     private func count(_ counter: WritableKeyPath<Counters, Int>) {
@@ -102,33 +111,11 @@ extension SearchRouter {
     }
 }
 
-/// One round's shard answers, read one at a time within a byte budget: each body is let go
-/// once parsed, so a search holds one parsed answer at a time, and the answers past the
-/// budget count as missing.
-struct ShardAnswers {
-    enum Read {
-        case json(JSONValue)
-        /// The shard refused the query (``SearchRouter/refusal(_:)``): the search's answer.
-        case refusal(HTTPServerResponse)
-        case missing
-    }
-
-    private var answers: [FanOut.Answer?]
-    private var budget: Int
-
-    init(_ answers: [FanOut.Answer?], budget: Int) {
-        self.answers = answers
-        self.budget = budget
-    }
-
-    var indices: Range<Int> { answers.indices }
-
-    mutating func next(_ shard: Int) -> Read {
-        guard let answer = answers[shard].take(), answer.body.count <= budget else { return .missing }
-        budget -= answer.body.count
-        guard answer.status == 200 else { return SearchRouter.refusal(answer).map(Read.refusal) ?? .missing }
-        return (try? JSONParser.parse(bytes: answer.body)).map(Read.json) ?? .missing
-    }
+/// A shard's answer as read: what its reader made of it, or its refusal of the query.
+enum ShardRead<Value: Sendable>: Sendable {
+    case value(Value)
+    /// The shard refused the query (``SearchRouter/refusal(_:)``): the search's answer.
+    case refusal(HTTPServerResponse)
 }
 
 extension ShardMap {

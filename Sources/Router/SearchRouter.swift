@@ -32,12 +32,15 @@ public final class SearchRouter: Sendable {
         /// How often the node table is read.
         public var refreshInterval: Double = 1
         public var maximumSearchLimit = 100
-        /// Routed searches answered at once; one more is refused with 503 and `Retry-After`
-        /// (each holds up to a shard answer per shard: 4 MiB each at most).
+        /// Routed searches answered at once; one more is refused with 503 and `Retry-After`.
         public var maximumSearchesInFlight = 32
-        /// The shard answers' bytes one search reads; the shards whose answers come past it
-        /// are left out as missing.
+        /// The shard answers' bytes one round of a search reads: each shard's answer may be an
+        /// equal part of it (and 4 MiB at most); a shard whose answer is larger is missing.
         public var maximumSearchBytes = 24 << 20
+        /// The shard answers' bytes every search in flight holds at once, received and not yet
+        /// read (each answer is read as it arrives, then let go); an answer that comes past it
+        /// is missing. Normal answers are tens of KB: this binds only answers made to be large.
+        public var maximumHeldBytes = 64 << 20
         public var userAgent = "searchlight-router"
         /// A PEM file of CA certificates for nodes advertised over https (`--cacert`); the
         /// system's when nil.
@@ -80,11 +83,14 @@ public final class SearchRouter: Sendable {
         fetch.timeout = configuration.timeout
         fetch.connectTimeout = min(configuration.timeout, 2)
         // A shard's answer holds at most 1,000 results (a few KB each) or one query's
-        // statistics: more is a fault, not an answer, and a search holds one per shard.
+        // statistics: more is a fault, not an answer.
         fetch.maximumBodyBytes = 4 << 20
         client = HTTPClient(configuration: fetch)
         let credential = RouterCredential(salt: salt)
-        fanOut = FanOut(client: client, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json")]) { path, body in
+        fanOut = FanOut(
+            client: client, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json")],
+            heldBytes: configuration.maximumHeldBytes
+        ) { path, body in
             [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: body))]
         }
     }

@@ -42,6 +42,13 @@ struct ShardCall: Sendable {
         return inFlight == 0 ? finish(.failed) : .wait
     }
 
+    /// An attempt's answer can be had from no replica (it is past a byte limit): the shard
+    /// is missing, whatever other attempt is still out.
+    mutating func giveUp() -> Action {
+        inFlight -= 1
+        return isFinished ? .wait : finish(.failed)
+    }
+
     /// The hedging delay has passed since the first attempt.
     mutating func hedgeDue() -> Action {
         guard !isFinished, !hedged else { return .wait }

@@ -45,12 +45,16 @@ import Testing
     }
 
     /// The router's answer to `GET /v1/search?q=tart` with shard 0 honest and shard 1 `hostile`.
-    static func routed(_ hostile: @escaping @Sendable () -> HTTPServerResponse) throws -> (status: Int, json: JSONValue?) {
+    /// `held` is what the router's shard answers still hold once it has answered: nothing.
+    static func routed(
+        configure: (inout SearchRouter.Configuration) -> Void = { _ in }, _ hostile: @escaping @Sendable () -> HTTPServerResponse
+    ) throws -> (status: Int, json: JSONValue?, held: Int) {
         let honest = try node { .json(answer([["id": "good", "title": "Lemon tart", "url": "https://shop.example/tart"]])) }
         let bad = try node(hostile)
         defer { honest.stop(); bad.stop() }
         var configuration = SearchRouter.Configuration()
         configuration.timeout = 10
+        configure(&configuration)
         let router = SearchRouter(configuration: configuration, directory: Directory(addresses: [honest, bad].map { "http://127.0.0.1:\($0.port)" }),
                                   salt: Array("fake store".utf8))
         var server = HTTPServer.Configuration()
@@ -62,10 +66,10 @@ import Testing
         let client = HTTPClient(configuration: fetch)
         defer { client.shutdown() }
         let response = client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart"))
-        return (response.status, try? JSONParser.parse(bytes: response.body))
+        return (response.status, try? JSONParser.parse(bytes: response.body), router.fanOut.held.held)
     }
 
-    static func expectHonestOnly(_ reply: (status: Int, json: JSONValue?), _ comment: Comment) {
+    static func expectHonestOnly(_ reply: (status: Int, json: JSONValue?, held: Int), _ comment: Comment) {
         #expect(reply.status == 200, comment)
         #expect(reply.json?["results"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["good"], comment)
         #expect(reply.json?["missingShards"] == [1] && reply.json?["partial"] == true, comment)
@@ -101,5 +105,26 @@ import Testing
         #expect(reply.status == 200)
         #expect(reply.json?["results"]?.arrayValue?.count == 10, "a page of the default 10")
         #expect(reply.json?["partial"] == false)
+        #expect(reply.held == 0, "every answer's bytes given back once read")
+    }
+
+    /// An answer past its part of a search's byte budget is cut off as it arrives and the
+    /// shard is missing; past what all searches may hold at once, too (then the honest answer
+    /// may be cut as well, if it arrives while the other is held); the bytes taken are given back.
+    @Test func anAnswerPastTheBudgetsIsMissing() throws {
+        let many = (0..<5_000).map { JSONValue.object(JSONObject([("id", .string("r\($0)")), ("title", .string("Result \($0)"))])) }
+        let body = JSONWriter.bytes(Self.answer(many))
+        #expect(body.count > 100_000)
+        let large = { @Sendable in HTTPServerResponse(status: 200, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(body)) }
+        let perSearch = try Self.routed(configure: { $0.maximumSearchBytes = 64 << 10 }, large)
+        Self.expectHonestOnly(perSearch, "past its part of the search's budget")
+        #expect(perSearch.held == 0)
+        let held = try Self.routed(configure: { $0.maximumHeldBytes = 64 << 10 }, large)
+        #expect(held.held == 0)
+        if held.status == 200 {
+            Self.expectHonestOnly(held, "past what searches hold at once")
+        } else {
+            #expect(held.status == 503 && held.json?["error"]?["code"] == "no-shards")
+        }
     }
 }
