@@ -33,10 +33,13 @@ let package = Package(
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),
         .target(name: "WebRules", dependencies: ["CLibXML2", "CPSL", "Gzip", "JSON", "WebURL", "TextUtilities"]),
+        /// Pages rendered in headless Chromium over the DevTools protocol, every request the
+        /// page makes fetched under the crawl's rules.
+        .target(name: "Render", dependencies: ["Fetch", "HTTPTypes", "JSON", "Markup", "TextUtilities", "WebRules", "WebURL"]),
         .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
         /// The seams between the engines and their stores (the crawl's, the service's) and the
         /// value types that cross them: what a second store implements without the engines.
@@ -54,13 +57,14 @@ let package = Package(
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
             name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "SearchIndex", "Service"],
             path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),

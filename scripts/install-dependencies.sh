@@ -9,7 +9,7 @@ tests=false
 if [ "${1:-}" = "--tests" ]; then tests=true; fi
 # The search page's browser test: headless Chromium, its WebDriver, and CJK fonts for the screenshots;
 # GNU time for the peak memory of a hostile ingest.
-if $tests; then packages+=(postgresql chromium chromium-driver fonts-noto-cjk time); fi
+if $tests; then packages+=(postgresql chromium fonts-noto-cjk time); fi
 if $tests && ! python3 -m pip --version >/dev/null 2>&1; then packages+=(python3 python3-pip); fi
 missing=()
 for package in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import ItemMapping
+import Render
 import SearchIndex
 import StoreSeams
 import WebRules
@@ -41,6 +42,12 @@ public struct CrawlConfiguration: Sendable {
     public var trapDetection = true
     public var fetch: FetchConfiguration
     public var writesWARC = true
+    /// When pages are rendered in headless Chromium (`--render`), per host; ``RenderRule``
+    /// decides in `auto`.
+    public var render = RenderPolicy()
+    /// The render's bounds (`--render-timeout`, `--render-concurrency`).
+    public var renderer = Renderer.Configuration()
+    public var browser = Browser.Configuration()
     public var warcFileBytes = 1 << 30
     /// Time between robots.txt fetches of one host (RFC 9309: at most a day).
     public var robotsLifetime: TimeInterval = 24 * 3600

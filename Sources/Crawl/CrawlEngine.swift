@@ -2,6 +2,7 @@ import Dispatch
 import Fetch
 import Foundation
 import PageItems
+import Render
 import StoreSeams
 import WebRules
 import WebURL
@@ -71,7 +72,15 @@ public final class CrawlEngine {
         var builder = ItemBuilder()
         builder.timeToLive = configuration.itemLifetime
         builder.mappings = configuration.mappings
-        analyzer = PageAnalyzer(builder: builder, admission: admission, templates: SiteTemplates())
+        var analyzer = PageAnalyzer(builder: builder, admission: admission, templates: SiteTemplates())
+        if configuration.render.rendersAny {
+            var fetch = configuration.fetch
+            fetch.maximumConnections = max(2, configuration.renderer.concurrency * 2)
+            analyzer.renderer = Renderer(configuration: configuration.renderer, browser: Browser(configuration: configuration.browser),
+                                         subresources: CrawlerSubresources(configuration: fetch, productToken: configuration.productToken))
+            analyzer.render = configuration.render
+        }
+        self.analyzer = analyzer
         report = RunReport(id: runID, started: configuration.clock.now)
         fleet = FleetMembership(started: configuration.clock.now)
         let inbox = self.inbox
@@ -205,6 +214,7 @@ public final class CrawlEngine {
         }
         report.stoppedBy = stoppedBy
         report.finished = finished
+        analyzer.renderer?.browser.kill()
         return report
     }
 

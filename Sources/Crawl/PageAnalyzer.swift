@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import Markup
 import PageItems
+import Render
 import SearchIndex
 import StoreSeams
 import TextUtilities
@@ -17,6 +18,9 @@ struct PageAnalyzer: Sendable {
     let admission: LinkAdmission
     /// What the crawl learnt of the sites' repeated text; nil when one page is read alone.
     var templates: SiteTemplates?
+    /// Renders the pages ``RenderRule`` picks under ``render``; nil renders none.
+    var renderer: Renderer?
+    var render = RenderPolicy(mode: .never)
 
     struct Result: Sendable {
         enum Kind: Sendable {
@@ -53,6 +57,10 @@ struct PageAnalyzer: Sendable {
         var lastModified: String?
         /// The page's markup, kept only when asked for (`validate` shows it).
         var markup: PageMarkup?
+        /// The page was rendered in a browser (or tried): what came of it.
+        var render: RenderOutcome?
+        /// The page's markup before rendering, kept only when asked for and rendered.
+        var staticMarkup: PageMarkup?
     }
 
     /// - Parameter robots: the rules of the page's own origin, which decide whether a
@@ -97,11 +105,25 @@ struct PageAnalyzer: Sendable {
         }
         result.digest = ContentDigest(of: response.body)
         guard Self.isHTML(contentType: response.contentType, body: response.body) else { return result }
-        let markup = extractor.extract(response.body, url: url, response: .init(
+        var markup = extractor.extract(response.body, url: url, response: .init(
             contentType: response.contentType, robotsTags: response.headers.all("X-Robots-Tag"),
             contentLanguage: response.headers.first("Content-Language")))
+        if markup.warnings.contains(where: { $0.code == .notHTML }) {
+            if keepMarkup { result.markup = markup }
+            return result
+        }
+        if let renderer, case .render = RenderRule.decide(render.mode(for: url.host), markup: markup, noindex: markup.robots.forbidsIndexing(at: now)) {
+            let outcome = renderer.render(url, document: RenderDocument(status: response.status, headers: response.headers, body: response.body))
+            result.render = outcome
+            if let html = outcome.html {
+                if keepMarkup { result.staticMarkup = markup }
+                // The browser wrote the document out as UTF-8, whatever the page was sent in.
+                markup = extractor.extract(html, url: url, response: .init(
+                    contentType: "text/html; charset=utf-8", robotsTags: response.headers.all("X-Robots-Tag"),
+                    contentLanguage: response.headers.first("Content-Language")))
+            }
+        }
         if keepMarkup { result.markup = markup }
-        if markup.warnings.contains(where: { $0.code == .notHTML }) { return result }
         result.fingerprint = TextFingerprint(title: markup.title, text: markup.visibleText)
         result.fingerprint?.identity = Self.identity(of: markup)
         (result.links, result.droppedLinks) = admission.links(of: markup, at: url)

@@ -17,6 +17,11 @@ extension RunReport {
             indexed += 1
             hosts[origin, default: Host()].indexed += 1
         }
+        if let render = page.render {
+            renderSeconds += render.seconds
+            if let failure = render.failure { renderFailures[failure.rawValue, default: 0] += 1 } else { rendered += 1 }
+            for (reason, count) in render.refused { renderRefused[reason.rawValue, default: 0] += count }
+        }
     }
 }
 

@@ -37,6 +37,12 @@ public struct RunReport: Sendable {
     /// `finished`, `max-pages`, `max-time` or `signal`.
     public var stoppedBy = "finished"
     public var warcFiles: [String] = []
+    /// Pages rendered in a browser, the seconds their renders took, renders that failed by
+    /// reason (``RenderFailure``), and their requests not fetched by reason.
+    public var rendered = 0
+    public var renderSeconds = 0.0
+    public var renderFailures: [String: Int] = [:]
+    public var renderRefused: [String: Int] = [:]
     /// URL templates judged this run (traps, and templates found to be content), at most
     /// ``maximumPatterns``.
     public var patterns: [Pattern] = []
@@ -119,6 +125,10 @@ public struct RunReport: Sendable {
             ("due", JSONValue(due)),
             ("nextDue", nextDue.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
             ("warcFiles", .array(warcFiles.map(JSONValue.string))),
+            ("rendered", JSONValue(rendered)),
+            ("renderSeconds", JSONValue((renderSeconds * 1000).rounded() / 1000)),
+            ("renderFailures", .object(JSONObject(renderFailures.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))),
+            ("renderRefused", .object(JSONObject(renderRefused.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))),
             ("patterns", .array(patterns.map { pattern in
                 ["template": .string(pattern.template), "verdict": .string(pattern.verdict), "fetched": JSONValue(pattern.fetched),
                  "stale": JSONValue(pattern.stale), "duplicates": JSONValue(pattern.duplicates)]
@@ -139,6 +149,11 @@ public struct RunReport: Sendable {
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             for reason in skipped.keys.sorted() { if let remedy = Self.remedies[reason] { lines.append("    \(reason): \(remedy)") } }
             lines.append("    (searchlight status --urls REASON lists the URLs behind a count)")
+        }
+        if rendered > 0 || !renderFailures.isEmpty {
+            lines.append("  rendered \(rendered) pages in a browser (\(String(format: "%.1f", renderSeconds)) s)"
+                + (renderFailures.isEmpty ? "" : "; not rendered: " + renderFailures.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                + (renderRefused.isEmpty ? "" : "; their requests not fetched: " + renderRefused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         }
         for pattern in patterns where pattern.verdict == "trap" {
             lines.append("  not followed further: \(pattern.template) (\(pattern.stale) of \(pattern.fetched) pages brought nothing new"

@@ -80,6 +80,10 @@ final class HTMLEventCollector {
     static let maximumTemplateBytes = 512 * 1024
     private var templateDepth = 0
     var microdata = MicrodataSkeleton()
+    var scriptSignals = ScriptSignals()
+    /// A mount point being read: the stack depth it sits at, the element count when it opened,
+    /// and its name.
+    private var openMountPoint: (depth: Int, elements: Int, name: String)?
     var title: String?
     var headline: String?
     var baseHref: String?
@@ -189,7 +193,12 @@ final class HTMLEventCollector {
         case .svg:
             svgDepth += 1
         case .script:
-            if let type = Self.attribute(attributes, "type") {
+            let type = Self.attribute(attributes, "type")
+            if ScriptSignals.runs(type: type) {
+                scriptSignals.scripts += 1
+                if Self.attributeValue(attributes, "src") != nil { scriptSignals.externalScripts += 1 }
+            }
+            if let type {
                 if scripts.count < Self.maximumScripts, jsonLDText == nil, Self.isJSONLD(type) {
                     element.role = .jsonLD
                     jsonLDText = []
@@ -203,6 +212,12 @@ final class HTMLEventCollector {
             break
         }
 
+        if scriptSignals.emptyMountPoint == nil, openMountPoint == nil, svgDepth == 0 {
+            let mountName = id.map { String(cString: $0) } ?? (tag == .other ? String(cString: name) : nil)
+            if let mountName, (id != nil ? ScriptSignals.mountPointIDs : ScriptSignals.mountPointTags).contains(mountName) {
+                openMountPoint = (stack.count, elementCount, mountName)
+            }
+        }
         if itemprop != nil || itemscope || id != nil {
             element.microdataNode = microdata.open(
                 tag: tag, itemprop: itemprop, itemscope: itemscope, itemtype: itemtype, itemid: itemid, itemref: itemref, id: id,
@@ -220,6 +235,10 @@ final class HTMLEventCollector {
     func endElement() {
         guard let element = stack.popLast() else { return }
         let tag = element.tag
+        if let mount = openMountPoint, mount.depth == stack.count {
+            if elementCount == mount.elements { scriptSignals.emptyMountPoint = mount.name }
+            openMountPoint = nil
+        }
         mainText.end(isLink: tag == .a)
         if element.role == .template {
             templateDepth -= 1

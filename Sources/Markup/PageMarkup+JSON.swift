@@ -32,6 +32,10 @@ extension PageMarkup: JSONRepresentable {
             ("bodyText", .string(bodyText)),
             ("visibleText", .string(visibleText)),
             ("warnings", warnings.json),
+            ("scripts", .object(JSONObject([
+                ("count", JSONValue(scriptSignals.scripts)), ("external", JSONValue(scriptSignals.externalScripts)),
+                ("emptyMountPoint", scriptSignals.emptyMountPoint.json),
+            ]))),
         ]))
     }
 }

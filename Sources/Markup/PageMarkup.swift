@@ -52,6 +52,8 @@ public struct PageMarkup: Sendable, Hashable {
     /// The page's text as blocks, and which of them are the main content.
     public var mainText = MainText.empty
     public var warnings: [ExtractionWarning] = []
+    /// The scripts a browser would run, and a framework mount point left empty for them.
+    public var scriptSignals = ScriptSignals()
     /// Where each `<meta name|property>` sits, for findings that point at it.
     public var metaTagLocations: [MetaTagLocation] = []
 

@@ -26,6 +26,7 @@ struct PageMarkupBuilder {
 
         markup.title = collector.title.flatMap(Self.nonEmpty)
         markup.headline = collector.headline.flatMap(Self.nonEmpty)
+        markup.scriptSignals = collector.scriptSignals
         markup.mainText = collector.mainText.finish()
         markup.visibleText = markup.mainText.leadingText(maximumBytes: visibleTextLimit)
         markup.bodyText = markup.mainText.selected(maximumBytes: mainTextLimit)

@@ -4,6 +4,7 @@ import Foundation
 import ItemMapping
 import Glibc
 import JSON
+import Render
 import Synchronization
 import TextUtilities
 import WebRules
@@ -51,6 +52,9 @@ struct CrawlCommand: Command {
             Option.noSitemaps,
             Option.noTrapDetection,
             Option.noWarc,
+            Option.render,
+            Option.renderTimeout.spec,
+            Option.renderConcurrency.spec,
             Option.refetch,
             Option.refetchAll,
             Option.mapping,
@@ -113,6 +117,13 @@ struct CrawlCommand: Command {
         configuration.readsSitemaps = !arguments.flag(Option.noSitemaps)
         configuration.trapDetection = !arguments.flag(Option.noTrapDetection)
         configuration.writesWARC = !arguments.flag(Option.noWarc)
+        do {
+            configuration.render = try RenderPolicy(parsing: arguments.values(Option.render))
+        } catch {
+            throw UsageError(error.description)
+        }
+        configuration.renderer.timeout = try arguments.value(Option.renderTimeout)
+        configuration.renderer.concurrency = try arguments.value(Option.renderConcurrency)
         let refetch = try arguments.values(Option.refetch).map { text throws(UsageError) -> WebURL in
             guard let url = WebURL(text) else { throw UsageError("--refetch '\(text)' is not an absolute http(s) URL") }
             return url
@@ -222,6 +233,14 @@ extension CrawlCommand {
         static let noTrapDetection = OptionSpec.flag(
             "--no-trap-detection", help: "Fetch every URL pattern, even those judged endless (calendars); --max-pages-per-host still bounds each host.")
         static let noWarc = OptionSpec.flag("--no-warc", help: "Do not write WARC files.")
+        static let render = OptionSpec.value(
+            "--render", "auto|never|always|HOST=MODE",
+            help: "Render pages in headless Chromium: auto (default) only client-rendered shells, never, always;\n"
+                + "HOST=MODE for one host, *.DOMAIN=MODE for a domain and its subdomains.", repeatable: true)
+        static let renderTimeout = Setting.number("--render-timeout", "seconds", help: "Longest a page's render may take", in: 1...120,
+                                                  default: defaults.renderer.timeout)
+        static let renderConcurrency = Setting.whole("--render-concurrency", help: "Pages rendered at once", in: 1...16,
+                                                     default: defaults.renderer.concurrency)
         static let json = OptionSpec.flag("--json", help: "Print the run report as JSON.")
         static let progress = OptionSpec.value(
             "--progress", "auto|line|hosts|none",

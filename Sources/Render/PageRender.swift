@@ -1,0 +1,242 @@
+import Dispatch
+import FoundationEssentials
+import Fetch
+import HTTPTypes
+import JSON
+import Synchronization
+import WebURL
+
+/// One page rendered in its own browser context (no cookies or storage from any other
+/// page), every request it makes paused and answered by the renderer: the page's own
+/// document from the static response the crawl already has, scripts and data through
+/// ``SubresourceFetching``, the rest refused. Settled when the load event has fired and no
+/// request has been open for ``Renderer/Configuration/settle`` seconds.
+final class PageRender: Sendable {
+    private struct State {
+        var loaded = false
+        var open = 0
+        var lastActivity = DispatchTime.now()
+        var crashed = false
+        var gone = false
+        var requests = 0
+        var documentServed = false
+        var outcome = RenderOutcome()
+    }
+
+    private let browser: Browser
+    /// The browser this render runs in (``Browser/start()``).
+    private let generation: Int
+    private let subresources: any SubresourceFetching
+    private let configuration: Renderer.Configuration
+    private let url: WebURL
+    private let document: RenderDocument
+    private let budget: ByteBudget
+    private let state = Mutex(State())
+    private let changed = DispatchSemaphore(value: 0)
+
+    init(browser: Browser, generation: Int, subresources: any SubresourceFetching, configuration: Renderer.Configuration, url: WebURL,
+         document: RenderDocument) {
+        self.browser = browser
+        self.generation = generation
+        self.subresources = subresources
+        self.configuration = configuration
+        self.url = url
+        self.document = document
+        budget = ByteBudget(configuration.maximumBytes)
+    }
+
+    /// Renders the page; `Browser.Failure.gone` when the browser went away meanwhile.
+    func run() throws(Browser.Failure) -> RenderOutcome {
+        let started = DispatchTime.now()
+        let deadline = started + configuration.timeout
+        let context = try send("Target.createBrowserContext", JSONObject([("disposeOnDetach", true)]), timeout: 5)["browserContextId"]?.stringValue
+        guard let context else { throw .refused("no browser context") }
+        defer { dispose(context) }
+        let target = try send(
+            "Target.createTarget", JSONObject([("url", "about:blank"), ("browserContextId", .string(context))]), timeout: 5)["targetId"]?.stringValue
+        guard let target else { throw .refused("no target") }
+        let session = try send("Target.attachToTarget", JSONObject([("targetId", .string(target)), ("flatten", true)]), timeout: 5)["sessionId"]?
+            .stringValue
+        guard let session else { throw .refused("no session") }
+        browser.subscribe(session: session) { [self] method, params in event(method, params, session: session) }
+        defer { browser.unsubscribe(session: session) }
+        for (method, params) in [
+            ("Fetch.enable", JSONObject([("patterns", [["urlPattern": "*", "requestStage": "Request"]])])),
+            ("Page.enable", JSONObject([])), ("Inspector.enable", JSONObject([])),
+        ] {
+            _ = try send(method, params, session: session, timeout: 5)
+        }
+        _ = try send("Page.navigate", JSONObject([("url", .string(url.string))]), session: session, timeout: remaining(deadline))
+
+        var outcome = waitUntilSettled(deadline: deadline)
+        if outcome.failure == nil {
+            outcome.html = try snapshot(session: session, deadline: deadline, outcome: &outcome)
+        }
+        outcome.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        if state.withLock({ $0.gone }) { throw .gone }
+        return outcome
+    }
+
+    private func send(_ method: String, _ params: JSONObject, session: String? = nil, timeout: Double) throws(Browser.Failure) -> JSONValue {
+        try browser.send(method, params, session: session, generation: generation, timeout: timeout)
+    }
+
+    private func remaining(_ deadline: DispatchTime) -> Double {
+        max(0.05, Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9)
+    }
+
+    /// Waits for the load event and a quiet network, or the deadline, or a crash.
+    private func waitUntilSettled(deadline: DispatchTime) -> RenderOutcome {
+        while true {
+            let (settled, wake, outcome) = state.withLock { state -> (Bool?, DispatchTime, RenderOutcome) in
+                var outcome = state.outcome
+                if state.crashed || state.gone {
+                    outcome.failure = .failed
+                    return (false, deadline, outcome)
+                }
+                let quietAt = state.lastActivity + configuration.settle
+                if state.loaded, state.open == 0, DispatchTime.now() >= quietAt { return (true, deadline, outcome) }
+                if DispatchTime.now() >= deadline {
+                    // A page that loaded but keeps asking (polling) is read as it is; one that
+                    // never loaded is not.
+                    if !state.loaded { outcome.failure = .timeout }
+                    return (state.loaded, deadline, outcome)
+                }
+                return (nil, state.loaded && state.open == 0 ? min(quietAt, deadline) : deadline, outcome)
+            }
+            if settled != nil { return outcome }
+            _ = changed.wait(timeout: wake)
+        }
+    }
+
+    /// The document as the browser holds it now, unless it is past the bound.
+    private func snapshot(session: String, deadline: DispatchTime, outcome: inout RenderOutcome) throws(Browser.Failure) -> [UInt8]? {
+        let limit = configuration.maximumDocumentCharacters
+        let expression = """
+            (() => { const root = document.documentElement; if (!root) return ''; \
+            const html = root.outerHTML; return html.length > \(limit) ? null : '<!DOCTYPE html>' + html; })()
+            """
+        let answer: JSONValue
+        do {
+            answer = try send(
+                "Runtime.evaluate", JSONObject([("expression", .string(expression)), ("returnByValue", true)]), session: session,
+                timeout: max(1, remaining(deadline)))
+        } catch .timeout {
+            // The page's scripts hold its thread (a loop after the load): nothing to read.
+            outcome.failure = .timeout
+            return nil
+        }
+        guard let value = answer["result"]?["value"] else {
+            outcome.failure = .failed
+            return nil
+        }
+        guard let html = value.stringValue else {
+            outcome.failure = .tooLarge
+            return nil
+        }
+        return Array(html.utf8)
+    }
+
+    private func dispose(_ context: String) {
+        do {
+            _ = try send("Target.disposeBrowserContext", JSONObject([("browserContextId", .string(context))]), timeout: 5)
+        } catch .gone {
+        } catch {
+            // A browser that cannot close a tab is not trusted with the next page.
+            browser.kill(generation: generation)
+        }
+    }
+
+    // MARK: events
+
+    private func event(_ method: String, _ params: JSONValue, session: String) {
+        switch method {
+        case "Fetch.requestPaused":
+            paused(params, session: session)
+        case "Page.loadEventFired":
+            state.withLock { $0.loaded = true; $0.lastActivity = .now() }
+        case "Inspector.targetCrashed":
+            state.withLock { $0.crashed = true }
+        case "Browser.gone":
+            state.withLock { $0.gone = true }
+        default:
+            return
+        }
+        changed.signal()
+    }
+
+    /// A request of the page, answered off the browser's reading thread.
+    private func paused(_ params: JSONValue, session: String) {
+        guard let id = params["requestId"]?.stringValue, let address = params["request"]?["url"]?.stringValue else { return }
+        let type = params["resourceType"]?.stringValue ?? "Other"
+        let method = params["request"]?["method"]?.stringValue ?? "GET"
+        let plan = state.withLock { state -> Plan in
+            state.lastActivity = .now()
+            if type == "Document", !state.documentServed, address == url.string {
+                state.documentServed = true
+                state.open += 1
+                return .document
+            }
+            if let refusal = Self.refusal(type: type, method: method, address: address) { return .refuse(refusal) }
+            guard state.requests < configuration.maximumRequests else { return .refuse(.limit) }
+            state.requests += 1
+            state.open += 1
+            return .fetch
+        }
+        let headers = (params["request"]?["headers"]?.objectValue?.members ?? []).compactMap { member in
+            member.value.stringValue.map { HTTPField(member.key, $0) }
+        }
+        DispatchQueue.global().async { [self] in
+            switch plan {
+            case .document:
+                fulfil(id, session: session, status: document.status, headers: document.headers, body: document.body)
+            case .refuse(let reason):
+                refuse(id, session: session, reason)
+                return
+            case .fetch:
+                switch WebURL(address).map({ subresources.fetch($0, headers: headers, budget: budget) }) ?? .refused(.notAllowed) {
+                case .response(let status, let headers, let body):
+                    state.withLock { $0.outcome.fetched += 1 }
+                    fulfil(id, session: session, status: status, headers: headers, body: body)
+                case .refused(let reason):
+                    refuse(id, session: session, reason)
+                }
+            }
+            state.withLock { $0.open -= 1; $0.lastActivity = .now() }
+            changed.signal()
+        }
+    }
+
+    private enum Plan {
+        case document
+        case fetch
+        case refuse(SubresourceRefusal)
+    }
+
+    /// What is not fetched whatever its address: types the text does not need, other
+    /// schemes and methods.
+    static func refusal(type: String, method: String, address: String) -> SubresourceRefusal? {
+        guard ["Script", "XHR", "Fetch"].contains(type) else { return .notNeeded }
+        guard method == "GET", address.hasPrefix("http://") || address.hasPrefix("https://") else { return .notAllowed }
+        return nil
+    }
+
+    private func fulfil(_ id: String, session: String, status: Int, headers: [HTTPField], body: [UInt8]) {
+        let kept = headers.filter { !Self.dropped.contains($0.name.lowercased()) }.map { JSONValue.object(JSONObject([("name", .string($0.name)), ("value", .string($0.value))])) }
+        _ = try? send(
+            "Fetch.fulfillRequest",
+            JSONObject([
+                ("requestId", .string(id)), ("responseCode", JSONValue((100...599).contains(status) ? status : 502)),
+                ("responseHeaders", .array(kept)), ("body", .string(Data(body).base64EncodedString())),
+            ]), session: session, timeout: 5)
+    }
+
+    /// Response headers that described the bytes on the wire, not the decoded body given.
+    static let dropped: Set<String> = ["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]
+
+    private func refuse(_ id: String, session: String, _ reason: SubresourceRefusal) {
+        if reason != .notNeeded { state.withLock { $0.outcome.refused[reason, default: 0] += 1 } }
+        let error = reason == .address ? "AddressUnreachable" : reason == .failed ? "Failed" : "BlockedByClient"
+        _ = try? send("Fetch.failRequest", JSONObject([("requestId", .string(id)), ("errorReason", .string(error))]), session: session, timeout: 5)
+    }
+}

@@ -1,0 +1,124 @@
+import Fetch
+import Foundation
+import HTTPTypes
+import HTTPServer
+import Markup
+import Render
+import Synchronization
+import SearchlightTestSupport
+import Testing
+import WebURL
+
+/// Pages rendered in a real headless Chromium, their scripts' requests served by a fixture
+/// site on 127.0.0.1 through the crawler's own client.
+@Suite(.serialized) struct RendererTests {
+    static let shell = """
+        <!doctype html><html><head><title>Loading</title><script src="/app.js"></script></head>
+        <body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript></body></html>
+        """
+
+    static func web() throws -> FixtureWeb {
+        let web = try FixtureWeb()
+        web.page("shop.test", "/", html: shell)
+        web.file("shop.test", "/app.js", contentType: "text/javascript", bytes: ClientRenderedApp.script(data: "/api/recipe.json"))
+        web.file("shop.test", "/api/recipe.json", contentType: "application/json",
+                 bytes: Array(#"{"id": 42, "name": "Lemon tart", "text": "A sharp lemon curd in a sweet pastry case, baked until just set."}"#.utf8))
+        return web
+    }
+
+    static func renderer(_ web: FixtureWeb, allowPrivate: Bool = true, configure: (inout Renderer.Configuration) -> Void = { _ in }) -> Renderer {
+        var fetch = FetchConfiguration(userAgent: "Searchlightbot/test")
+        fetch.addressPolicy = allowPrivate ? .any : .publicOnly
+        fetch.resolve = [web.resolveEntry("shop.test")]
+        var configuration = Renderer.Configuration()
+        configure(&configuration)
+        return Renderer(configuration: configuration, subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot"))
+    }
+
+    static func render(_ renderer: Renderer, _ web: FixtureWeb, path: String = "/", html: String = shell) -> RenderOutcome {
+        let url = WebURL(web.origin("shop.test") + path)!
+        return renderer.render(url, document: RenderDocument(status: 200, headers: [HTTPField("Content-Type", "text/html; charset=utf-8")], body: Array(html.utf8)))
+    }
+
+    static func markup(_ outcome: RenderOutcome, _ web: FixtureWeb) -> PageMarkup? {
+        outcome.html.map { MarkupExtractor().extract($0, url: WebURL(web.origin("shop.test") + "/"), response: .init(contentType: "text/html; charset=utf-8")) }
+    }
+
+    @Test func aShellIsReadAsTheBrowserBuildsIt() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web)
+        defer { renderer.browser.kill() }
+        let outcome = Self.render(renderer, web)
+        #expect(outcome.failure == nil)
+        let markup = try #require(Self.markup(outcome, web))
+        #expect(markup.title == "Lemon tart")
+        #expect(markup.smartAppBanner?.appArgument == "tarts://recipe/42")
+        #expect(markup.schema.name == "Lemon tart")
+        #expect(markup.bodyText.contains("sharp lemon curd"))
+        #expect(outcome.fetched == 2, "the script and its data, through the crawler's client")
+        #expect(web.requests.contains { $0.hasSuffix("/api/recipe.json") })
+        #expect(!web.requests.contains { $0 == "shop.test/" }, "the page itself is not fetched again")
+    }
+
+    @Test func aPrivateAddressIsRefusedAndThePageStillRenders() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web, allowPrivate: false)
+        defer { renderer.browser.kill() }
+        let outcome = Self.render(renderer, web)
+        #expect(outcome.failure == nil)
+        #expect(outcome.refused[.address] == 1, "app.js on 127.0.0.1 refused by the address policy")
+        #expect(Self.markup(outcome, web)?.title == "Loading")
+        #expect(web.requests.filter { !$0.hasSuffix("/robots.txt") }.isEmpty)
+    }
+
+    @Test func aScriptThatLoopsIsCutOffAndTheBrowserGoesOn() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web) { $0.timeout = 3 }
+        defer { renderer.browser.kill() }
+        let looping = "<!doctype html><html><head><title>Spin</title></head><body><div id=root></div><script>for(;;){}</script></body></html>"
+        let outcome = Self.render(renderer, web, html: looping)
+        #expect(outcome.failure == .timeout)
+        let next = Self.render(renderer, web)
+        #expect(next.failure == nil)
+        #expect(Self.markup(next, web)?.title == "Lemon tart")
+    }
+
+    @Test func aHugeDocumentIsNotRead() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web) { $0.maximumDocumentCharacters = 1 << 20 }
+        defer { renderer.browser.kill() }
+        let huge = "<!doctype html><html><head><title>Big</title></head><body><div id=root></div><script>document.getElementById('root').textContent = 'x'.repeat(3 << 20);</script></body></html>"
+        #expect(Self.render(renderer, web, html: huge).failure == .tooLarge)
+    }
+
+    @Test func aBrowserKilledMidRenderIsStartedAgainAndThePageRenderedOnce() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web)
+        defer { renderer.browser.kill() }
+        // The data request is answered only after the browser has been killed.
+        let killed = DispatchSemaphore(value: 0)
+        let once = Mutex(true)
+        web.route("shop.test", "/api/recipe.json") { _ in
+            let first = once.withLock { first -> Bool in
+                defer { first = false }
+                return first
+            }
+            if first {
+                renderer.browser.kill()
+                killed.signal()
+            }
+            return HTTPServerResponse(status: 200, headers: [HTTPField("Content-Type", "application/json")],
+                                      body: .bytes(Array(#"{"id": 7, "name": "Plum tart", "text": "Plums."}"#.utf8)))
+        }
+        let outcome = Self.render(renderer, web)
+        #expect(killed.wait(timeout: .now()) == .success)
+        #expect(renderer.browser.starts == 2)
+        #expect(outcome.failure == nil)
+        #expect(Self.markup(outcome, web)?.title == "Plum tart")
+    }
+}
