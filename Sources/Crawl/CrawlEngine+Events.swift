@@ -75,7 +75,13 @@ extension CrawlEngine {
         for link in decision.links { try addLink(link) }
         var duplicateOf: String?
         if case .exact(let first) = duplicate { duplicateOf = first }
-        if response.status != 304 { archive?.archive(response, url: entry.url.string, digest: result.digest, duplicateOf: duplicateOf) }
+        if response.status != 304 {
+            // A rendered page's digest is its rendered document's: its response is archived
+            // whole, with its own payload digest, however many shells share those bytes.
+            let rendered = result.render?.html
+            archive?.archive(response, url: entry.url.string, digest: rendered == nil ? result.digest : nil,
+                             duplicateOf: rendered == nil ? duplicateOf : nil, rendered: rendered)
+        }
     }
 
     func addLink(_ link: FrontierURL) throws {

@@ -49,6 +49,8 @@ struct PageAnalyzer: Sendable {
         var links: [WebURL] = []
         /// Links not followed, by reason.
         var droppedLinks: [SkipReason: Int] = [:]
+        /// The body's digest, or the rendered document's when the page was rendered: what
+        /// duplicates and changes are told by.
         var digest: ContentDigest?
         /// The visible text's SimHash and shingles, for every HTML page read.
         var fingerprint: TextFingerprint?
@@ -117,6 +119,9 @@ struct PageAnalyzer: Sendable {
             result.render = outcome
             if let html = outcome.html {
                 if keepMarkup { result.staticMarkup = markup }
+                // A rendered page is known by what the browser made of it: shells of one app
+                // are the same bytes, their pages are not (and a shell whose data changed has).
+                result.digest = ContentDigest(of: html)
                 // The browser wrote the document out as UTF-8, whatever the page was sent in.
                 markup = extractor.extract(html, url: url, response: .init(
                     contentType: "text/html; charset=utf-8", robotsTags: response.headers.all("X-Robots-Tag"),

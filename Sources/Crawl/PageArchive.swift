@@ -31,15 +31,16 @@ final class PageArchive: Sendable {
     }
 
     /// Queues a fetch: `duplicateOf` is the URL an identical body was archived under, for a
-    /// revisit record.
-    func archive(_ response: FetchResponse, url: String, digest: ContentDigest?, duplicateOf: String?) {
+    /// revisit record; `rendered`, the document the browser made of it.
+    func archive(_ response: FetchResponse, url: String, digest: ContentDigest?, duplicateOf: String?, rendered: [UInt8]? = nil) {
         guard response.error == nil else { return }
         slots.wait()
         let writer = self.writer
         queue.async { [slots, failures] in
             defer { slots.signal() }
             do {
-                try writer.warc.write(response, url: url, digest: digest ?? ContentDigest(of: response.body), duplicateOf: duplicateOf)
+                try writer.warc.write(response, url: url, digest: digest ?? ContentDigest(of: response.body), duplicateOf: duplicateOf,
+                                      rendered: rendered)
             } catch {
                 failures.count.add(1, ordering: .relaxed)
             }

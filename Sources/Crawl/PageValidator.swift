@@ -4,6 +4,7 @@ import HTTPTypes
 import JSON
 import Markup
 import PageItems
+import Render
 import SearchIndex
 import StoreSeams
 import TextUtilities
@@ -23,6 +24,9 @@ public struct PageValidator {
         public var productToken = "searchlightbot"
         /// A data folder whose frontier says whether the body was seen at another URL.
         public var dataDirectory: String?
+        /// Renders the page as the crawl would (``RenderRule`` under ``render``); nil renders none.
+        public var renderer: Renderer?
+        public var render = RenderMode.auto
 
         public init() {}
     }
@@ -94,11 +98,18 @@ public struct PageValidator {
         let associations = associationFiles(for: current, matching: tapped, into: &report)
         sitemapCheck(for: current, robots: pageRobots, into: &report)
         let entry = FrontierEntry(id: 0, url: current, origin: current.origin, depth: 0)
-        let analyzer = PageAnalyzer(builder: ItemBuilder(), admission: admission)
+        var analyzer = PageAnalyzer(builder: ItemBuilder(), admission: admission)
+        analyzer.renderer = options.renderer
+        analyzer.render = RenderPolicy(mode: options.render)
         let result = analyzer.analyze(response, entry: entry, associations: associations, robots: pageRobots, now: now, keepMarkup: true)
         report.fetch = ValidationReport.FetchSummary(
             status: response.status, contentType: response.contentType, charset: result.markup?.charset.encoding,
             charsetSource: result.markup?.charset.source.rawValue, bytes: response.body.count, seconds: response.totalTime)
+        if let outcome = result.render {
+            var notes = outcome.failure.map { ["the page could not be rendered (\($0.rawValue)): what follows is read from its HTML as sent"] } ?? []
+            if let before = result.staticMarkup, let after = result.markup { notes += RenderDifference.notes(static: before, rendered: after) }
+            report.render = ValidationReport.RenderCheck(outcome: outcome, notes: notes)
+        }
         if let markup = result.markup {
             report.markup = markup
             report.findings = MarkupReview.findings(markup)

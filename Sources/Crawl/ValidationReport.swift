@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Markup
+import Render
 import SearchIndex
 import WebRules
 
@@ -108,6 +109,13 @@ public struct ValidationReport: Sendable {
         }
     }
 
+    /// The page rendered in a browser, as the crawl would render it: what came of it, and
+    /// what the browser adds to the HTML (``RenderDifference``).
+    public struct RenderCheck: Sendable {
+        public var outcome: RenderOutcome
+        public var notes: [String]
+    }
+
     /// A tap on the result, with the app installed and without.
     public struct Actions: Sendable {
         public var withApp: TapAction?
@@ -124,6 +132,8 @@ public struct ValidationReport: Sendable {
     public var canonical: Canonical?
     public var duplicateOf: String?
     public var markup: PageMarkup?
+    /// Set when the page was rendered (or its render tried); the markup is the rendered one.
+    public var render: RenderCheck?
     public var findings: [MarkupFinding] = []
     public var apple: AppleAssociation?
     public var android: AndroidAssociation?
@@ -193,6 +203,14 @@ extension ValidationReport {
             })),
             ("reasons", reasonsJSON), ("robots", robots?.json ?? .null), ("fetch", fetchJSON), ("indexing", indexing),
             ("markup", markupJSON), ("association", association),
+            ("render", render.map { render in
+                .object(JSONObject([
+                    ("rendered", .bool(render.outcome.failure == nil)), ("failure", render.outcome.failure.map { .string($0.rawValue) } ?? .null),
+                    ("seconds", JSONValue((render.outcome.seconds * 1000).rounded() / 1000)), ("fetched", JSONValue(render.outcome.fetched)),
+                    ("refused", .object(JSONObject(render.outcome.refused.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key.rawValue, JSONValue($0.value)) }))),
+                    ("notes", render.notes.json),
+                ]))
+            } ?? .null),
             ("sitemaps", .object(JSONObject([
                 ("listed", .bool(listedInSitemap)), ("files", .array(sitemaps.map(\.json))), ("notes", sitemapNotes.json),
             ]))),

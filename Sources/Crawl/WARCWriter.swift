@@ -42,12 +42,13 @@ public final class WARCWriter {
         try? handle?.close()
     }
 
-    /// Appends the request and response (or revisit) records of one fetch: each framed into
-    /// one reused buffer — the body copied once, from the response into the record — and
-    /// compressed as its own gzip member by the writer's compressor.
-    public func write(_ response: FetchResponse, url: String, digest: ContentDigest, duplicateOf original: String?) throws {
+    /// Appends the request and response (or revisit) records of one fetch, and the rendered
+    /// document's conversion record when the page was rendered: each framed into one reused
+    /// buffer — the body copied once, from the response into the record — and compressed as
+    /// its own gzip member by the writer's compressor.
+    public func write(_ response: FetchResponse, url: String, digest: ContentDigest, duplicateOf original: String?, rendered: [UInt8]? = nil) throws {
         output.removeAll(keepingCapacity: true)
-        Self.frameRecords(for: response, url: url, digest: digest, duplicateOf: original) { record in
+        Self.frameRecords(for: response, url: url, digest: digest, duplicateOf: original, rendered: rendered) { record in
             compressor.append(compressing: record, to: &output)
         }
         try write(output)
@@ -91,9 +92,12 @@ public final class WARCWriter {
     // MARK: records (pure, safe to build on any thread)
 
     /// The uncompressed request and response (or revisit) records for one fetch, each passed
-    /// to `each` in turn (valid during the call).
+    /// to `each` in turn (valid during the call). A rendered document follows as a
+    /// `conversion` record ("an alternative version of another record's content that was
+    /// created as the result of an archival process", WARC 1.1 §6.8) that refers to the
+    /// response.
     static func frameRecords(for response: FetchResponse, url: String, digest: ContentDigest, duplicateOf original: String?,
-                             _ each: (UnsafeRawBufferPointer) -> Void) {
+                             rendered: [UInt8]? = nil, _ each: (UnsafeRawBufferPointer) -> Void) {
         let date = ISO8601.string(fromSeconds: Date().timeIntervalSince1970)
         let responseID = "<urn:uuid:\(UUID().uuidString.lowercased())>"
         var common: [(String, String)] = [("WARC-Target-URI", url), ("WARC-Date", date)]
@@ -117,6 +121,12 @@ public final class WARCWriter {
                   contentType: "application/http;msgtype=response", blockHead: Array(headers.utf8), body: response.body, into: &record)
         }
         record.withUnsafeBytes(each)
+        if let rendered {
+            frame(type: "conversion", fields: [("WARC-Target-URI", url), ("WARC-Date", date), ("WARC-Refers-To", responseID),
+                                              ("WARC-Payload-Digest", ContentDigest(of: rendered).description)],
+                  contentType: "text/html; charset=utf-8", blockHead: [], body: rendered, into: &record)
+            record.withUnsafeBytes(each)
+        }
         if !response.requestHeaderBlock.isEmpty {
             frame(type: "request", fields: common + [("WARC-Concurrent-To", responseID)], contentType: "application/http;msgtype=request",
                   blockHead: Array(response.requestHeaderBlock.utf8), body: [], into: &record)

@@ -49,6 +49,33 @@ import Testing
         #expect(shell["title"] == "Quince frangipane tart")
         #expect(shell["apps"]?.arrayValue?.contains { $0["deepLink"] == "tarts://recipe/42" } == true, "the banner the script added")
         #expect(try crawl.search("bakery oven").first?["title"] == "About the bakery")
+
+        // The WARC keeps the response as sent and the rendered document as a conversion
+        // record that refers to it, as warcio reads them.
+        let folder = URL(fileURLWithPath: crawl.data).appendingPathComponent("warc")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".warc.gz") })
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        check.arguments = ["python3", "-c", """
+            import sys
+            from warcio.archiveiterator import ArchiveIterator
+            responses, conversions = {}, []
+            for record in ArchiveIterator(open(sys.argv[1], 'rb')):
+                body = record.content_stream().read()
+                if record.rec_type == 'response':
+                    responses[record.rec_headers.get_header('WARC-Record-ID')] = record.rec_headers.get_header('WARC-Target-URI')
+                elif record.rec_type == 'conversion':
+                    conversions.append((record.rec_headers.get_header('WARC-Refers-To'), b'Quince frangipane tart' in body))
+            for refers, found in conversions:
+                print(responses.get(refers), found)
+            """, folder.appendingPathComponent(file).path]
+        let output = Pipe()
+        check.standardOutput = output
+        try check.run()
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "warcio must be installed and read the file")
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines == ["\(web.origin(Self.host))/ True"], "one conversion record, of the shell, referring to its response")
     }
 
     @Test func neverLeavesTheShellAsItCame() throws {
@@ -59,5 +86,27 @@ import Testing
         #expect(report?["rendered"] == 0)
         #expect(try crawl.search("quince frangipane").isEmpty)
         #expect(!web.requests.contains { $0.hasSuffix("/app.js") })
+    }
+
+    /// `validate` and `extract --render` say what the browser adds to the HTML.
+    @Test func validateAndExtractSayWhatScriptsAdd() throws {
+        let (web, crawl) = try Self.site()
+        defer { web.stop(); crawl.remove() }
+        let url = web.origin(Self.host) + "/"
+        let access = ["--resolve", web.resolveEntry(Self.host), "--allow-private"]
+        let validated = try CommandRunner.run(["validate", url, "--json"] + access)
+        let report = try JSONParser.parse(validated.stdout)
+        let notes = report["render"]?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(report["render"]?["rendered"] == true, "\(validated.stderr)")
+        #expect(notes.contains { $0.contains("Smart App Banner appears only after scripts run") }, "\(notes)")
+        #expect(notes.contains { $0.contains("JSON-LD is injected by a script") }, "\(notes)")
+        #expect(report["markup"]?["page"]?["smartAppBanner"]?["appArgument"] == "tarts://recipe/42", "the rendered page is validated")
+        let never = try JSONParser.parse(try CommandRunner.run(["validate", url, "--json", "--render", "never"] + access).stdout)
+        #expect(never["render"] == .null && never["markup"]?["page"]?["smartAppBanner"] == .null)
+
+        let extracted = try CommandRunner.run(["extract", url, "--render"] + access)
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        #expect(extracted.stderr.contains("the Smart App Banner appears only after scripts run"))
+        #expect(extracted.stdout.contains("Quince frangipane tart"))
     }
 }

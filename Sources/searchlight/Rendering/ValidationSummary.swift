@@ -83,6 +83,17 @@ struct ValidationSummary {
             lines.append("  (searchlight extract URL --explain shows every block and why)")
         }
 
+        if let render = report.render {
+            section("Rendering")
+            field("Browser", render.outcome.failure == nil
+                ? "rendered in \(String(format: "%.2f", render.outcome.seconds)) s, \(render.outcome.fetched) requests made" : "not rendered")
+            if !render.outcome.refused.isEmpty {
+                field("Not fetched", render.outcome.refused.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))
+            }
+            for note in render.notes { lines.append("  • \(note)") }
+            if render.outcome.failure == nil, render.notes.isEmpty { lines.append("  • scripts add nothing Searchlight reads") }
+        }
+
         if !report.findings.isEmpty {
             section("Markup")
             for finding in report.findings {

@@ -2,6 +2,7 @@ import Crawl
 import Fetch
 import Foundation
 import JSON
+import Render
 import SearchIndex
 import WebURL
 
@@ -21,7 +22,7 @@ struct ValidateCommand: Command {
             platform asked about, 1 when not (the reasons come first), 64 for usage errors.
             """,
         arguments: [ArgumentSpec(name: "url", help: "The http(s) URL to check.")],
-        options: [Option.platform, Option.installed, DataDirectory.option, Option.json] + FetchOptions.specs,
+        options: [Option.platform, Option.installed, DataDirectory.option, Option.render, Option.json] + FetchOptions.specs,
         examples: [
             "searchlight validate https://recipes.example/lemon-tart",
             "searchlight validate https://shop.example/p/42 --platform android --json",
@@ -33,6 +34,7 @@ struct ValidateCommand: Command {
     var data: String?
     var json: Bool
     var fetch: FetchOptions
+    var render: RenderMode
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let text = arguments.positionals[0]
@@ -47,6 +49,9 @@ struct ValidateCommand: Command {
         data = arguments.value(DataDirectory.option)
         json = arguments.flag(Option.json)
         fetch = try FetchOptions(arguments)
+        let mode = arguments.value(Option.render) ?? RenderMode.auto.rawValue
+        guard let render = RenderMode(rawValue: mode) else { throw UsageError("--render must be auto, never or always, not '\(mode)'") }
+        self.render = render
     }
 
     func run() throws {
@@ -58,6 +63,10 @@ struct ValidateCommand: Command {
         options.platform = platform
         options.installed = installed
         options.dataDirectory = data
+        options.render = render
+        let renderer = render == .never ? nil : Renderer(subresources: CrawlerSubresources(configuration: configuration, productToken: options.productToken))
+        defer { renderer?.browser.kill() }
+        options.renderer = renderer
         let report = try PageValidator(downloader: client, options: options).validate(url)
         if json {
             Console.writeLine(JSONWriter.string(report.json, style: .pretty))
@@ -71,6 +80,8 @@ struct ValidateCommand: Command {
 extension ValidateCommand {
     /// The options this command reads.
     enum Option {
+        static let render = OptionSpec.value(
+            "--render", "auto|never|always", help: "Render the page in headless Chromium as the crawl would (auto: client-rendered shells only)\nand say what scripts add.")
         static let platform = OptionSpec.value("--platform", "ios|android", help: "The platform whose app action must work (default ios).")
         static let installed = OptionSpec.value(
             "--installed", "app-id", help: "An app taken as installed for 'with the app' (default: the page's own apps).", repeatable: true)
