@@ -45,27 +45,64 @@ final class PageRender: Sendable {
         budget = ByteBudget(configuration.maximumBytes)
     }
 
-    /// Renders the page; `Browser.Failure.gone` when the browser went away meanwhile.
-    func run() throws(Browser.Failure) -> RenderOutcome {
+    /// A tab in a browser context of its own, kept for one host's pages: the pages of a host
+    /// share its cookies and storage, no other host's do; navigating it again costs a
+    /// fraction of a new context's renderer process.
+    struct Tab: Sendable {
+        let generation: Int
+        let context: String
+        let session: String
+    }
+
+    /// Opens a tab in a new context of the browser of `generation`, every request of its
+    /// pages paused for the renderer.
+    static func open(_ browser: Browser, generation: Int) throws(Browser.Failure) -> Tab {
+        func send(_ method: String, _ params: JSONObject, session: String? = nil) throws(Browser.Failure) -> JSONValue {
+            try browser.send(method, params, session: session, generation: generation, timeout: 5)
+        }
+        guard let context = try send("Target.createBrowserContext", JSONObject([("disposeOnDetach", true)]))["browserContextId"]?.stringValue else {
+            throw .refused("no browser context")
+        }
+        let tab = { () throws(Browser.Failure) -> Tab in
+            let target = try send("Target.createTarget", JSONObject([("url", "about:blank"), ("browserContextId", .string(context))]))["targetId"]?.stringValue
+            guard let target else { throw .refused("no target") }
+            let session = try send("Target.attachToTarget", JSONObject([("targetId", .string(target)), ("flatten", true)]))["sessionId"]?.stringValue
+            guard let session else { throw .refused("no session") }
+            for (method, params) in [
+                ("Fetch.enable", JSONObject([("patterns", [["urlPattern": "*", "requestStage": "Request"]])])),
+                ("Page.enable", JSONObject([])), ("Inspector.enable", JSONObject([])),
+            ] {
+                _ = try send(method, params, session: session)
+            }
+            return Tab(generation: generation, context: context, session: session)
+        }
+        do throws(Browser.Failure) {
+            return try tab()
+        } catch {
+            close(Tab(generation: generation, context: context, session: ""), browser: browser)
+            throw error
+        }
+    }
+
+    /// Closes a tab's context (and the tab).
+    static func close(_ tab: Tab, browser: Browser) {
+        do {
+            _ = try browser.send("Target.disposeBrowserContext", JSONObject([("browserContextId", .string(tab.context))]), generation: tab.generation,
+                                 timeout: 5)
+        } catch .gone {
+        } catch {
+            // A browser that cannot close a tab is not trusted with the next page.
+            browser.kill(generation: tab.generation)
+        }
+    }
+
+    /// Renders the page in `tab`; `Browser.Failure.gone` when the browser went away meanwhile.
+    func run(in tab: Tab) throws(Browser.Failure) -> RenderOutcome {
         let started = DispatchTime.now()
         let deadline = started + configuration.timeout
-        let context = try send("Target.createBrowserContext", JSONObject([("disposeOnDetach", true)]), timeout: 5)["browserContextId"]?.stringValue
-        guard let context else { throw .refused("no browser context") }
-        defer { dispose(context) }
-        let target = try send(
-            "Target.createTarget", JSONObject([("url", "about:blank"), ("browserContextId", .string(context))]), timeout: 5)["targetId"]?.stringValue
-        guard let target else { throw .refused("no target") }
-        let session = try send("Target.attachToTarget", JSONObject([("targetId", .string(target)), ("flatten", true)]), timeout: 5)["sessionId"]?
-            .stringValue
-        guard let session else { throw .refused("no session") }
+        let session = tab.session
         browser.subscribe(session: session) { [self] method, params in event(method, params, session: session) }
         defer { browser.unsubscribe(session: session) }
-        for (method, params) in [
-            ("Fetch.enable", JSONObject([("patterns", [["urlPattern": "*", "requestStage": "Request"]])])),
-            ("Page.enable", JSONObject([])), ("Inspector.enable", JSONObject([])),
-        ] {
-            _ = try send(method, params, session: session, timeout: 5)
-        }
         _ = try send("Page.navigate", JSONObject([("url", .string(url.string))]), session: session, timeout: remaining(deadline))
 
         var outcome = waitUntilSettled(deadline: deadline)
@@ -135,16 +172,6 @@ final class PageRender: Sendable {
             return nil
         }
         return Array(html.utf8)
-    }
-
-    private func dispose(_ context: String) {
-        do {
-            _ = try send("Target.disposeBrowserContext", JSONObject([("browserContextId", .string(context))]), timeout: 5)
-        } catch .gone {
-        } catch {
-            // A browser that cannot close a tab is not trusted with the next page.
-            browser.kill(generation: generation)
-        }
     }
 
     // MARK: events

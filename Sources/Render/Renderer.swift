@@ -17,9 +17,11 @@ public struct RenderDocument: Sendable {
     }
 }
 
-/// Renders pages in one shared ``Browser``, at most ``Configuration/concurrency`` at once;
-/// a page whose render is cut by the browser dying is rendered once more in a new one, and
-/// a browser past its memory bound is started again when no render uses it.
+/// Renders pages in one shared ``Browser``, at most ``Configuration/concurrency`` at once,
+/// each host's pages in a tab of the host's own context, kept between its pages while it
+/// renders well (``PageRender/Tab``); a page whose render is cut by the browser dying is
+/// rendered once more in a new one, and a browser past its memory bound is started again
+/// when no render uses it.
 public final class Renderer: Sendable {
     public struct Configuration: Sendable {
         /// Seconds a render may take in all (`--render-timeout`).
@@ -44,6 +46,8 @@ public final class Renderer: Sendable {
     private let subresources: any SubresourceFetching
     private let slots: DispatchSemaphore
     private let active = Mutex(0)
+    /// Tabs not rendering now, by origin, oldest first; at most ``Configuration/concurrency``.
+    private let idle = Mutex<[(origin: String, tab: PageRender.Tab)]>([])
 
     public init(configuration: Configuration = Configuration(), browser: Browser = Browser(), subresources: any SubresourceFetching) {
         self.configuration = configuration
@@ -57,19 +61,31 @@ public final class Renderer: Sendable {
         slots.wait()
         active.withLock { $0 += 1 }
         defer {
-            let idle = active.withLock { active -> Bool in
+            let quiet = active.withLock { active -> Bool in
                 active -= 1
                 return active == 0
             }
-            if idle, browser.isOverweight { browser.kill() }
+            if quiet, browser.isOverweight { browser.kill() }
             slots.signal()
         }
         for attempt in 0..<2 {
             var generation: Int?
-            do {
-                generation = try browser.start()
-                return try PageRender(browser: browser, generation: generation!, subresources: subresources, configuration: configuration, url: url,
-                                      document: document).run()
+            do throws(Browser.Failure) {
+                let running = try browser.start()
+                generation = running
+                let tab: PageRender.Tab
+                if let kept = take(url.origin, generation: running) { tab = kept } else { tab = try PageRender.open(browser, generation: running) }
+                let outcome: RenderOutcome
+                do throws(Browser.Failure) {
+                    outcome = try PageRender(browser: browser, generation: running, subresources: subresources, configuration: configuration,
+                                             url: url, document: document).run(in: tab)
+                } catch {
+                    PageRender.close(tab, browser: browser)
+                    throw error
+                }
+                // A tab whose page looped, crashed or grew too large is not used again.
+                if outcome.failure == nil { keep(tab, origin: url.origin) } else { PageRender.close(tab, browser: browser) }
+                return outcome
             } catch .unavailable {
                 return Self.failed(.unavailable)
             } catch .gone where attempt == 0 {
@@ -83,6 +99,24 @@ public final class Renderer: Sendable {
             }
         }
         return Self.failed(.failed)
+    }
+
+    /// The idle tab of `origin` in the running browser, taken out of the idle list.
+    private func take(_ origin: String, generation: Int) -> PageRender.Tab? {
+        idle.withLock { idle in
+            idle.removeAll { $0.tab.generation != generation }
+            guard let index = idle.firstIndex(where: { $0.origin == origin }) else { return nil }
+            return idle.remove(at: index).tab
+        }
+    }
+
+    /// Puts a tab back for its host's next page; the oldest idle tab is closed past the bound.
+    private func keep(_ tab: PageRender.Tab, origin: String) {
+        let evicted = idle.withLock { idle -> PageRender.Tab? in
+            idle.append((origin, tab))
+            return idle.count > max(1, configuration.concurrency) ? idle.removeFirst().tab : nil
+        }
+        if let evicted { PageRender.close(evicted, browser: browser) }
     }
 
     private static func failed(_ failure: RenderFailure) -> RenderOutcome {
