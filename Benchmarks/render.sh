@@ -4,7 +4,7 @@
 # --render auto (every page is a shell, so every page renders) and once with --render never,
 # from a static server on 127.0.0.1. Prints wall time, the machine's CPU seconds over the run
 # (/proc/stat, so Chromium's renderer processes count), pages rendered, and the browser's
-# peak resident memory (every chromium process, sampled every 0.1 s).
+# peak memory (the proportional set size of every chromium process, sampled every 0.5 s).
 # usage: Benchmarks/render.sh BINARY [PAGES]
 set -euo pipefail
 binary=$(realpath "$1")
@@ -46,9 +46,9 @@ peak_browser() {
   local peak=0
   while kill -0 "$1" 2>/dev/null; do
     local rss
-    rss=$(ps -C chromium -o rss= 2>/dev/null | awk '{s+=$1} END {print s+0}')
+    rss=$(for pid in $(pgrep -x chromium); do cat /proc/$pid/smaps_rollup 2>/dev/null; done | awk '/^Pss:/{s+=$2} END {print s+0}')
     [ "$rss" -gt "$peak" ] && peak=$rss
-    sleep 0.1
+    sleep 0.5
   done
   echo "$peak"
 }
@@ -68,6 +68,6 @@ mode, start, end, c0, c1, peak = sys.argv[2], float(sys.argv[3]), float(sys.argv
 cpu = (c1 - c0) / os.sysconf("SC_CLK_TCK")
 print(f"--render {mode}: {report['fetched']} fetched, {report['indexed']} indexed, {report['rendered']} rendered, "
       f"failures {report['renderFailures']}, wall {end - start:.2f} s, machine CPU {cpu:.2f} s, "
-      f"render time {report['renderSeconds']:.1f} s, browser peak RSS {peak / 1024:.0f} MiB")
+      f"render time {report['renderSeconds']:.1f} s, browser peak PSS {peak / 1024:.0f} MiB")
 PY
 done

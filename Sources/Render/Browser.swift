@@ -20,9 +20,9 @@ public final class Browser: Sendable {
         public var executable: String?
         /// A DevTools message larger than this is a fault: the browser is killed.
         public var maximumMessageBytes = 64 << 20
-        /// The browser and its renderers together (resident memory); past it the browser is
-        /// started again once its renders end.
-        public var maximumResidentBytes = 1536 << 20
+        /// The browser and its renderers together (proportional set size); past it the
+        /// browser is started again once its renders end.
+        public var maximumResidentBytes = 1024 << 20
         /// V8's old-space limit in each renderer: a script that allocates without end dies
         /// there, not in the machine.
         public var scriptHeapMegabytes = 512
@@ -203,7 +203,9 @@ public final class Browser: Sendable {
         }
     }
 
-    /// The resident bytes of the browser and every process it started (its process group).
+    /// The memory of the browser and every process it started (its process group), each
+    /// process's proportional set size — shared pages divided among the processes sharing
+    /// them, as the sum of RSS would count Chromium's shared libraries once per process.
     public var residentBytes: Int {
         guard let pid = processID else { return 0 }
         let page = sysconf(Int32(_SC_PAGESIZE))
@@ -218,9 +220,18 @@ public final class Browser: Sendable {
             // Fields after the command name: state ppid pgrp … rss is the 22nd of them.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 21, Int32(fields[2]) == pid, let pages = Int(fields[21]) else { continue }
-            total += pages * page
+            total += Self.proportionalBytes(process) ?? pages * page
         }
         return total
+    }
+
+    /// `Pss:` of `/proc/PID/smaps_rollup`, in bytes.
+    private static func proportionalBytes(_ process: Int32) -> Int? {
+        guard let rollup = try? String(contentsOfFile: "/proc/\(process)/smaps_rollup", encoding: .utf8),
+            let line = rollup.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1024
     }
 
     /// The browser has grown past its memory bound.
