@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Searchlight builds and runs with; with --tests, also what
-# the tests use (PostgreSQL for the multi-machine tests, Chromium for the search page,
-# python3 with warcio, a real WARC reader, from PyPI). Idempotent; uses
-# sudo only when not already root.
+# Installs the Debian packages Searchlight builds and runs with (Chromium renders
+# client-rendered pages, the demo's Tartine among them); with --tests, also what the tests
+# use (PostgreSQL for the multi-machine tests, chromedriver for the search page, python3
+# with warcio, a real WARC reader, from PyPI). Idempotent; uses sudo only when not already root.
 set -euo pipefail
-packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev libidn2-dev zlib1g-dev libdeflate-dev libssl-dev libpq-dev libstemmer-dev)
+packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev libidn2-dev zlib1g-dev libdeflate-dev libssl-dev libpq-dev libstemmer-dev chromium)
 tests=false
 if [ "${1:-}" = "--tests" ]; then tests=true; fi
 # The search page's browser test: headless Chromium, its WebDriver, and CJK fonts for the screenshots;
 # GNU time for the peak memory of a hostile ingest.
-if $tests; then packages+=(postgresql chromium fonts-noto-cjk time); fi
+if $tests; then packages+=(postgresql chromium-driver fonts-noto-cjk time); fi
 if $tests && ! python3 -m pip --version >/dev/null 2>&1; then packages+=(python3 python3-pip); fi
 missing=()
 for package in "${packages[@]}"; do

@@ -77,7 +77,8 @@ public final class CrawlEngine {
             var fetch = configuration.fetch
             fetch.maximumConnections = max(2, configuration.renderer.concurrency * 2)
             analyzer.renderer = Renderer(configuration: configuration.renderer, browser: Browser(configuration: configuration.browser),
-                                         subresources: CrawlerSubresources(configuration: fetch, productToken: configuration.productToken))
+                                         subresources: CrawlerSubresources(configuration: fetch, productToken: configuration.productToken,
+                                                                                   spacing: configuration.delay))
             analyzer.render = configuration.render
         }
         self.analyzer = analyzer

@@ -1,10 +1,11 @@
 import Foundation
 import HTTPServer
 
-/// The bundled demo web: three app sites written for this project, served over HTTPS on
+/// The bundled demo web: four app sites written for this project, served over HTTPS on
 /// 127.0.0.1 with a private CA — Friends (profiles with portraits, a universal-link
 /// association file), 星火直播 (a live-streaming app with Chinese pages and no web
-/// fallback) and Peak Shop (products with ratings and prices, a noindex page, robots rules).
+/// fallback), Peak Shop (products with ratings and prices, a noindex page, robots rules) and
+/// Tartine (a client-rendered recipe app: every page an empty shell its script fills).
 public enum DemoWeb {
     public static let sites = Bundle.module.url(forResource: "Sites", withExtension: nil)!
 

@@ -58,6 +58,7 @@ public struct StaticWeb: Sendable {
         case "xml": return "application/xml"
         case "txt": return "text/plain; charset=utf-8"
         case "json": return "application/json"
+        case "js": return "text/javascript; charset=utf-8"
         case "jpg", "jpeg": return "image/jpeg"
         case "png": return "image/png"
         case "gz": return "application/gzip"

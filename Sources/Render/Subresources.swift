@@ -1,4 +1,6 @@
+import Dispatch
 import Fetch
+import Glibc
 import HTTPTypes
 import Synchronization
 import WebRules
@@ -32,24 +34,30 @@ public protocol SubresourceFetching: Sendable {
 }
 
 /// The crawl's rules for a rendered page's requests: its own client (its User-Agent, its
-/// address policy checked on the address connected to, its body limit), and robots.txt for
-/// each resource's origin, read once per origin and kept (up to ``maximumOrigins``).
-/// Connections per host are the client's (`maximumConnectionsPerHost`).
+/// address policy checked on the address connected to, its body limit), robots.txt for
+/// each resource's origin, read once per origin and kept (up to ``maximumOrigins``), at most
+/// 2 connections to a host, and requests to one host spaced by `spacing` seconds (the
+/// crawl's `--delay`; a request that would wait longer than ``longestWait`` is not made).
 public final class CrawlerSubresources: SubresourceFetching {
     private let client: HTTPClient
     private let productToken: String
+    private let spacing: Double
     private let robots = Mutex<[String: RobotsRules]>([:])
+    /// When each origin may next be asked.
+    private let nextRequest = Mutex<[String: DispatchTime]>([:])
     static let maximumOrigins = 1_024
+    static let longestWait = 5.0
 
     /// - Parameters:
     ///   - configuration: the crawl's fetch configuration.
     ///   - productToken: the crawler's robots.txt product token.
     ///   - known: robots.txt rules the crawl has read already, by origin.
-    public init(configuration: FetchConfiguration, productToken: String, known: [String: RobotsRules] = [:]) {
+    public init(configuration: FetchConfiguration, productToken: String, spacing: Double = 0, known: [String: RobotsRules] = [:]) {
         var configuration = configuration
         configuration.maximumConnectionsPerHost = min(configuration.maximumConnectionsPerHost, 2)
         client = HTTPClient(configuration: configuration)
         self.productToken = productToken
+        self.spacing = max(0, spacing)
         robots.withLock { $0 = known }
     }
 
@@ -59,6 +67,10 @@ public final class CrawlerSubresources: SubresourceFetching {
 
     public func fetch(_ url: WebURL, headers: [HTTPField], budget: ByteBudget) -> SubresourceAnswer {
         guard rules(for: url).allows(url) else { return .refused(.robots) }
+        guard let slot = slot(for: url.origin) else { return .refused(.limit) }
+        // Off the browser's reading thread (a render's own request worker): waiting is its job.
+        let wait = Int64(slot.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)
+        if wait > 0 { usleep(UInt32(wait / 1_000)) }
         var request = FetchRequest(url: url.string, headers: headers.filter { Self.forwarded.contains($0.name.lowercased()) })
         request.budgets = [budget]
         let response = client.fetch(request)
@@ -66,6 +78,20 @@ public final class CrawlerSubresources: SubresourceFetching {
             return .refused(error.kind == .refusedAddress ? .address : error.kind == .tooLarge && budget.held >= budget.limit ? .limit : .failed)
         }
         return .response(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// When a request to `origin` may be made, its turn taken; nil when that is further off
+    /// than ``longestWait``.
+    private func slot(for origin: String) -> DispatchTime? {
+        guard spacing > 0 else { return .now() }
+        return nextRequest.withLock { next -> DispatchTime? in
+            let now = DispatchTime.now()
+            let turn = max(now, next[origin] ?? now)
+            guard turn <= now + Self.longestWait else { return nil }
+            if next.count >= Self.maximumOrigins { next = next.filter { $0.value > now } }
+            next[origin] = turn + spacing
+            return turn
+        }
     }
 
     /// Request headers a page's script may set that are passed on; the client sets its own

@@ -348,6 +348,9 @@ import Testing
         #expect(result.stdout.contains("Becky Lin"))
         #expect(result.stdout.contains("篮球直播"))
         #expect(result.stdout.contains("Also searched headlmap as headlamp."))
+        #expect(result.stdout.contains("rendered 4 pages in a browser"), "Tartine's home page and its three recipes")
+        #expect(result.stdout.contains("1. Quince frangipane tart"), "found only once rendered")
+        #expect(result.stdout.contains("tap: open-app tartine://recipe/quince-frangipane-tart"))
     }
 
     @Test func aCopiedBinaryWithoutTheDemoSitesSaysSo() throws {

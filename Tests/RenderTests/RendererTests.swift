@@ -26,13 +26,14 @@ import WebURL
         return web
     }
 
-    static func renderer(_ web: FixtureWeb, allowPrivate: Bool = true, configure: (inout Renderer.Configuration) -> Void = { _ in }) -> Renderer {
+    static func renderer(_ web: FixtureWeb, allowPrivate: Bool = true, spacing: Double = 0,
+                         configure: (inout Renderer.Configuration) -> Void = { _ in }) -> Renderer {
         var fetch = FetchConfiguration(userAgent: "Searchlightbot/test")
         fetch.addressPolicy = allowPrivate ? .any : .publicOnly
         fetch.resolve = [web.resolveEntry("shop.test")]
         var configuration = Renderer.Configuration()
         configure(&configuration)
-        return Renderer(configuration: configuration, subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot"))
+        return Renderer(configuration: configuration, subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot", spacing: spacing))
     }
 
     static func render(_ renderer: Renderer, _ web: FixtureWeb, path: String = "/", html: String = shell) -> RenderOutcome {
@@ -59,6 +60,20 @@ import WebURL
         #expect(outcome.fetched == 2, "the script and its data, through the crawler's client")
         #expect(web.requests.contains { $0.hasSuffix("/api/recipe.json") })
         #expect(!web.requests.contains { $0 == "shop.test/" }, "the page itself is not fetched again")
+    }
+
+    /// The script and its data come from one host: the second request waits for the crawl's
+    /// spacing, as a page fetch would.
+    @Test func aPagesRequestsToOneHostAreSpaced() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web, spacing: 0.4)
+        defer { renderer.browser.kill() }
+        let outcome = Self.render(renderer, web)
+        #expect(outcome.failure == nil)
+        let times = web.timedRequests.filter { $0.target.hasSuffix("/app.js") || $0.target.hasSuffix("/recipe.json") }.map(\.time)
+        #expect(times.count == 2)
+        if times.count == 2 { #expect(times[1].timeIntervalSince(times[0]) >= 0.35) }
     }
 
     @Test func aPrivateAddressIsRefusedAndThePageStillRenders() throws {

@@ -11,8 +11,9 @@ struct DemoCommand: Command {
         name: "demo",
         abstract: "Serve the bundled demo web, crawl it, and search it.",
         discussion: """
-            Serves three demo app sites over HTTPS on 127.0.0.1 (Friends, 星火直播 and Peak Shop),
-            crawls them with robots.txt, sitemaps and association files as for any site, then runs
+            Serves four demo app sites over HTTPS on 127.0.0.1 (Friends, 星火直播, Peak Shop and
+            Tartine, a client-rendered app whose pages are rendered in headless Chromium), crawls
+            them with robots.txt, sitemaps and association files as for any site, then runs
             searches with and without apps installed, so each action shows: open-web, open-app
             (including a verified universal link) and install-app.
             """,
@@ -51,6 +52,8 @@ struct DemoCommand: Command {
         Search(query: "篮球", platform: .android, installed: ["com.xinghuo.live"], why: "On Android with the app installed: its deep link."),
         Search(query: "trail shoes", why: "A shop page with a rating and a price, no app: the web page."),
         Search(query: "headlmap", why: "A typo: no page has 'headlmap'; 'headlamp' is one transposition away."),
+        Search(query: "quince frangipane", installed: ["555000111"],
+               why: "Tartine's pages are empty shells its script fills: rendered in Chromium, then the banner's app-argument opens the app."),
     ]
 
     func run() throws {
