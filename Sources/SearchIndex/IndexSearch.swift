@@ -12,11 +12,14 @@ struct IndexSearch {
     let tokenizer: SearchTokenizer.Session
     let segments: SegmentSearcher
     let exhaustive: Bool
+    /// The index file's identity, for the process's caches.
+    let identity: String
 
     init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, identity: String, exhaustive: Bool) throws {
         self.connection = connection
         self.tokenizer = tokenizer
         self.exhaustive = exhaustive
+        self.identity = identity
         segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: identity)
     }
 
@@ -33,8 +36,9 @@ struct IndexSearch {
         // scored again with the words its best few share. Not on a shard: the words would
         // come from its own documents, not the whole index's.
         let feedbackApplies = request.statistics == nil && !request.typing && plan.distinctTerms >= RelevanceFeedback.minimumTerms
+        let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
         var candidates = try segments.top(plan.query, k: feedbackApplies ? max(k, RelevanceFeedback.depth) : k, now: now,
-                                          exhaustive: exhaustive, rows: rows)
+                                          exhaustive: exhaustive, rows: rows, allowed: allowed)
         var feedbackRows: [Int64] = []
         if feedbackApplies {
             let first = Array(candidates.prefix(RelevanceFeedback.documents))

@@ -25,6 +25,8 @@ public struct SearchRequest: Sendable {
     /// `limit` long needs (``ResultOrder/candidates(offset:limit:)``), in first-stage order,
     /// each with its final score and relevance, for the router to order with every shard's.
     public var firstStageOrder = false
+    /// Only items that pass this (``SearchFilter``).
+    public var filter = SearchFilter()
 
     public init(_ text: String, limit: Int = 10, platform: AppTarget.Platform = .ios, installed: Set<String> = [],
                 snippets: Bool = false, now: Date = Date())
@@ -63,6 +65,8 @@ public struct SearchRequest: Sendable {
         if let long = installed.first(where: { $0.utf8.count > Limits.installedAppBytes || $0.isEmpty }) {
             throw .invalidQuery("an installed app id is empty or longer than \(Limits.installedAppBytes) bytes: \(long.prefix(40))…")
         }
+        try filter.validate()
+        if let apps = filter.openedBy, apps.count > Limits.installedApps { throw .invalidQuery("at most \(Limits.installedApps) installed apps") }
     }
 }
 

@@ -40,6 +40,7 @@ final class SearchCache: Sendable {
         var installed: [String]
         var snippets: Bool
         var typing: Bool
+        var filter: SearchFilter
 
         init(_ request: SearchRequest) {
             query = request.text
@@ -49,9 +50,12 @@ final class SearchCache: Sendable {
             installed = request.installed.sorted()
             snippets = request.snippets
             typing = request.typing
+            filter = request.filter
         }
 
-        var bytes: Int { query.utf8.count + installed.reduce(0) { $0 + $1.utf8.count + 16 } + 64 }
+        var bytes: Int {
+            query.utf8.count + installed.reduce(0) { $0 + $1.utf8.count + 16 } + filter.queryParameters.reduce(0) { $0 + $1.1.utf8.count + 16 } + 64
+        }
     }
 
     /// Hits (fresh or within the staleness bound), misses that searched, and searches run

@@ -28,6 +28,7 @@ extension SearchPage {
               <div class="panel">
                 <p class="hint">Results open an app when it is on the device. Tick the apps you have:</p>
                 <ul id="app-list"></ul>
+                <p><label><input type="checkbox" id="installed-only"> Only results my apps open</label></p>
                 <form id="add-app">
                   <label for="new-app">App Store id or Android package</label>
                   <input id="new-app" name="app" maxlength="200" spellcheck="false">

@@ -7,7 +7,7 @@ extension SearchPage {
         (() => {
           const $ = (id) => document.getElementById(id);
           const input = $("q"), list = $("results"), status = $("status"), correction = $("correction"), failure = $("error");
-          const appList = $("app-list"), installedCount = $("installed-count");
+          const appList = $("app-list"), installedCount = $("installed-count"), installedOnly = $("installed-only");
           const stored = (key, fallback) => { try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; } };
           const store = (key, value) => { try { localStorage.setItem(key, JSON.stringify(value)); } catch {} };
           const state = { platform: "ios", installed: [], known: stored("searchlight.knownApps", {}), sent: 0, shown: 0, timer: 0, results: [] };
@@ -20,6 +20,7 @@ extension SearchPage {
             state.installed = params.has("installed")
               ? params.get("installed").split(",").map((s) => s.trim()).filter(Boolean)
               : stored("searchlight.installed", []);
+            installedOnly.checked = params.get("installedOnly") === "1";
             for (const radio of document.querySelectorAll('input[name="platform"]')) radio.checked = radio.value === state.platform;
           }
 
@@ -28,6 +29,7 @@ extension SearchPage {
             if (input.value.trim()) params.set("q", input.value.trim());
             params.set("platform", state.platform);
             if (state.installed.length) params.set("installed", state.installed.join(","));
+            if (installedOnly.checked) params.set("installedOnly", "1");
             history.replaceState(null, "", "?" + params.toString());
           }
 
@@ -45,6 +47,7 @@ extension SearchPage {
             }
             const params = new URLSearchParams({ q: query, platform: state.platform, limit: "20", snippets: "1", typing: "1" });
             if (state.installed.length) params.set("installed", state.installed.join(","));
+            if (installedOnly.checked) params.set("installedOnly", "1");
             status.textContent = "Searching…";
             fetch("/v1/search?" + params.toString(), { headers: { Accept: "application/json" } })
               .then(async (response) => {
@@ -292,6 +295,7 @@ extension SearchPage {
           $("search-form").addEventListener("submit", (event) => { event.preventDefault(); search(true); });
           input.addEventListener("input", () => search(false));
           document.addEventListener("keydown", onKey);
+          installedOnly.addEventListener("change", () => search(true));
           for (const radio of document.querySelectorAll('input[name="platform"]')) {
             radio.addEventListener("change", () => {
               state.platform = radio.value;

@@ -231,7 +231,8 @@ public final class SearchService: Sendable {
 
     /// The parameters `GET /v1/search` reads; any other is refused, so a misspelt one
     /// (`limt`, `ofset`) is not silently ignored.
-    static let searchParameters: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing"]
+    static let searchParameters: Set<String> = Set(["q", "limit", "offset", "platform", "installed", "snippets", "typing"])
+        .union(SearchFilter.parameterNames)
 
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let search = try Self.searchRequest(request, maximumResults: configuration.maximumSearchLimit, now: configuration.clock())
@@ -264,6 +265,8 @@ public final class SearchService: Sendable {
         var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
         search.typing = ["1", "true"].contains(request.queryValue("typing") ?? "")
         search.offset = try number("offset") ?? 0
+        search.filter = try SearchFilter { request.queryValue($0) }
+        if ["1", "true"].contains(request.queryValue("installedOnly") ?? "") { search.filter.restrict(toAppsIn: installed, platform: platform) }
         search.now = now
         try search.validate(maximumResults: maximumResults)
         return search

@@ -31,6 +31,7 @@ public struct ServiceClient: Sendable {
         if request.snippets { parameters.append(("snippets", "1")) }
         if request.offset > 0 { parameters.append(("offset", String(request.offset))) }
         if request.typing { parameters.append(("typing", "1")) }
+        parameters += request.filter.queryParameters
         let query = parameters.map { "\($0.0)=\(Unreserved.encodingOthers($0.1))" }.joined(separator: "&")
         let answer = try send("/v1/search?" + query, method: "GET", body: nil, timeout: 30)
         do {

@@ -7,6 +7,7 @@ import JSON
 import SearchIndex
 import Service
 import StoreSeams
+import Synchronization
 import Testing
 
 /// A router in front of fake nodes over HTTP on 127.0.0.1: one honest, one answering what a
@@ -126,5 +127,35 @@ import Testing
         } else {
             #expect(held.status == 503 && held.json?["error"]?["code"] == "no-shards")
         }
+    }
+}
+
+/// A routed search's filter goes to every shard with the search.
+@Suite struct RouterFilterTests {
+    @Test func theFilterReachesTheShards() throws {
+        let asked = Mutex<[JSONValue]>([])
+        let node = try HTTPServer { request in
+            if request.path == "/v1/shard/search", let body = try? JSONParser.parse(bytes: request.body) { asked.withLock { $0.append(body) } }
+            return request.path == "/v1/shard/statistics" ? .json(RouterAttackTests.statistics) : .json(RouterAttackTests.answer([]))
+        }
+        defer { node.stop() }
+        var configuration = SearchRouter.Configuration()
+        configuration.timeout = 10
+        let address = "http://127.0.0.1:\(node.port)"
+        let router = SearchRouter(configuration: configuration, directory: RouterAttackTests.Directory(addresses: [address, address]),
+                                  salt: Array("fake store".utf8))
+        var server = HTTPServer.Configuration()
+        server.port = 0
+        let running = try router.serve(server)
+        defer { running.stop(); router.stop() }
+        var fetch = FetchConfiguration(userAgent: "router-filter-tests")
+        fetch.addressPolicy = .any
+        let client = HTTPClient(configuration: fetch)
+        defer { client.shutdown() }
+        let reply = client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart&domain=Shop.example&hasApp=ios"))
+        #expect(reply.status == 200)
+        let filters = asked.withLock { $0.map { $0["filter"] } }
+        #expect(filters.count == 2 && filters.allSatisfy { $0 == ["domain": "shop.example", "hasApp": "ios"] }, "\(filters)")
+        #expect(client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart&hasApp=windows")).status == 400)
     }
 }

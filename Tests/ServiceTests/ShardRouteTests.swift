@@ -72,6 +72,14 @@ import Testing
         #expect(ownScores.count == 2 && scaledScores.count == 2)
         #expect(zip(ownScores, scaledScores).allSatisfy { $1 < $0 }, "a commoner word weighs less: \(ownScores) \(scaledScores)")
 
+        // A router's filter scopes the shard's answer; a malformed one is refused.
+        search["statistics"] = statistics.json
+        search["filter"] = SearchFilter(domain: "recipes.example", contentType: "public.pie").json
+        #expect(routed("/v1/shard/search", .object(search)).json?["results"]?.arrayValue?.isEmpty == true)
+        search["filter"] = ["hasApp": "windows"]
+        #expect(routed("/v1/shard/search", .object(search)).status == 400)
+        search["filter"] = nil
+
         // Statistics that are not statistics are refused, not trusted.
         search["statistics"] = ["documents": -3]
         #expect(routed("/v1/shard/search", .object(search)).status == 400)

@@ -141,15 +141,17 @@ struct SegmentSearcher {
     /// (the phrase counted as often as its rarest token), and their text, read in that
     /// order, gives exact scores, until no document left could beat the k-th exact one;
     /// when the first step's list runs out before that, it is made four times deeper.
-    func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false, rows: CandidateRows? = nil) throws -> [TopK.Entry] {
+    /// With `allowed`, only the documents it holds compete (``SearchFilter``).
+    func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false, rows: CandidateRows? = nil,
+             allowed: RowSet? = nil) throws -> [TopK.Entry] {
         let rows = rows ?? CandidateRows(connection: connection)
         let idfs = weightedIDFs(query)
         guard query.clauses.contains(where: { $0.units.contains { $0.tokens.count > 1 } }) else {
-            return try collect(query, idfs: idfs, k: k, now: now, exhaustive: exhaustive, rows: rows)
+            return try collect(query, idfs: idfs, k: k, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
         }
         var depth = k * 4
         while true {
-            let estimates = try collect(query, idfs: idfs, k: depth, now: now, exhaustive: exhaustive, rows: rows)
+            let estimates = try collect(query, idfs: idfs, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
             var verified = TopK(capacity: k)
             var proven = false
             for entry in estimates {
@@ -352,8 +354,9 @@ struct SegmentSearcher {
     /// document that enters the heap, the search looks up the k it ends with, and runs
     /// again without those that are gone (rare: only when gone documents were among the
     /// best). After a few such runs it looks every entrant up instead.
-    private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool, rows: CandidateRows) throws -> [TopK.Entry] {
-        let live = LivenessCheck(rows: rows, now: now)
+    private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool, rows: CandidateRows,
+                         allowed: RowSet?) throws -> [TopK.Entry] {
+        let live = LivenessCheck(rows: rows, now: now, allowed: allowed)
         for segment in segments { live.exclude(SegmentCache.shared.gone(file: file, segment: segment.info.id)) }
         for attempt in 0..<5 {
             if attempt == 4 { live.checksEveryEntrant = true }
@@ -436,7 +439,8 @@ struct SegmentSearcher {
     }
 }
 
-/// Whether a document found in a segment is still an item, and not expired: by default the
+/// Whether a document found in a segment is still an item, not expired, and passes the
+/// search's filter (a bit, checked for every entrant): by default the
 /// search trusts the postings and checks the documents it ends with (``gone(_:)``), leaving
 /// out those found gone (``exclude(_:)``); with ``checksEveryEntrant`` every document that
 /// would enter the heap is looked up. The first database error is kept for the caller,
@@ -444,18 +448,24 @@ struct SegmentSearcher {
 final class LivenessCheck {
     private let rows: CandidateRows
     private let now: Double
+    /// The filter's rows, when ``filters``.
+    private let allowed: RowSet
+    private let filters: Bool
     private var excluded = Set<Int64>()
     var checksEveryEntrant = false
     private(set) var failure: Error?
 
-    init(rows: CandidateRows, now: Double) {
+    init(rows: CandidateRows, now: Double, allowed: RowSet? = nil) {
         self.rows = rows
         self.now = now
+        self.allowed = allowed ?? RowSet()
+        filters = allowed != nil
     }
 
     /// `score` for a document that may enter, else nil.
     @inline(__always)
     func admit(_ rowid: Int64, _ score: Double) -> Double? {
+        if filters, !allowed.contains(rowid) { return nil }
         if !excluded.isEmpty, excluded.contains(rowid) { return nil }
         guard checksEveryEntrant else { return score }
         guard failure == nil else { return nil }

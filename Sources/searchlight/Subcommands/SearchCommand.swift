@@ -26,6 +26,12 @@ struct SearchCommand: Command {
             Option.platform,
             Option.json,
             Option.asYouType,
+            Option.owner,
+            Option.domain,
+            Option.domainIdentifier,
+            Option.contentType,
+            Option.hasApp,
+            Option.installedOnly,
             Option.server,
             Option.cacert,
             StoreOption.option,
@@ -46,6 +52,7 @@ struct SearchCommand: Command {
     var server: String?
     var caCertificates: String?
     var store: StoreOption
+    var filter: SearchFilter
 
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
@@ -62,6 +69,14 @@ struct SearchCommand: Command {
         server = arguments.value(Option.server)
         caCertificates = arguments.value(Option.cacert)
         store = try StoreOption(arguments)
+        let names = ["owner": Option.owner, "domain": Option.domain, "domainIdentifier": Option.domainIdentifier,
+                     "contentType": Option.contentType, "hasApp": Option.hasApp]
+        do {
+            filter = try SearchFilter { names[$0].flatMap { arguments.value($0) } }
+        } catch {
+            throw UsageError(error.message)
+        }
+        if arguments.flag(Option.installedOnly) { filter.restrict(toAppsIn: installed, platform: platform) }
         if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
 
@@ -69,6 +84,7 @@ struct SearchCommand: Command {
     var searchRequest: SearchRequest {
         var request = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json)
         request.typing = typing
+        request.filter = filter
         return request
     }
 
@@ -125,6 +141,13 @@ extension SearchCommand {
         static let installed = OptionSpec.value("--installed", "app-id", help: "An App Store id, bundle id or Android package you have installed.", repeatable: true)
         static let platform = OptionSpec.value("--platform", "ios|android", help: "The platform the taps happen on (default ios).")
         static let json = OptionSpec.flag("--json", help: "Print the results as JSON.")
+        static let owner = OptionSpec.value("--owner", "name", help: "Only items this API key owner pushed (\"\" for items nobody owns).")
+        static let domain = OptionSpec.value("--domain", "host", help: "Only items whose page is on this domain or its subdomains.")
+        static let domainIdentifier = OptionSpec.value(
+            "--domain-identifier", "id", help: "Only items of this domainIdentifier, or one under it (com.app.albums covers com.app.albums.2024).")
+        static let contentType = OptionSpec.value("--content-type", "type", help: "Only items of this content type (public.image, public.event…).")
+        static let hasApp = OptionSpec.value("--has-app", "ios|android", help: "Only items an app of this platform opens.")
+        static let installedOnly = OptionSpec.flag("--installed-only", help: "Only items one of the --installed apps opens.")
         static let asYouType = OptionSpec.flag("--as-you-type", help: "The query is still being typed: the last word also matches the words it begins.")
         static let server = OptionSpec.value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index.")
         static let cacert = OptionSpec.value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file.")

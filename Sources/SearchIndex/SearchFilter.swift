@@ -1,0 +1,173 @@
+import JSON
+
+/// What a search is scoped to, every part optional and all of them combined: CoreSpotlight's
+/// `CSSearchQuery` scoped to one app's items, Meilisearch's and Typesense's filters. An
+/// item passes when it passes every part given.
+public struct SearchFilter: Sendable, Hashable {
+    /// The items of this owner (an API key's owner, `""` for items nobody owns).
+    public var owner: String?
+    /// Items whose web URL's host is this domain or one of its subdomains.
+    public var domain: String?
+    /// Items whose `domainIdentifier` is this one or starts with it and a dot, as
+    /// CoreSpotlight deletes by domain identifier (`com.app.albums` covers `com.app.albums.2024`).
+    public var domainIdentifier: String?
+    /// Items of this content type (a UTType identifier, `public.image`…), exactly.
+    public var contentType: String?
+    /// Items an app of this platform opens.
+    public var hasApp: AppTarget.Platform?
+    /// Items one of these apps opens (App Store ids, bundle ids, packages), on the platform of
+    /// ``hasApp`` (the search's platform when the request asks for its installed apps only:
+    /// `installedOnly`). Sorted, so equal filters are equal.
+    public var openedBy: [String]?
+
+    public init(owner: String? = nil, domain: String? = nil, domainIdentifier: String? = nil, contentType: String? = nil,
+                hasApp: AppTarget.Platform? = nil) {
+        self.owner = owner
+        self.domain = domain
+        self.domainIdentifier = domainIdentifier
+        self.contentType = contentType
+        self.hasApp = hasApp
+    }
+
+    public var isEmpty: Bool { owner == nil && domain == nil && domainIdentifier == nil && contentType == nil && hasApp == nil && openedBy == nil }
+
+    public enum Limits {
+        public static let ownerBytes = 128
+        public static let domainBytes = 253
+        public static let domainIdentifierBytes = 256
+        public static let contentTypeBytes = 128
+    }
+
+    /// Checks each part's length, and that a domain is a host name (letters, digits, `-`,
+    /// `_` and dots, lower case once read).
+    public func validate() throws(SearchIndexError) {
+        func check(_ value: String?, _ name: String, _ limit: Int) throws(SearchIndexError) {
+            guard let value else { return }
+            guard !value.isEmpty || name == "owner", value.utf8.count <= limit else {
+                throw .invalidQuery("\(name) must be 1 to \(limit) bytes")
+            }
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .invalidQuery("\(name) must not hold control characters")
+            }
+        }
+        try check(owner, "owner", Limits.ownerBytes)
+        try check(domain, "domain", Limits.domainBytes)
+        try check(domainIdentifier, "domainIdentifier", Limits.domainIdentifierBytes)
+        try check(contentType, "contentType", Limits.contentTypeBytes)
+        if let domain, !domain.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F })
+            || domain.hasPrefix(".") || domain.hasSuffix(".")
+        {
+            throw .invalidQuery("domain must be a host name such as recipes.example (lower case, punycode for other scripts)")
+        }
+    }
+
+    /// The SQL condition on `items` and its arguments, in order.
+    var condition: (sql: String, arguments: [String]) {
+        var parts: [String] = []
+        var arguments: [String] = []
+        if let owner {
+            parts.append("owner = ?")
+            arguments.append(owner)
+        }
+        if let domain {
+            parts.append("(domain = ? OR substr(domain, -length(?) - 1) = '.' || ?)")
+            arguments += [domain, domain, domain]
+        }
+        if let domainIdentifier {
+            parts.append("(domain_id = ? OR substr(domain_id, 1, length(?) + 1) = ? || '.')")
+            arguments += [domainIdentifier, domainIdentifier, domainIdentifier]
+        }
+        if let contentType {
+            parts.append("content_type = ?")
+            arguments.append(contentType)
+        }
+        if let openedBy {
+            // No app at all: nothing passes (an empty IN list is not SQL).
+            let marks = openedBy.isEmpty ? "NULL" : Array(repeating: "?", count: openedBy.count).joined(separator: ",")
+            parts.append("""
+                EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ? AND (json_extract(value, '$.appStoreId') IN (\(marks))
+                OR json_extract(value, '$.bundleId') IN (\(marks)) OR json_extract(value, '$.package') IN (\(marks))))
+                """)
+            arguments.append((hasApp ?? .ios).rawValue)
+            for _ in 0..<3 { arguments += openedBy }
+        } else if let hasApp {
+            parts.append("EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ?)")
+            arguments.append(hasApp.rawValue)
+        }
+        return (parts.isEmpty ? "1" : parts.joined(separator: " AND "), arguments)
+    }
+
+    /// The filter's query parameters (`/v1/search`'s names), in a fixed order; ``openedBy``
+    /// is the request's own installed apps there (`installedOnly=1`).
+    public var queryParameters: [(String, String)] {
+        var parameters: [(String, String)] = []
+        if let owner { parameters.append(("owner", owner)) }
+        if let domain { parameters.append(("domain", domain)) }
+        if let domainIdentifier { parameters.append(("domainIdentifier", domainIdentifier)) }
+        if let contentType { parameters.append(("contentType", contentType)) }
+        if let hasApp, openedBy == nil { parameters.append(("hasApp", hasApp.rawValue)) }
+        if openedBy != nil { parameters.append(("installedOnly", "1")) }
+        return parameters
+    }
+
+    /// The names of ``queryParameters``.
+    public static let parameterNames: Set<String> = ["owner", "domain", "domainIdentifier", "contentType", "hasApp", "installedOnly"]
+
+    /// Only items one of `installed` opens on `platform` (`installedOnly=1`).
+    public mutating func restrict(toAppsIn installed: Set<String>, platform: AppTarget.Platform) {
+        openedBy = installed.sorted()
+        hasApp = platform
+    }
+
+    /// Reads the filter from query parameters (`value(name)` gives a parameter's value, nil
+    /// when it is absent); a domain is read in lower case.
+    public init(parameters value: (String) -> String?) throws(SearchIndexError) {
+        self.init(owner: value("owner"), domain: value("domain")?.lowercased(), domainIdentifier: value("domainIdentifier"),
+                  contentType: value("contentType"))
+        if let platform = value("hasApp") {
+            guard let parsed = AppTarget.Platform(rawValue: platform) else { throw .invalidQuery("hasApp must be ios or android") }
+            hasApp = parsed
+        }
+        try validate()
+    }
+
+    /// The filter as a router sends it to its shards, and as an answer echoes it.
+    public var json: JSONValue {
+        .object(JSONObject(omittingNils: [
+            "owner": owner.map(JSONValue.string), "domain": domain.map(JSONValue.string),
+            "domainIdentifier": domainIdentifier.map(JSONValue.string), "contentType": contentType.map(JSONValue.string),
+            "hasApp": hasApp.map { .string($0.rawValue) }, "openedBy": openedBy.map { .array($0.map(JSONValue.string)) },
+        ]))
+    }
+
+    /// Reads ``json`` back (a shard reading its router's request); throws for a value of the
+    /// wrong type or an unknown platform.
+    public init(json: JSONValue) throws(SearchIndexError) {
+        guard let object = json.objectValue else { throw .invalidQuery("filter must be an object") }
+        func string(_ name: String) throws(SearchIndexError) -> String? {
+            guard let value = object[name] else { return nil }
+            guard let text = value.stringValue else { throw .invalidQuery("filter.\(name) must be a string") }
+            return text
+        }
+        self.init(owner: try string("owner"), domain: try string("domain"), domainIdentifier: try string("domainIdentifier"),
+                  contentType: try string("contentType"))
+        if let platform = try string("hasApp") {
+            guard let value = AppTarget.Platform(rawValue: platform) else { throw .invalidQuery("hasApp must be ios or android") }
+            hasApp = value
+        }
+        if let apps = object["openedBy"] {
+            guard let list = apps.arrayValue, list.count <= SearchRequest.Limits.installedApps else {
+                throw .invalidQuery("filter.openedBy must be a list of at most \(SearchRequest.Limits.installedApps) app ids")
+            }
+            var ids: [String] = []
+            for value in list {
+                guard let id = value.stringValue, (1...SearchRequest.Limits.installedAppBytes).contains(id.utf8.count) else {
+                    throw .invalidQuery("filter.openedBy holds an app id that is not 1 to \(SearchRequest.Limits.installedAppBytes) bytes of text")
+                }
+                ids.append(id)
+            }
+            openedBy = Array(Set(ids)).sorted()
+        }
+        try validate()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import SearchIndex
+import Testing
+
+/// Searches scoped by owner, domain, domain identifier, content type and app platform, alone
+/// and together, on the pruned and the exhaustive path alike.
+@Suite struct SearchFilterTests {
+    static func items() -> [SearchableItem] {
+        var list = [
+            item("web-1", "Lemon tart recipe", web: "https://recipes.example/lemon", apps: [AppTarget(platform: .ios, appStoreID: "111")]),
+            item("web-2", "Lemon tart video", web: "https://video.recipes.example/lemon",
+                 apps: [AppTarget(platform: .android, package: "example.video")]),
+            item("web-3", "Lemon tart shop", web: "https://notrecipes.example/lemon"),
+            item("album-1", "Lemon tart photos", domain: "com.app.albums"),
+            item("album-2", "Lemon tart photos 2024", domain: "com.app.albums.2024"),
+            item("album-3", "Lemon tart photos elsewhere", domain: "com.app.albumsx"),
+        ]
+        list[0].contentType = "public.recipe"
+        list[1].contentType = "public.movie"
+        list[3].contentType = "public.image"
+        list[4].contentType = "public.image"
+        list[3].owner = "tenant-a"
+        list[4].owner = "tenant-a"
+        list[5].owner = "tenant-b"
+        return list
+    }
+
+    static func ids(_ index: SearchIndex, _ filter: SearchFilter, retrieval: SearchIndex.Retrieval = .pruned) throws -> [String] {
+        var request = SearchRequest("lemon tart", limit: 20)
+        request.filter = filter
+        return try index.search(request, retrieval: retrieval).hits.map(\.item.uniqueIdentifier).sorted()
+    }
+
+    @Test func eachFilterAndTheirCombination() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert(Self.items())
+        let cases: [(SearchFilter, [String], Comment)] = [
+            (SearchFilter(), ["album-1", "album-2", "album-3", "web-1", "web-2", "web-3"], "no filter"),
+            (SearchFilter(domain: "recipes.example"), ["web-1", "web-2"], "the domain and its subdomains, not notrecipes.example"),
+            (SearchFilter(domain: "video.recipes.example"), ["web-2"], "a subdomain alone"),
+            (SearchFilter(domainIdentifier: "com.app.albums"), ["album-1", "album-2"], "the identifier and those under it, not com.app.albumsx"),
+            (SearchFilter(contentType: "public.image"), ["album-1", "album-2"], "a content type"),
+            (SearchFilter(owner: "tenant-a"), ["album-1", "album-2"], "one owner's items"),
+            (SearchFilter(owner: ""), ["web-1", "web-2", "web-3"], "items nobody owns"),
+            (SearchFilter(hasApp: .ios), ["web-1"], "an iOS app opens it"),
+            (SearchFilter(hasApp: .android), ["web-2"], "an Android app opens it"),
+            (SearchFilter(owner: "tenant-a", domainIdentifier: "com.app.albums.2024", contentType: "public.image"), ["album-2"], "combined"),
+            (SearchFilter(domain: "recipes.example", contentType: "public.image"), [], "combined, nothing passes"),
+            (SearchFilter().with { $0.restrict(toAppsIn: ["111"], platform: .ios) }, ["web-1"], "an installed app opens it"),
+            (SearchFilter().with { $0.restrict(toAppsIn: ["example.video", "x"], platform: .android) }, ["web-2"], "by package"),
+            (SearchFilter().with { $0.restrict(toAppsIn: ["111"], platform: .android) }, [], "that app is not an Android one"),
+            (SearchFilter().with { $0.restrict(toAppsIn: [], platform: .ios) }, [], "no app installed: nothing an app opens"),
+        ]
+        for (filter, expected, comment) in cases {
+            #expect(try Self.ids(t.index, filter) == expected, comment)
+            #expect(try Self.ids(t.index, filter, retrieval: .exhaustive) == expected, comment)
+        }
+    }
+
+    /// The cached rows of a filter take in items written after they were read, and a
+    /// replaced item is judged by its new version.
+    @Test func itemsWrittenLaterAreFilteredToo() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert(Self.items())
+        let images = SearchFilter(contentType: "public.image")
+        #expect(try Self.ids(t.index, images) == ["album-1", "album-2"])
+        var later = item("album-4", "Lemon tart photos 2025", domain: "com.app.albums.2025")
+        later.contentType = "public.image"
+        var changed = Self.items()[0]
+        changed.contentType = "public.image"
+        try t.index.upsert([later, changed])
+        #expect(try Self.ids(t.index, images) == ["album-1", "album-2", "album-4", "web-1"])
+        try t.index.upsert([Self.items()[3].with { $0.contentType = "public.movie" }])
+        #expect(try Self.ids(t.index, images) == ["album-2", "album-4", "web-1"])
+    }
+
+    /// A filter that leaves fewer results than the page still finds every one of them past
+    /// the pruning: many better matches that fail do not crowd out the few that pass.
+    @Test func aRareFilterFindsItsFewAmongManyBetterMatches() throws {
+        let t = try TemporaryIndex()
+        var list = (0..<300).map { item("noise-\($0)", "lemon tart lemon tart \($0)", body: "lemon tart lemon") }
+        var rare = item("rare", "a tart with some lemon", web: "https://rare.example/tart")
+        rare.contentType = "public.rare"
+        list.append(rare)
+        try t.index.upsert(list)
+        #expect(try Self.ids(t.index, SearchFilter(contentType: "public.rare")) == ["rare"])
+        #expect(try Self.ids(t.index, SearchFilter(domain: "rare.example")) == ["rare"])
+    }
+
+    @Test func badFiltersAreRefused() throws {
+        let t = try TemporaryIndex()
+        for filter in [SearchFilter(domain: "Bad Domain"), SearchFilter(domain: ".example"), SearchFilter(contentType: ""),
+                       SearchFilter(domainIdentifier: String(repeating: "x", count: 300)), SearchFilter(contentType: "a\u{1B}b")] {
+            var request = SearchRequest("lemon")
+            request.filter = filter
+            #expect(throws: SearchIndexError.self) { try t.index.search(request) }
+        }
+        #expect(throws: SearchIndexError.self) { try SearchFilter(json: ["hasApp": "windows"]) }
+        #expect(try SearchFilter(json: SearchFilter(domain: "a.example", hasApp: .ios).json) == SearchFilter(domain: "a.example", hasApp: .ios))
+    }
+}
+
+extension SearchableItem {
+    func with(_ change: (inout SearchableItem) -> Void) -> SearchableItem {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
+
+extension SearchFilter {
+    func with(_ change: (inout SearchFilter) -> Void) -> SearchFilter {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import JSON
+import SearchlightTestSupport
+import Service
+import Testing
+
+/// `/v1/search`'s filters, in both stores: each scopes the answer, together they combine,
+/// a cached answer is never served for another filter, and a bad value is a 400.
+@Suite struct SearchFilterServiceTests {
+    @Test(arguments: ServiceBackend.allCases) func filtersScopeTheAnswer(_ backend: ServiceBackend) throws {
+        let running = try RunningService(backend: backend, maximumItems: 1000)
+        defer { running.stop() }
+        let a = try running.key(owner: "alpha", domain: "a.example")
+        let b = try running.key(owner: "beta", domain: "b.example")
+        let ios: JSONValue = .array([["platform": "ios", "appStoreId": "123456"]])
+        let pushedA = running.call("POST", "/v1/items", json: items(
+            item("a-1", "Lemon tart", webURL: "https://a.example/tart", extra: [("contentType", "public.recipe"), ("apps", ios)]),
+            item("a-2", "Lemon tart photos", webURL: "https://a.example/photos/tart", domain: "example.a.albums.2024",
+                 extra: [("contentType", "public.image")])
+        ), key: a)
+        #expect(pushedA.status == 200, "\(pushedA.text)")
+        #expect(running.call("POST", "/v1/items", json: items(
+            item("b-1", "Lemon tart", webURL: "https://b.example/tart", domain: "example.b.albums", extra: [("contentType", "public.image")])
+        ), key: b).status == 200)
+
+        #expect(Set(running.ids("lemon tart")) == ["a-1", "a-2", "b-1"])
+        #expect(Set(running.ids("lemon tart", "&owner=alpha")) == ["a-1", "a-2"])
+        #expect(running.ids("lemon tart", "&owner=beta") == ["b-1"])
+        #expect(Set(running.ids("lemon tart", "&domain=A.example")) == ["a-1", "a-2"], "a domain, any case")
+        #expect(running.ids("lemon tart", "&domainIdentifier=example.a.albums") == ["a-2"], "under it, not example.b.albums")
+        #expect(Set(running.ids("lemon tart", "&contentType=public.image")) == ["a-2", "b-1"])
+        #expect(running.ids("lemon tart", "&hasApp=ios") == ["a-1"])
+        #expect(running.ids("lemon tart", "&contentType=public.image&owner=alpha") == ["a-2"])
+        #expect(running.ids("lemon tart", "&hasApp=android").isEmpty)
+        #expect(running.ids("lemon tart", "&installed=123456&installedOnly=1") == ["a-1"], "only what an installed app opens")
+        #expect(running.ids("lemon tart", "&installed=999&installedOnly=1").isEmpty)
+        // The unfiltered answer is cached; a filtered one is its own.
+        #expect(Set(running.ids("lemon tart")) == ["a-1", "a-2", "b-1"])
+
+        for bad in ["&hasApp=windows", "&domain=not%20a%20host", "&contentType=", "&colour=red"] {
+            let reply = running.call("GET", "/v1/search?q=lemon" + bad)
+            #expect(reply.status == 400, "\(bad)")
+            #expect(reply.json?["error"]?["code"] == "invalid-query", "\(bad): \(reply.text)")
+        }
+    }
+}
