@@ -1,9 +1,10 @@
 import SQLite
 import Synchronization
 
-/// The rowids that pass each recent ``SearchFilter``, as bit sets over the rowid range, so a
-/// filtered search checks a candidate with one bit rather than a row: the pruned search
-/// skips a document that fails before it competes for the top k.
+/// The rowids that pass each recent ``SearchFilter``, as bit sets over the rowid range, and
+/// for each segment searched with it, over the segment's ordinals (``FilterRows``): the
+/// window search masks a window's candidates with them before it scores any, so a document
+/// that fails costs no scoring and does not hold the threshold back.
 ///
 /// An item's row never changes what a filter reads (a changed item is a new row, with a new
 /// rowid: `items` counts rowids up, AUTOINCREMENT), so a set stays right for every rowid it
@@ -15,7 +16,7 @@ final class FilterCache: Sendable {
     static let capacity = 32
 
     private struct Entry {
-        var rows: RowSet
+        var rows: FilterRows
         /// The highest rowid the set has read.
         var covered: Int64
         var used: UInt64
@@ -29,17 +30,20 @@ final class FilterCache: Sendable {
     private let entries = Mutex<(map: [Key: Entry], clock: UInt64)>(([:], 0))
 
     /// The rows of `file` passing `filter`, up to date with what `connection` reads.
-    func rows(_ filter: SearchFilter, file: String, connection: SQLiteConnection) throws -> RowSet {
+    func rows(_ filter: SearchFilter, file: String, connection: SQLiteConnection) throws -> FilterRows {
         let key = Key(file: file, filter: filter)
         let cached = entries.withLock { $0.map[key] }
-        var rows = cached?.rows ?? RowSet()
+        var rows = cached?.rows.rows ?? RowSet()
+        var segments = cached?.rows.segments ?? FilterRows.Segments()
         var covered = cached?.covered ?? 0
         let highest = try Self.highestRowid(connection)
         if highest < covered {
             // The file was made again from nothing: start over.
             rows = RowSet()
+            segments = FilterRows.Segments()
             covered = 0
         }
+        if let cached, highest == covered { return touch(key, cached) }
         if highest > covered {
             let condition = filter.condition
             let statement = try connection.statement("SELECT rowid FROM items WHERE rowid > ? AND rowid <= ? AND \(condition.sql)")
@@ -51,15 +55,21 @@ final class FilterCache: Sendable {
             statement.reset()
             covered = highest
         }
-        let result = rows
+        return touch(key, Entry(rows: FilterRows(rows: rows, segments: segments), covered: covered, used: 0))
+    }
+
+    /// Keeps `entry` as the most recently used; the least recently used goes past ``capacity``.
+    private func touch(_ key: Key, _ entry: Entry) -> FilterRows {
         entries.withLock { state in
             state.clock += 1
-            state.map[key] = Entry(rows: result, covered: covered, used: state.clock)
+            var entry = entry
+            entry.used = state.clock
+            state.map[key] = entry
             if state.map.count > Self.capacity, let oldest = state.map.min(by: { $0.value.used < $1.value.used })?.key {
                 state.map[oldest] = nil
             }
         }
-        return result
+        return entry.rows
     }
 
     private static func highestRowid(_ connection: SQLiteConnection) throws -> Int64 {
@@ -67,6 +77,36 @@ final class FilterCache: Sendable {
         defer { statement.reset() }
         _ = try statement.step()
         return statement.int64(0)
+    }
+}
+
+/// One filter's rows: as rowids, and for each segment searched with it, as the segment's
+/// ordinals (a segment's rowids never change, so its bits are made once; the rows written
+/// later are in newer segments).
+final class FilterRows: Sendable {
+    /// The segments' ordinal bits, by segment id, shared by every version of a filter's rows.
+    final class Segments: Sendable {
+        let bits = Mutex<[Int64: [UInt64]]>([:])
+    }
+
+    let rows: RowSet
+    let segments: Segments
+
+    init(rows: RowSet, segments: Segments) {
+        self.rows = rows
+        self.segments = segments
+    }
+
+    /// Bit `i` set when the segment's document `i` (`rowids[i]`) passes; one word past the
+    /// last, so a window may read a word beyond its own.
+    func ordinals(segment: Int64, rowids: [Int64]) -> [UInt64] {
+        if let known = segments.bits.withLock({ $0[segment] }) { return known }
+        var words = [UInt64](repeating: 0, count: rowids.count / 64 + 2)
+        for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) {
+            words[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
+        }
+        segments.bits.withLock { $0[segment] = words }
+        return words
     }
 }
 

@@ -87,6 +87,34 @@ import Testing
         #expect(try Self.ids(t.index, SearchFilter(domain: "rare.example")) == ["rare"])
     }
 
+    /// Over several segments and many windows, a filtered search's page is the unfiltered
+    /// ranking's passing items, in order: the masks line up with every window's ordinals.
+    @Test func aFilteredPageIsTheRankingsPassingItems() throws {
+        let t = try TemporaryIndex()
+        let words = ["lemon", "tart", "curd", "pastry", "butter", "sugar", "zest", "cream"]
+        for batch in 0..<3 {
+            try t.index.upsert((0..<1500).map { n -> SearchableItem in
+                let i = batch * 1500 + n
+                var item = item("i\(i)", "\(words[i % 8]) \(words[(i / 8) % 8]) \(words[(i / 64) % 8])",
+                                body: (0..<(i % 13 + 3)).map { words[($0 * i) % 8] }.joined(separator: " "))
+                item.contentType = i % 7 == 3 ? "public.seventh" : "public.other"
+                return item
+            })
+        }
+        for query in ["lemon tart", "curd", "butter sugar zest", "cream pastry lemon"] {
+            // Every passing item of the first stage, best first (relevance, then the index's own order).
+            let everything = try t.index.search(SearchRequest(query, limit: 1000), retrieval: .exhaustive).hits
+            let passing = everything.filter { $0.item.contentType == "public.seventh" }.map(\.relevance).sorted(by: >)
+            var filtered = SearchRequest(query, limit: 20)
+            filtered.filter = SearchFilter(contentType: "public.seventh")
+            let pruned = try t.index.search(filtered).hits
+            let exhaustive = try t.index.search(filtered, retrieval: .exhaustive).hits
+            #expect(pruned.map(\.item.uniqueIdentifier) == exhaustive.map(\.item.uniqueIdentifier), "\(query)")
+            #expect(pruned.allSatisfy { $0.item.contentType == "public.seventh" })
+            #expect(pruned.map(\.relevance).sorted(by: >) == Array(passing.prefix(20)), "the best 20 passing, by first-stage relevance: \(query)")
+        }
+    }
+
     @Test func badFiltersAreRefused() throws {
         let t = try TemporaryIndex()
         for filter in [SearchFilter(domain: "Bad Domain"), SearchFilter(domain: ".example"), SearchFilter(contentType: ""),

@@ -143,7 +143,7 @@ struct SegmentSearcher {
     /// when the first step's list runs out before that, it is made four times deeper.
     /// With `allowed`, only the documents it holds compete (``SearchFilter``).
     func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false, rows: CandidateRows? = nil,
-             allowed: RowSet? = nil) throws -> [TopK.Entry] {
+             allowed: FilterRows? = nil) throws -> [TopK.Entry] {
         let rows = rows ?? CandidateRows(connection: connection)
         let idfs = weightedIDFs(query)
         guard query.clauses.contains(where: { $0.units.contains { $0.tokens.count > 1 } }) else {
@@ -355,12 +355,12 @@ struct SegmentSearcher {
     /// again without those that are gone (rare: only when gone documents were among the
     /// best). After a few such runs it looks every entrant up instead.
     private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool, rows: CandidateRows,
-                         allowed: RowSet?) throws -> [TopK.Entry] {
-        let live = LivenessCheck(rows: rows, now: now, allowed: allowed)
+                         allowed: FilterRows?) throws -> [TopK.Entry] {
+        let live = LivenessCheck(rows: rows, now: now, allowed: allowed?.rows)
         for segment in segments { live.exclude(SegmentCache.shared.gone(file: file, segment: segment.info.id)) }
         for attempt in 0..<5 {
             if attempt == 4 { live.checksEveryEntrant = true }
-            let heap = try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live)
+            let heap = try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live, allowed: allowed)
             let (gone, expired) = try live.gone(heap.entries.map(\.rowid))
             if gone.isEmpty, expired.isEmpty { return heap.sorted }
             // Gone is forever: remembered for every later search in this process.
@@ -371,10 +371,11 @@ struct SegmentSearcher {
             }
             live.exclude(goneSet.union(expired))
         }
-        return try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live).sorted
+        return try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live, allowed: allowed).sorted
     }
 
-    private func collectOnce(_ query: PostingsQuery, idfs: [[Double]], k: Int, exhaustive: Bool, live: LivenessCheck) throws -> TopK {
+    private func collectOnce(_ query: PostingsQuery, idfs: [[Double]], k: Int, exhaustive: Bool, live: LivenessCheck,
+                             allowed: FilterRows?) throws -> TopK {
         var heap = TopK(capacity: k)
         let buffers = WindowBuffers()
         for segment in segments {
@@ -411,14 +412,17 @@ struct SegmentSearcher {
                 for cursor in cursors { cursor.release() }
                 cursors.deallocate()
             }
+            let ordinals = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids)
             withExtendedLifetime(postings) {
                 segment.lengths.withUnsafeBufferPointer { lengths in
-                    let search = WindowSearch(cursors: cursors, units: units, clauses: clauses, documents: segment.documents, lengths: lengths,
-                                              averageLength: averageLength,
-                                              boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: averageLength),
-                                              buffers: buffers)
-                    search.run(heap: &heap, exhaustive: exhaustive, requireAll: query.requireAll) { ordinal, score in
-                        live.admit(segment.rowids[Int(ordinal)], score)
+                    (ordinals ?? []).withUnsafeBufferPointer { passing in
+                        let search = WindowSearch(cursors: cursors, units: units, clauses: clauses, documents: segment.documents, lengths: lengths,
+                                                  averageLength: averageLength,
+                                                  boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: averageLength),
+                                                  buffers: buffers, allowed: ordinals == nil ? nil : passing)
+                        search.run(heap: &heap, exhaustive: exhaustive, requireAll: query.requireAll) { ordinal, score in
+                            live.admit(segment.rowids[Int(ordinal)], score)
+                        }
                     }
                 }
             }

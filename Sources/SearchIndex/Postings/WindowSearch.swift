@@ -59,13 +59,18 @@ final class WindowSearch {
     private let boundFactor: Double
     private let buffers: WindowBuffers
     private let window: Int
+    /// The segment's documents a filter lets through, a bit per ordinal (``FilterRows``);
+    /// nil lets every document through.
+    private let allowed: UnsafeBufferPointer<UInt64>?
 
     /// - Parameters:
     ///   - cursors: every unit's cursors, unit by unit (owned by the caller, who releases them).
     ///   - units: in clause order; `clauses` name them by range.
     init(cursors: UnsafeMutableBufferPointer<PostingCursor>, units: [Unit], clauses: [Clause], documents: SegmentDocuments,
-         lengths: UnsafeBufferPointer<UInt16>, averageLength: Double, boundFactor: Double, buffers: WindowBuffers) {
+         lengths: UnsafeBufferPointer<UInt16>, averageLength: Double, boundFactor: Double, buffers: WindowBuffers,
+         allowed: UnsafeBufferPointer<UInt64>? = nil) {
         self.cursors = cursors
+        self.allowed = allowed
         self.units = .allocate(capacity: units.count)
         _ = self.units.initialize(from: units)
         self.clauses = .allocate(capacity: clauses.count)
@@ -147,6 +152,7 @@ final class WindowSearch {
                     for w in 0..<words { candidates[w] |= matched[w] }
                 }
             }
+            if let allowed { Self.mask(candidates, words: words, with: allowed, from: Int(lower)) }
             essentialCount = 0
             var others = 0.0
             for k in 0..<count {
@@ -188,6 +194,7 @@ final class WindowSearch {
                 }
                 for index in 0..<passed {
                     let offset = Int(buffers.passing[index])
+                    if let allowed, !Self.contains(allowed, Int(lower) + offset) { continue }
                     score(offset, lower + Int32(offset), pruning: true, essential, bounds, &heap, admit)
                 }
             } else {
@@ -209,6 +216,24 @@ final class WindowSearch {
             for e in 0..<essentialCount { clear(essentials[e]) }
             skipAll(to: upper)
         }
+    }
+
+    /// Clears the bits of `candidates` (offsets from ordinal `start`) whose document `allowed`
+    /// does not hold.
+    @inline(__always)
+    private static func mask(_ candidates: UnsafeMutablePointer<UInt64>, words: Int, with allowed: UnsafeBufferPointer<UInt64>, from start: Int) {
+        let first = start >> 6, shift = UInt64(start & 63)
+        for w in 0..<words {
+            let low = first + w < allowed.count ? allowed[first + w] : 0
+            let high = first + w + 1 < allowed.count ? allowed[first + w + 1] : 0
+            candidates[w] &= shift == 0 ? low : (low >> shift) | (high << (64 - shift))
+        }
+    }
+
+    @inline(__always)
+    private static func contains(_ allowed: UnsafeBufferPointer<UInt64>, _ ordinal: Int) -> Bool {
+        let word = ordinal >> 6
+        return word < allowed.count && allowed[word] & (UInt64(1) << UInt64(ordinal & 63)) != 0
     }
 
     /// MaxScore's split: the clauses with the smallest bounds are not essential while their
