@@ -53,21 +53,32 @@ import Testing
         let honest = try node { .json(answer([["id": "good", "title": "Lemon tart", "url": "https://shop.example/tart"]])) }
         let bad = try node(hostile)
         defer { honest.stop(); bad.stop() }
+        return try withRouter(over: [honest, bad], configure: configure) { router, search in
+            let response = search("q=tart")
+            return (response.status, try? JSONParser.parse(bytes: response.body), router.fanOut.held.held)
+        }
+    }
+
+    /// A router over `nodes` (shard i at node i), served on 127.0.0.1; `body` is given it and
+    /// a function that asks it `GET /v1/search?QUERY`.
+    static func withRouter<T>(
+        over nodes: [HTTPServer], configure: (inout SearchRouter.Configuration) -> Void = { _ in },
+        _ body: (SearchRouter, (String) -> FetchResponse) throws -> T
+    ) throws -> T {
         var configuration = SearchRouter.Configuration()
         configuration.timeout = 10
         configure(&configuration)
-        let router = SearchRouter(configuration: configuration, directory: Directory(addresses: [honest, bad].map { "http://127.0.0.1:\($0.port)" }),
+        let router = SearchRouter(configuration: configuration, directory: Directory(addresses: nodes.map { "http://127.0.0.1:\($0.port)" }),
                                   salt: Array("fake store".utf8))
         var server = HTTPServer.Configuration()
         server.port = 0
         let running = try router.serve(server)
         defer { running.stop(); router.stop() }
-        var fetch = FetchConfiguration(userAgent: "router-attack-tests")
+        var fetch = FetchConfiguration(userAgent: "router-tests")
         fetch.addressPolicy = .any
         let client = HTTPClient(configuration: fetch)
         defer { client.shutdown() }
-        let response = client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart"))
-        return (response.status, try? JSONParser.parse(bytes: response.body), router.fanOut.held.held)
+        return try body(router) { query in client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?" + query)) }
     }
 
     static func expectHonestOnly(_ reply: (status: Int, json: JSONValue?, held: Int), _ comment: Comment) {
@@ -139,23 +150,11 @@ import Testing
             return request.path == "/v1/shard/statistics" ? .json(RouterAttackTests.statistics) : .json(RouterAttackTests.answer([]))
         }
         defer { node.stop() }
-        var configuration = SearchRouter.Configuration()
-        configuration.timeout = 10
-        let address = "http://127.0.0.1:\(node.port)"
-        let router = SearchRouter(configuration: configuration, directory: RouterAttackTests.Directory(addresses: [address, address]),
-                                  salt: Array("fake store".utf8))
-        var server = HTTPServer.Configuration()
-        server.port = 0
-        let running = try router.serve(server)
-        defer { running.stop(); router.stop() }
-        var fetch = FetchConfiguration(userAgent: "router-filter-tests")
-        fetch.addressPolicy = .any
-        let client = HTTPClient(configuration: fetch)
-        defer { client.shutdown() }
-        let reply = client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart&domain=Shop.example&hasApp=ios"))
-        #expect(reply.status == 200)
-        let filters = asked.withLock { $0.map { $0["filter"] } }
-        #expect(filters.count == 2 && filters.allSatisfy { $0 == ["domain": "shop.example", "hasApp": "ios"] }, "\(filters)")
-        #expect(client.fetch(FetchRequest(url: "http://127.0.0.1:\(running.port)/v1/search?q=tart&hasApp=windows")).status == 400)
+        try RouterAttackTests.withRouter(over: [node, node]) { _, search in
+            #expect(search("q=tart&domain=Shop.example&hasApp=ios").status == 200)
+            let filters = asked.withLock { $0.map { $0["filter"] } }
+            #expect(filters.count == 2 && filters.allSatisfy { $0 == ["domain": "shop.example", "hasApp": "ios"] }, "\(filters)")
+            #expect(search("q=tart&hasApp=windows").status == 400)
+        }
     }
 }
