@@ -4,7 +4,7 @@ import JSON
 import SearchIndex
 import SQLite
 
-/// Filtered searches next to unfiltered ones (issue 42), over an index made by `serve-index`:
+/// Filtered and faceted searches next to plain ones (issue 42), over an index made by `serve-index`:
 /// its items are given filter attributes first, from their rowids (written into `items` once,
 /// so run it on a copy): a content type of ten (10 % each), a host of a hundred under
 /// `shop.example` (1 % each), an iOS app on every fifth item (20 %). Each query set is searched
@@ -40,7 +40,7 @@ enum FilterBenchmark {
             exit(64)
         }
         let index = try! SearchIndex(path: path, mode: .existing)
-        let filters: [(String, SearchFilter)] = [
+        let filters: [(String, SearchFilter, Set<Facet>)] = [(String, SearchFilter)]([
             ("none", SearchFilter()),
             ("contentType (10 %)", SearchFilter(contentType: "public.type3")),
             ("domain (1 %)", SearchFilter(domain: "site7.shop.example")),
@@ -48,9 +48,12 @@ enum FilterBenchmark {
             ("hasApp ios (20 %)", SearchFilter(hasApp: .ios)),
             ("installedOnly, 1 of 50 apps (0.4 %)", SearchFilter().with { $0.restrict(toAppsIn: ["5"], platform: .ios) }),
             ("contentType + hasApp (2 %)", SearchFilter(contentType: "public.type5", hasApp: .ios)),
+        ]).map { ($0.0, $0.1, []) } + [
+            ("facets contentType and domain, no filter", SearchFilter(), [.contentType, .domain]),
+            ("facets contentType and domain, contentType (10 %)", SearchFilter(contentType: "public.type3"), [.contentType, .domain]),
         ]
         var unfiltered = 0.0
-        for (label, filter) in filters {
+        for (label, filter, facets) in filters {
             var latencies: [Double] = []
             var first = 0.0
             var found = 0
@@ -58,6 +61,7 @@ enum FilterBenchmark {
                 for (number, query) in queries.enumerated() {
                     var request = SearchRequest(query, limit: 10)
                     request.filter = filter
+                    request.facets = facets
                     var hits = 0
                     let seconds = IndexBenchmark.time { hits = try! index.search(request).hits.count }
                     if round == 0 && number == 0 { first = seconds * 1000 }
@@ -67,7 +71,7 @@ enum FilterBenchmark {
             }
             latencies.sort()
             let p99 = latencies[Int(Double(latencies.count) * 0.99)]
-            if filter.isEmpty { unfiltered = p99 }
+            if filter.isEmpty, facets.isEmpty { unfiltered = p99 }
             print(JSONWriter.string(.object(JSONObject([
                 ("set", .string(name)), ("filter", .string(label)), ("queries", .init(queries.count)),
                 ("p50_ms", .init(latencies[latencies.count / 2])), ("p99_ms", .init(p99)),

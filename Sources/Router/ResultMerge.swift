@@ -23,6 +23,8 @@ public struct ResultMerge: Sendable {
     private var matchedAnyWordByShard: [Int: Bool] = [:]
     private var shardOfResult: [Int] = []
     public private(set) var corrections: [String: [String]] = [:]
+    /// Each shard's facet counts, when it sent them.
+    public private(set) var facets: [FacetCounts] = []
 
     public init() {}
 
@@ -42,6 +44,11 @@ public struct ResultMerge: Sendable {
         // A node of an older version sends no relevance: its final scores stand in for it.
         let relevance = answer["relevance"]?.arrayValue ?? scores
         guard relevance.count == list.count else { return false }
+        var shardFacets: FacetCounts?
+        if let counts = answer["facets"] {
+            guard let read = try? FacetCounts(json: counts, exact: answer["facetsExact"]?.boolValue ?? false) else { return false }
+            shardFacets = read
+        }
         var shardTotal = list.count
         if let value = answer["estimatedTotalHits"] {
             guard let number = value.intValue, (0...Self.largestTotal).contains(number) else { return false }
@@ -61,6 +68,7 @@ public struct ResultMerge: Sendable {
         total = overflow ? Int.max : sum
         totalIsExact = totalIsExact && (answer["totalHitsExact"]?.boolValue ?? false)
         matchedAnyWordByShard[shard] = answer["matchedAnyWord"]?.boolValue ?? false
+        if let shardFacets { facets.append(shardFacets) }
         let termBytes = CorpusStatistics.Limits.termBytes
         for member in (answer["corrections"]?.objectValue?.members ?? []).prefix(CorpusStatistics.Limits.lists)
         where member.key.utf8.count <= termBytes {
@@ -79,6 +87,7 @@ public struct ResultMerge: Sendable {
         total = overflow ? Int.max : sum
         totalIsExact = totalIsExact && other.totalIsExact
         matchedAnyWordByShard.merge(other.matchedAnyWordByShard) { mine, _ in mine }
+        facets += other.facets
         for (word, spellings) in other.corrections { addCorrections(word, spellings) }
     }
 

@@ -29,6 +29,7 @@ extension SearchRouter {
             ("snippets", .bool(search.snippets)), ("typing", .bool(search.typing)), ("now", JSONValue(search.now.timeIntervalSince1970)),
         ]
         if !search.filter.isEmpty { fields.append(("filter", search.filter.json)) }
+        if !search.facets.isEmpty { fields.append(("facets", .array(search.facets.map(\.rawValue).sorted().map(JSONValue.string)))) }
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)
         var parts: [CorpusStatistics] = []
@@ -66,6 +67,7 @@ extension SearchRouter {
         count(\.searches)
         if !missing.isEmpty { count(\.partial) }
         let page = merge.page(offset: search.offset, limit: search.limit)
+        let facets = search.facets.isEmpty ? nil : FacetCounts.merged(merge.facets)
         var object = JSONObject([
             ("query", .string(search.text)), ("offset", JSONValue(search.offset)), ("estimatedTotalHits", JSONValue(merge.total)),
             ("totalHitsExact", .bool(merge.totalIsExact && missing.isEmpty)),
@@ -74,6 +76,10 @@ extension SearchRouter {
             ("corrections", .object(JSONObject(merge.corrections.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.string))) }))),
             ("partial", .bool(!missing.isEmpty)), ("missingShards", .array(missing.sorted().map { JSONValue($0) })),
         ])
+        if let facets {
+            object.append("facets", facets.json)
+            object.append("facetsExact", .bool(facets.exact && missing.isEmpty))
+        }
         if !page.results.isEmpty { object.append("engagementToken", .string(tokens.issue(for: page.results.map(\.key), now: search.now))) }
         return .json(.object(object))
     }

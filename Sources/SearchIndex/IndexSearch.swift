@@ -37,8 +37,18 @@ struct IndexSearch {
         // come from its own documents, not the whole index's.
         let feedbackApplies = request.statistics == nil && !request.typing && plan.distinctTerms >= RelevanceFeedback.minimumTerms
         let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
-        var candidates = try segments.top(plan.query, k: feedbackApplies ? max(k, RelevanceFeedback.depth) : k, now: now,
-                                          exhaustive: exhaustive, rows: rows, allowed: allowed)
+        // Facets count the best ``Facet/candidates`` matches; the page is the first k of them,
+        // as a search without facets finds it (the order is total).
+        let searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
+        let depth = request.facets.isEmpty ? searched : max(searched, Facet.candidates)
+        var candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
+        var facets: FacetCounts?
+        var facetRows: [Int64] = []
+        if !request.facets.isEmpty {
+            facetRows = candidates.map(\.rowid)
+            facets = try FacetCounts.count(request.facets, rowids: facetRows, exact: candidates.count < depth, connection: connection)
+            candidates = Array(candidates.prefix(searched))
+        }
         var feedbackRows: [Int64] = []
         if feedbackApplies {
             let first = Array(candidates.prefix(RelevanceFeedback.documents))
@@ -72,10 +82,12 @@ struct IndexSearch {
             matchedAny = try segments.matchedClauses(first.0, terms) < plan.termClauses
         }
         // Fewer candidates than asked for: the search saw every match, so the count is exact.
-        return SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
+        var response = SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
                               total: ranked.count, totalIsExact: candidates.count < k, offset: request.offset,
                               processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
-                              dependencies: Self.dependencies(query, plan, candidates, feedbackRows, typing: request.typing))
+                              dependencies: Self.dependencies(query, plan, candidates, feedbackRows + facetRows, typing: request.typing))
+        response.facets = facets
+        return response
     }
 
     /// ``RelevanceFeedback``'s words for the documents of a first answer, read as the index

@@ -27,6 +27,8 @@ public struct SearchRequest: Sendable {
     public var firstStageOrder = false
     /// Only items that pass this (``SearchFilter``).
     public var filter = SearchFilter()
+    /// Facets to count over the matches (``FacetCounts``).
+    public var facets = Set<Facet>()
 
     public init(_ text: String, limit: Int = 10, platform: AppTarget.Platform = .ios, installed: Set<String> = [],
                 snippets: Bool = false, now: Date = Date())
@@ -100,6 +102,8 @@ public struct SearchResponse: Sendable {
     public var processingTimeMs = 0.0
     /// What the answer was computed from, for a result cache; not part of the JSON.
     public var dependencies = AnswerDependencies()
+    /// The facets asked for, counted; nil when none were asked for.
+    public var facets: FacetCounts?
 
     /// The `search --json` shape of DESIGN.md.
     public var json: JSONValue { json(showingRecords: true) }
@@ -117,7 +121,7 @@ public struct SearchResponse: Sendable {
             ("results", .array(hits.map { $0.json(showingRecord: showingRecords) })),
             ("matchedAnyWord", .bool(matchedAnyWord)),
             ("corrections", .object(JSONObject(corrections.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.string))) }))),
-        ]))
+        ] + (facets.map { [("facets", $0.json), ("facetsExact", .bool($0.exact))] } ?? [])))
     }
 }
 
@@ -220,6 +224,7 @@ extension SearchResponse {
                   corrections: corrections, total: json["estimatedTotalHits"]?.intValue ?? results.count,
                   totalIsExact: json["totalHitsExact"]?.boolValue ?? true, offset: json["offset"]?.intValue ?? 0,
                   processingTimeMs: json["processingTimeMs"]?.doubleValue ?? 0)
+        if let facets = json["facets"] { self.facets = try FacetCounts(json: facets, exact: json["facetsExact"]?.boolValue ?? false) }
     }
 }
 

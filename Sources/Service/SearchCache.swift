@@ -41,6 +41,7 @@ final class SearchCache: Sendable {
         var snippets: Bool
         var typing: Bool
         var filter: SearchFilter
+        var facets: Set<Facet>
 
         init(_ request: SearchRequest) {
             query = request.text
@@ -51,6 +52,7 @@ final class SearchCache: Sendable {
             snippets = request.snippets
             typing = request.typing
             filter = request.filter
+            facets = request.facets
         }
 
         var bytes: Int {

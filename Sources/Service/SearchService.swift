@@ -231,7 +231,7 @@ public final class SearchService: Sendable {
 
     /// The parameters `GET /v1/search` reads; any other is refused, so a misspelt one
     /// (`limt`, `ofset`) is not silently ignored.
-    static let searchParameters: Set<String> = Set(["q", "limit", "offset", "platform", "installed", "snippets", "typing"])
+    static let searchParameters: Set<String> = Set(["q", "limit", "offset", "platform", "installed", "snippets", "typing", "facets"])
         .union(SearchFilter.parameterNames)
 
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
@@ -267,6 +267,7 @@ public final class SearchService: Sendable {
         search.offset = try number("offset") ?? 0
         search.filter = try SearchFilter { request.queryValue($0) }
         if ["1", "true"].contains(request.queryValue("installedOnly") ?? "") { search.filter.restrict(toAppsIn: installed, platform: platform) }
+        search.facets = try Facet.parse(request.queryValue("facets") ?? "")
         search.now = now
         try search.validate(maximumResults: maximumResults)
         return search

@@ -32,6 +32,7 @@ public struct ServiceClient: Sendable {
         if request.offset > 0 { parameters.append(("offset", String(request.offset))) }
         if request.typing { parameters.append(("typing", "1")) }
         parameters += request.filter.queryParameters
+        if !request.facets.isEmpty { parameters.append(("facets", request.facets.map(\.rawValue).sorted().joined(separator: ","))) }
         let query = parameters.map { "\($0.0)=\(Unreserved.encodingOthers($0.1))" }.joined(separator: "&")
         let answer = try send("/v1/search?" + query, method: "GET", body: nil, timeout: 30)
         do {

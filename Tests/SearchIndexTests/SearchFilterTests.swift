@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import SearchIndex
 import Testing
 
@@ -141,5 +142,41 @@ extension SearchFilter {
         var copy = self
         change(&copy)
         return copy
+    }
+}
+
+/// Facet counts over a search's matches: exact while the matches are fewer than the counted
+/// depth, marked estimated past it, and the page the same as without them.
+@Suite struct FacetTests {
+    @Test func countsByContentTypeAndSite() throws {
+        let t = try TemporaryIndex()
+        var list: [SearchableItem] = []
+        for i in 0..<30 {
+            var entry = item("i\(i)", "lemon tart \(i)", web: "https://site\(i % 3).example/\(i)")
+            entry.contentType = i % 5 == 0 ? "public.image" : "public.recipe"
+            list.append(entry)
+        }
+        list.append(item("other", "chocolate cake", web: "https://site0.example/cake"))
+        try t.index.upsert(list)
+        var request = SearchRequest("lemon tart", limit: 5)
+        let plain = try t.index.search(request)
+        #expect(plain.facets == nil)
+        request.facets = [.contentType, .domain]
+        let faceted = try t.index.search(request)
+        #expect(faceted.hits.map(\.item.uniqueIdentifier) == plain.hits.map(\.item.uniqueIdentifier), "the page does not change")
+        let facets = try #require(faceted.facets)
+        #expect(facets.exact)
+        #expect(facets.counts[.contentType]?.map(\.value) == ["public.recipe", "public.image"])
+        #expect(facets.counts[.contentType]?.map(\.count) == [24, 6])
+        #expect(facets.counts[.domain]?.map(\.count) == [10, 10, 10], "the cake on site0 does not match")
+        #expect(facets.counts[.domain]?.map(\.value) == ["site0.example", "site1.example", "site2.example"])
+        // Filters narrow the counts too.
+        request.filter = SearchFilter(domain: "site1.example")
+        #expect(try t.index.search(request).facets?.counts[.domain]?.map(\.value) == ["site1.example"])
+        // As JSON and back, as a client or a router reads them.
+        let json = faceted.json
+        #expect(try SearchResponse(json: JSONParser.parse(JSONWriter.string(json))).facets == facets)
+        #expect(FacetCounts.merged([facets, facets]).counts[.contentType]?.map(\.count) == [48, 12])
+        #expect(throws: SearchIndexError.self) { try Facet.parse("colour") }
     }
 }

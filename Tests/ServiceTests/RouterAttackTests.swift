@@ -147,7 +147,11 @@ import Testing
         let asked = Mutex<[JSONValue]>([])
         let node = try HTTPServer { request in
             if request.path == "/v1/shard/search", let body = try? JSONParser.parse(bytes: request.body) { asked.withLock { $0.append(body) } }
-            return request.path == "/v1/shard/statistics" ? .json(RouterAttackTests.statistics) : .json(RouterAttackTests.answer([]))
+            guard request.path == "/v1/shard/search" else { return .json(RouterAttackTests.statistics) }
+            var answer = RouterAttackTests.answer([]).objectValue!
+            answer.append("facets", ["contentType": ["public.image": 2, "public.recipe": 1]])
+            answer.append("facetsExact", true)
+            return .json(.object(answer))
         }
         defer { node.stop() }
         try RouterAttackTests.withRouter(over: [node, node]) { _, search in
@@ -155,6 +159,10 @@ import Testing
             let filters = asked.withLock { $0.map { $0["filter"] } }
             #expect(filters.count == 2 && filters.allSatisfy { $0 == ["domain": "shop.example", "hasApp": "ios"] }, "\(filters)")
             #expect(search("q=tart&hasApp=windows").status == 400)
+            let faceted = try JSONParser.parse(bytes: search("q=tart&facets=contentType").body)
+            #expect(faceted["facets"] == ["contentType": ["public.image": 4, "public.recipe": 2]], "every shard's counts summed")
+            #expect(faceted["facetsExact"] == true)
+            #expect(asked.withLock { $0.last?["facets"] } == ["contentType"])
         }
     }
 }

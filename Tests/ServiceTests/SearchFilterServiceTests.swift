@@ -37,7 +37,12 @@ import Testing
         // The unfiltered answer is cached; a filtered one is its own.
         #expect(Set(running.ids("lemon tart")) == ["a-1", "a-2", "b-1"])
 
-        for bad in ["&hasApp=windows", "&domain=not%20a%20host", "&contentType=", "&colour=red"] {
+        let faceted = running.call("GET", "/v1/search?q=lemon+tart&facets=contentType,domain").json
+        #expect(faceted?["facets"] == ["contentType": ["public.image": 2, "public.recipe": 1], "domain": ["a.example": 2, "b.example": 1]])
+        #expect(faceted?["facetsExact"] == true)
+        #expect(running.call("GET", "/v1/search?q=lemon+tart").json?["facets"] == nil, "only when asked")
+
+        for bad in ["&hasApp=windows", "&domain=not%20a%20host", "&contentType=", "&colour=red", "&facets=colour"] {
             let reply = running.call("GET", "/v1/search?q=lemon" + bad)
             #expect(reply.status == 400, "\(bad)")
             #expect(reply.json?["error"]?["code"] == "invalid-query", "\(bad): \(reply.text)")

@@ -41,6 +41,14 @@ struct SearchResultsSummary {
             if !facts.isEmpty { add("   " + facts.joined(separator: " · ")) }
             lines.append("")
         }
+        if let facets = response.facets {
+            for (facet, values) in facets.counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let label = facet == .contentType ? "By content type" : "By site"
+                add("\(label)\(facets.exact ? "" : " (of the best \(Facet.candidates))"): "
+                    + (values.isEmpty ? "none" : values.map { "\($0.value) \($0.count)" }.joined(separator: ", ")))
+            }
+            lines.append("")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -32,6 +32,7 @@ struct SearchCommand: Command {
             Option.contentType,
             Option.hasApp,
             Option.installedOnly,
+            Option.facets,
             Option.server,
             Option.cacert,
             StoreOption.option,
@@ -53,6 +54,7 @@ struct SearchCommand: Command {
     var caCertificates: String?
     var store: StoreOption
     var filter: SearchFilter
+    var facets: Set<Facet>
 
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
@@ -77,6 +79,11 @@ struct SearchCommand: Command {
             throw UsageError(error.message)
         }
         if arguments.flag(Option.installedOnly) { filter.restrict(toAppsIn: installed, platform: platform) }
+        do {
+            facets = try Facet.parse(arguments.value(Option.facets) ?? "")
+        } catch {
+            throw UsageError(error.message)
+        }
         if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
 
@@ -85,6 +92,7 @@ struct SearchCommand: Command {
         var request = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: !json)
         request.typing = typing
         request.filter = filter
+        request.facets = facets
         return request
     }
 
@@ -147,6 +155,7 @@ extension SearchCommand {
             "--domain-identifier", "id", help: "Only items of this domainIdentifier, or one under it (com.app.albums covers com.app.albums.2024).")
         static let contentType = OptionSpec.value("--content-type", "type", help: "Only items of this content type (public.image, public.event…).")
         static let hasApp = OptionSpec.value("--has-app", "ios|android", help: "Only items an app of this platform opens.")
+        static let facets = OptionSpec.value("--facets", "contentType,domain", help: "Also count the matches by content type and by site.")
         static let installedOnly = OptionSpec.flag("--installed-only", help: "Only items one of the --installed apps opens.")
         static let asYouType = OptionSpec.flag("--as-you-type", help: "The query is still being typed: the last word also matches the words it begins.")
         static let server = OptionSpec.value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index.")
