@@ -136,4 +136,46 @@ import WebURL
         #expect(outcome.failure == nil)
         #expect(Self.markup(outcome, web)?.title == "Plum tart")
     }
+
+    /// `--render-concurrency 1`: three pages asked at once render one after another (the
+    /// data request of one is never open while another's is).
+    @Test func rendersAtOnceAreBounded() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let open = Mutex((now: 0, most: 0))
+        web.route("shop.test", "/api/recipe.json") { _ in
+            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            usleep(200_000)
+            open.withLock { $0.now -= 1 }
+            return HTTPServerResponse(status: 200, headers: [HTTPField("Content-Type", "application/json")],
+                                      body: .bytes(Array(#"{"id": 1, "name": "Pear tart", "text": "Pears."}"#.utf8)))
+        }
+        let renderer = Self.renderer(web) { $0.concurrency = 1 }
+        defer { renderer.browser.kill() }
+        let outcomes = Mutex<[RenderOutcome]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            let outcome = Self.render(renderer, web)
+            outcomes.withLock { $0.append(outcome) }
+        }
+        #expect(outcomes.withLock { $0.allSatisfy { $0.failure == nil } })
+        #expect(open.withLock { $0.most } == 1)
+    }
+
+    /// A browser past its memory bound is started again once no render uses it.
+    @Test func aBrowserPastItsMemoryBoundIsStartedAgain() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        var fetch = FetchConfiguration(userAgent: "Searchlightbot/test")
+        fetch.addressPolicy = .any
+        fetch.resolve = [web.resolveEntry("shop.test")]
+        var bound = Browser.Configuration()
+        bound.maximumResidentBytes = 1
+        let renderer = Renderer(browser: Browser(configuration: bound),
+                                subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot"))
+        defer { renderer.browser.kill() }
+        #expect(Self.render(renderer, web).failure == nil)
+        #expect(renderer.browser.processID == nil, "stopped once the render ended")
+        #expect(Self.render(renderer, web).failure == nil)
+        #expect(renderer.browser.starts == 2)
+    }
 }
