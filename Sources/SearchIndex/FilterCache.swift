@@ -72,7 +72,7 @@ final class FilterCache: Sendable {
         return entry.rows
     }
 
-    private static func highestRowid(_ connection: SQLiteConnection) throws -> Int64 {
+    static func highestRowid(_ connection: SQLiteConnection) throws -> Int64 {
         let statement = try connection.statement("SELECT coalesce(max(rowid), 0) FROM items")
         defer { statement.reset() }
         _ = try statement.step()

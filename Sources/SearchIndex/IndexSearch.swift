@@ -46,7 +46,7 @@ struct IndexSearch {
         var facetRows: [Int64] = []
         if !request.facets.isEmpty {
             facetRows = candidates.map(\.rowid)
-            facets = try FacetCounts.count(request.facets, rowids: facetRows, exact: candidates.count < depth, connection: connection)
+            facets = try FacetCounts.count(request.facets, rowids: facetRows, exact: candidates.count < depth, file: identity, connection: connection)
             candidates = Array(candidates.prefix(searched))
         }
         var feedbackRows: [Int64] = []

@@ -178,5 +178,12 @@ extension SearchFilter {
         #expect(try SearchResponse(json: JSONParser.parse(JSONWriter.string(json))).facets == facets)
         #expect(FacetCounts.merged([facets, facets]).counts[.contentType]?.map(\.count) == [48, 12])
         #expect(throws: SearchIndexError.self) { try Facet.parse("colour") }
+        // Items written after the counts were first taken are counted too, by their new version.
+        var moved = list[1]
+        moved.webURL = "https://site9.example/1"
+        try t.index.upsert([moved])
+        request.filter = SearchFilter()
+        #expect(try t.index.search(request).facets?.counts[.domain]?.first { $0.value == "site9.example" }?.count == 1)
+        #expect(try t.index.search(request).facets?.counts[.domain]?.first { $0.value == "site1.example" }?.count == 9)
     }
 }
