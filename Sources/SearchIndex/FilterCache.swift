@@ -33,13 +33,13 @@ final class FilterCache: Sendable {
     func rows(_ filter: SearchFilter, file: String, connection: SQLiteConnection) throws -> FilterRows {
         let key = Key(file: file, filter: filter)
         let cached = entries.withLock { $0.map[key] }
-        var rows = cached?.rows.rows ?? RowSet()
+        var rows = try cached?.rows.rows ?? RowSet(base: Self.lowestRowid(connection))
         var segments = cached?.rows.segments ?? FilterRows.Segments()
         var covered = cached?.covered ?? 0
         let highest = try Self.highestRowid(connection)
         if highest < covered {
             // The file was made again from nothing: start over.
-            rows = RowSet()
+            rows = RowSet(base: try Self.lowestRowid(connection))
             segments = FilterRows.Segments()
             covered = 0
         }
@@ -70,6 +70,14 @@ final class FilterCache: Sendable {
             }
         }
         return entry.rows
+    }
+
+    /// The oldest item's rowid: no row below it can appear again (rowids only count up).
+    static func lowestRowid(_ connection: SQLiteConnection) throws -> Int64 {
+        let statement = try connection.statement("SELECT coalesce(min(rowid), 0) FROM items")
+        defer { statement.reset() }
+        _ = try statement.step()
+        return statement.int64(0)
     }
 
     static func highestRowid(_ connection: SQLiteConnection) throws -> Int64 {
@@ -110,30 +118,39 @@ final class FilterRows: Sendable {
     }
 }
 
-/// A set of rowids as bits, one per rowid from 0.
+/// A set of rowids as bits, one per rowid from `base` (the oldest item's when the set was
+/// made): its memory is a bit per rowid written since that item, which a long-lived index
+/// whose oldest item stays keeps growing (rewritten items take new rowids).
 struct RowSet: Sendable {
+    private let base: Int64
     private var words: [UInt64] = []
     private(set) var count = 0
 
+    init(base: Int64 = 0) {
+        self.base = max(0, base)
+    }
+
     mutating func reserve(through rowid: Int64) {
-        let needed = Int(rowid >> 6) + 1
+        guard rowid >= base else { return }
+        let needed = Int((rowid - base) >> 6) + 1
         if words.count < needed { words += Array(repeating: 0, count: needed - words.count) }
     }
 
     mutating func insert(_ rowid: Int64) {
-        guard rowid >= 0 else { return }
+        guard rowid >= base else { return }
         reserve(through: rowid)
-        let bit = UInt64(1) << UInt64(rowid & 63)
-        if words[Int(rowid >> 6)] & bit == 0 {
-            words[Int(rowid >> 6)] |= bit
+        let offset = rowid - base
+        let bit = UInt64(1) << UInt64(offset & 63)
+        if words[Int(offset >> 6)] & bit == 0 {
+            words[Int(offset >> 6)] |= bit
             count += 1
         }
     }
 
     @inline(__always)
     func contains(_ rowid: Int64) -> Bool {
-        guard rowid >= 0 else { return false }
-        let index = Int(rowid >> 6)
-        return index < words.count && words[index] & (UInt64(1) << UInt64(rowid & 63)) != 0
+        guard rowid >= base else { return false }
+        let index = Int((rowid - base) >> 6)
+        return index < words.count && words[index] & (UInt64(1) << UInt64((rowid - base) & 63)) != 0
     }
 }

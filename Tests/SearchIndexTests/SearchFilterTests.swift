@@ -75,6 +75,19 @@ import Testing
         #expect(try Self.ids(t.index, images) == ["album-2", "album-4", "web-1"])
     }
 
+    /// The sets start at the oldest item's rowid: items whose rows come after many deleted
+    /// ones are filtered and counted the same.
+    @Test func rowsAfterDeletedOnesAreFilteredAndCounted() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert((0..<200).map { item("old-\($0)", "lemon tart \($0)") })
+        #expect(try t.index.delete(identifiers: (0..<200).map { "old-\($0)" }) == 200)
+        try t.index.upsert(Self.items())
+        #expect(try Self.ids(t.index, SearchFilter(contentType: "public.image")) == ["album-1", "album-2"])
+        var request = SearchRequest("lemon tart", limit: 20)
+        request.facets = [.contentType]
+        #expect(try t.index.search(request).facets?.counts[.contentType]?.map(\.count) == [2, 1, 1])
+    }
+
     /// A filter that leaves fewer results than the page still finds every one of them past
     /// the pruning: many better matches that fail do not crowd out the few that pass.
     @Test func aRareFilterFindsItsFewAmongManyBetterMatches() throws {
