@@ -147,8 +147,9 @@ struct PageAnalyzer: Sendable {
         }
         let template = templates?.observe(origin: url.origin, blocks: markup.mainText.contentHashes()) ?? []
         do {
-            result.kind = .indexed(try builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now,
-                                                    template: template))
+            var item = try builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now, template: template)
+            item.rendered = result.render?.html != nil
+            result.kind = .indexed(item)
         } catch {
             result.kind = .notIndexed(.invalidItem)
         }

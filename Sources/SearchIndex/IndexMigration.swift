@@ -76,6 +76,7 @@ enum IndexMigration {
         try connection.transaction {
             try connection.execute(ChangeLog.schema)
             try addDeletedCount(connection)
+            try addRenderedColumn(connection)
             try IndexSchema.setVersion(connection)
         }
     }
@@ -85,8 +86,25 @@ enum IndexMigration {
     static func fromVersion5(_ connection: SQLiteConnection) throws {
         try connection.transaction {
             try addDeletedCount(connection)
+            try addRenderedColumn(connection)
             try IndexSchema.setVersion(connection)
         }
+    }
+
+    /// Version 6 had no `items.rendered`: added, 0 for every item (none was rendered then).
+    static func fromVersion6(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try addRenderedColumn(connection)
+            try IndexSchema.setVersion(connection)
+        }
+    }
+
+    static func addRenderedColumn(_ connection: SQLiteConnection) throws {
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('items') WHERE name = 'rendered'")
+        try columns.step()
+        let present = columns.int(0) > 0
+        columns.reset()
+        if !present { try connection.execute("ALTER TABLE items ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0") }
     }
 
     /// Adds `segments.deleted` where an older `segments` table lacks it (tables kept by the

@@ -26,10 +26,11 @@ import SQLite
 /// Version 4 made an item's identity (owner, identifier) instead of the identifier alone,
 /// engagement per item with its anonymous part counted by network, and added the items'
 /// language and their words' stems (older items are analysed again, stems and all).
-/// Version 5 added the change log; 6 counts each segment's deleted documents.
+/// Version 5 added the change log; 6 counts each segment's deleted documents; 7 added
+/// `items.rendered` (a crawled page read as a browser rendered it).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 6
+    static let version = 7
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,6 +62,7 @@ enum IndexSchema {
             length INTEGER NOT NULL DEFAULT 0,
             record TEXT,
             language TEXT,
+            rendered INTEGER NOT NULL DEFAULT 0,
             UNIQUE(owner, uid)
         );
         CREATE INDEX IF NOT EXISTS items_uid ON items(uid);
@@ -109,6 +111,8 @@ enum IndexSchema {
             try IndexMigration.fromVersion4(connection)
         } else if found == 5 {
             try IndexMigration.fromVersion5(connection)
+        } else if found == 6 {
+            try IndexMigration.fromVersion6(connection)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

@@ -212,10 +212,16 @@ struct IndexSearch {
     static let itemColumns = """
         i.uid, i.domain_id, i.content_type, i.title, i.keywords, i.description, i.thumbnail, i.web_url, i.rating, i.rating_scale,
         i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback, i.source, i.owner, i.expires, i.updated,
-        i.record, i.language
+        i.record, i.language, i.rendered
         """
 
     static func item(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
+        var item = readItem(from: s, offset: o)
+        item.rendered = s.int(o + 23) != 0
+        return item
+    }
+
+    private static func readItem(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
         let keywords = (s.string(o + 4) ?? "").split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
         let description = s.string(o + 5) ?? ""
         return SearchableItem(

@@ -199,6 +199,7 @@ extension SearchHit {
             ("ratingScale", JSONValue(item.ratingScale)),
             ("ratingCount", item.ratingCount.map { JSONValue($0) } ?? .null),
         ])
+        if item.rendered { fields.append("rendered", true) }
         if let snippet {
             // Plain text, and where the matches are: UTF-16 offsets, as JavaScript strings
             // index them (no control characters or markup in the JSON).
@@ -238,13 +239,14 @@ extension SearchHit {
                              name: text("name", in: app), deepLink: text("deepLink", in: app),
                              isUniversalLink: app["universalLink"]?.boolValue ?? false)
         }
-        let item = SearchableItem(
+        var item = SearchableItem(
             uniqueIdentifier: text("id") ?? "", contentType: text("contentType"), title: text("title") ?? "",
             contentDescription: text("description"), thumbnailURL: text("thumbnail"), webURL: text("url"),
             rating: json["rating"]?.doubleValue, ratingScale: json["ratingScale"]?.doubleValue ?? 5, ratingCount: json["ratingCount"]?.intValue,
             price: text("price"), currency: text("currency"), apps: apps,
             source: text("source").flatMap(SearchableItem.Source.init(rawValue:)) ?? .pushed,
             record: json["source"].flatMap(RecordReference.init(json:)))
+        item.rendered = json["rendered"]?.boolValue ?? false
         let action = json["action"].flatMap { action -> TapAction? in
             guard let kind = text("type", in: action).flatMap(TapAction.Kind.init(rawValue:)) else { return nil }
             let url = text("url", in: action)

@@ -17,7 +17,7 @@ extension SearchableItem {
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback), "bodyText": .string(bodyText),
             "expirationDate": expirationDate.map { JSONValue($0.timeIntervalSince1970) }, "source": .string(source.rawValue),
             "owner": owner.map(JSONValue.string), "lastUpdated": JSONValue(lastUpdated.timeIntervalSince1970),
-            "record": record?.json, "language": language.map(JSONValue.string),
+            "record": record?.json, "language": language.map(JSONValue.string), "rendered": rendered ? .bool(true) : nil,
         ]))
     }
 
@@ -39,5 +39,6 @@ extension SearchableItem {
             owner: value["owner"]?.stringValue,
             lastUpdated: Date(timeIntervalSince1970: value["lastUpdated"]?.doubleValue ?? 0),
             record: value["record"].flatMap(RecordReference.init(json:)), language: value["language"]?.stringValue)
+        rendered = value["rendered"]?.boolValue ?? false
     }
 }

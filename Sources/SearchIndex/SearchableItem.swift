@@ -45,6 +45,9 @@ public struct SearchableItem: Sendable, Hashable {
     /// The language of its text, a BCP 47 tag (`en`, `fr-CA`): which Snowball stemmer its
     /// words are stemmed with (English when nil).
     public var language: String?
+    /// A crawled page read from the document a browser built (`crawl --render`), not from its
+    /// HTML as sent. Only the crawler sets it.
+    public var rendered = false
 
     public init(
         uniqueIdentifier: String, domainIdentifier: String? = nil, contentType: String? = nil, title: String,

@@ -176,6 +176,7 @@ public enum OpenAPIDocument {
                     "action": object(["type": ["type": "string", "enum": ["open-app", "open-web", "install-app"]], "url": nullableString]),
                     "source": ["description": "How the item came: crawled, pushed or activity (the API never names app records; local searches do).",
                                "type": "string", "enum": ["crawled", "pushed", "activity"]],
+                    "rendered": ["type": "boolean", "description": "Present and true when the crawler read the page as a browser rendered it."],
                     "snippet": string,
                     "snippetHighlights": ["type": "array", "description": "[start, end) UTF-16 offsets of the matches in snippet.",
                                           "items": ["type": "array", "items": integer, "minItems": 2, "maxItems": 2]],
@@ -188,6 +189,9 @@ public enum OpenAPIDocument {
                     "processingTimeMs": ["type": "number", "description": "How long the answer took to compute (a cached answer keeps its figure)."],
                     "corrections": ["type": "object", "additionalProperties": ["type": "array", "items": string]],
                     "engagementToken": ["type": "string", "description": "Signed proof of the first 20 results shown; send it with their impressions and clicks."],
+                    "facets": ["type": "object", "description": "With facets=: per facet, its values' counts (at most 20, most frequent first).",
+                               "additionalProperties": ["type": "object", "additionalProperties": integer]],
+                    "facetsExact": ["type": "boolean", "description": "The facets count every match (else the best 1,000)."],
                 ], required: ["query", "results"]),
             ],
         ]

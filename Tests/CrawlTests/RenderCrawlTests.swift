@@ -48,7 +48,10 @@ import Testing
         let shell = try #require(hits.first)
         #expect(shell["title"] == "Quince frangipane tart")
         #expect(shell["apps"]?.arrayValue?.contains { $0["deepLink"] == "tarts://recipe/42" } == true, "the banner the script added")
-        #expect(try crawl.search("bakery oven").first?["title"] == "About the bakery")
+        #expect(shell["rendered"] == true, "the item says it was read as a browser rendered it")
+        let about = try #require(try crawl.search("bakery oven").first)
+        #expect(about["title"] == "About the bakery")
+        #expect(about["rendered"] == nil)
 
         // The WARC keeps the response as sent and the rendered document as a conversion
         // record that refers to it, as warcio reads them.

@@ -268,6 +268,34 @@ extension RetrievalTests {
     }
 }
 
+/// Version 6 files (no `items.rendered`) open as version 7 with every item not rendered, and
+/// take rendered items after.
+@Suite struct RenderedColumnMigrationTests {
+    @Test func aVersion6IndexGainsTheRenderedColumn() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert([item("a", "Lemon tart")])
+        try t.index.withConnection { connection in
+            try connection.execute("""
+                ALTER TABLE items DROP COLUMN rendered;
+                UPDATE meta SET value = '6' WHERE key = 'schema_version';
+                """)
+        }
+        let index = try SearchIndex(path: t.index.path)
+        #expect(try index.item(ItemKey(owner: nil, identifier: "a"))?.rendered == false)
+        var shell = item("b", "Lemon tart rendered")
+        shell.rendered = true
+        try index.upsert([shell])
+        #expect(try index.search(SearchRequest("rendered")).hits.first?.item.rendered == true)
+        #expect(try index.search(SearchRequest("rendered")).hits.first?.json(showingRecord: false)["rendered"] == true)
+        let version = try index.withConnection { connection in
+            let statement = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
+            try statement.step()
+            return statement.string(0)
+        }
+        #expect(version == "7")
+    }
+}
+
 extension SearchIndex {
     /// A query word's tokens, as the index's tokenizer makes them.
     func testTokens(_ word: String) -> [String] {
