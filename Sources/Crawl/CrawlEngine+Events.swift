@@ -72,6 +72,7 @@ extension CrawlEngine {
         report.record(decision, page: result)
         batch.apply(decision, page: result)
         if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
+        for (origin, requests) in result.render?.requests ?? [:] { hosts[origin]?.counted(requests: requests, now: now) }
         for link in decision.links { try addLink(link) }
         var duplicateOf: String?
         if case .exact(let first) = duplicate { duplicateOf = first }

@@ -132,6 +132,17 @@ struct HostMachine {
         nextAllowed = now.addingTimeInterval(delay)
     }
 
+    /// Requests made to this host outside its page schedule — a rendered page's scripts and
+    /// data, fetched by the renderer — count as pages did: the next page waits a delay for
+    /// each (at most ``maximumCountedRequests`` of them).
+    mutating func counted(requests: Int, now: Date) {
+        guard requests > 0 else { return }
+        nextAllowed = max(nextAllowed, now).addingTimeInterval(delay * Double(min(requests, Self.maximumCountedRequests)))
+    }
+
+    /// A render fetches at most 100 requests (``Renderer/Configuration/maximumRequests``).
+    static let maximumCountedRequests = 100
+
     /// The next thing to do for this host now, if anything.
     mutating func next(now: Date, limits: Limits) -> Action? {
         switch phase {

@@ -221,13 +221,16 @@ final class PageRender: Sendable {
                 refuse(id, session: session, reason)
                 return
             case .fetch:
-                switch WebURL(address).map({ subresources.fetch($0, headers: headers, budget: budget) }) ?? .refused(.notAllowed) {
+                let target = WebURL(address)
+                let answer = target.map { subresources.fetch($0, headers: headers, budget: budget) } ?? .refused(.notAllowed)
+                switch answer {
                 case .response(let status, let headers, let body):
                     state.withLock { $0.outcome.fetched += 1 }
                     fulfil(id, session: session, status: status, headers: headers, body: body)
                 case .refused(let reason):
                     refuse(id, session: session, reason)
                 }
+                if let target, answer.reachedHost { state.withLock { $0.outcome.requests[target.origin, default: 0] += 1 } }
             }
             state.withLock { $0.open -= 1; $0.lastActivity = .now() }
             changed.signal()

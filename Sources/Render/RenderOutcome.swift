@@ -21,6 +21,9 @@ public struct RenderOutcome: Sendable {
     public var failure: RenderFailure?
     /// Requests the page made that were fetched.
     public var fetched = 0
+    /// Requests that reached each origin (`scheme://host:port`), fetched or failed there: a
+    /// crawl counts them in the host's politeness.
+    public var requests: [String: Int] = [:]
     /// Requests not fetched, by reason.
     public var refused: [SubresourceRefusal: Int] = [:]
     public var seconds = 0.0

@@ -25,6 +25,14 @@ public enum SubresourceRefusal: String, Sendable, Hashable, CaseIterable {
 public enum SubresourceAnswer: Sendable {
     case response(status: Int, headers: [HTTPField], body: [UInt8])
     case refused(SubresourceRefusal)
+
+    /// The request went to the host (answered, or failed there).
+    var reachedHost: Bool {
+        switch self {
+        case .response: true
+        case .refused(let reason): reason == .failed
+        }
+    }
 }
 
 /// Fetches what a rendered page's scripts ask for, under the crawl's rules.

@@ -58,6 +58,7 @@ import WebURL
         #expect(markup.schema.name == "Lemon tart")
         #expect(markup.bodyText.contains("sharp lemon curd"))
         #expect(outcome.fetched == 2, "the script and its data, through the crawler's client")
+        #expect(outcome.requests == [web.origin("shop.test"): 2], "counted against the host's politeness")
         #expect(web.requests.contains { $0.hasSuffix("/api/recipe.json") })
         #expect(!web.requests.contains { $0 == "shop.test/" }, "the page itself is not fetched again")
     }
