@@ -20,6 +20,10 @@ final class PageRender: Sendable {
         var gone = false
         var requests = 0
         var documentServed = false
+        /// Documents the main frame committed: the first is the page's own.
+        var committed = 0
+        /// The main frame committed another document than the page's.
+        var navigatedAway = false
         var outcome = RenderOutcome()
     }
 
@@ -167,6 +171,13 @@ final class PageRender: Sendable {
             outcome.failure = .failed
             return nil
         }
+        // The document must still be the page's: a script that navigated away (its navigation
+        // refused) leaves the browser's error page, which is not the page. A router's
+        // `history.pushState` is not a navigation and keeps the document.
+        if state.withLock({ $0.navigatedAway }) {
+            outcome.failure = .failed
+            return nil
+        }
         guard let html = value.stringValue else {
             outcome.failure = .tooLarge
             return nil
@@ -184,6 +195,14 @@ final class PageRender: Sendable {
             state.withLock { $0.loaded = true; $0.lastActivity = .now() }
         case "Inspector.targetCrashed":
             state.withLock { $0.crashed = true }
+        case "Page.frameNavigated":
+            // The main frame (no parent) committing a document after the page's own (however the
+            // browser spells the page's URL, the first commit after the navigation is it).
+            guard params["frame"]?["parentId"] == nil else { return }
+            state.withLock { state in
+                state.committed += 1
+                if state.committed > 1 { state.navigatedAway = true }
+            }
         case "Browser.gone":
             state.withLock { $0.gone = true }
         default:

@@ -102,6 +102,20 @@ import WebURL
         #expect(Self.markup(next, web)?.title == "Lemon tart")
     }
 
+    /// A script that navigates away is refused, and the browser's error page it leaves is
+    /// not taken for the page.
+    @Test func aPageThatNavigatesAwayIsNotReadAsTheErrorPage() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web)
+        defer { renderer.browser.kill() }
+        let leaving = "<!doctype html><html><head><title>Leaving</title></head><body><div id=root></div><script>location.href = '/elsewhere';</script></body></html>"
+        let outcome = Self.render(renderer, web, html: leaving)
+        #expect(outcome.failure == .failed)
+        #expect(outcome.html == nil)
+        #expect(!web.requests.contains { $0.hasSuffix("/elsewhere") }, "the navigation is not fetched")
+    }
+
     @Test func aHugeDocumentIsNotRead() throws {
         let web = try Self.web()
         defer { web.stop() }
