@@ -1,0 +1,81 @@
+import Fetch
+import Foundation
+@testable import Crawl
+import SearchIndex
+import StoreSeams
+import Testing
+import WebRules
+import WebURL
+
+/// The crawl's verdict on one analysed page, decided without any I/O (``PageDecision``).
+@Suite struct PageDecisionTests {
+    static let now = Date(timeIntervalSince1970: 2_000_000_000)
+    static let url = WebURL("https://site.example/a")!
+
+    static func decide(_ kind: PageAnalyzer.Result.Kind, entry: FrontierEntry? = nil, duplicate: PageDecision.Duplicate? = nil,
+                       digest: String? = nil) throws -> PageDecision {
+        let entry = entry ?? FrontierEntry(id: 1, url: url, origin: url.origin, depth: 1)
+        var page = PageAnalyzer.Result(entry: entry, kind: kind, status: 200, bytes: 10)
+        page.digest = digest.map { ContentDigest(of: Array($0.utf8)) }
+        let admission = LinkAdmission(keys: FrontierKey(), scope: try CrawlScope(seeds: [WebURL("https://site.example/")!]), maximumDepth: 5)
+        let configuration = CrawlConfiguration(dataDirectory: "/nonexistent", fetch: FetchConfiguration(userAgent: "test"))
+        return PageDecision(page, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
+    }
+
+    static let item = SearchableItem(uniqueIdentifier: url.string, title: "A page", webURL: url.string, source: .crawled)
+
+    @Test func anIndexablePageIsWrittenAndReplacesItsOldItem() throws {
+        var entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)
+        entry.itemID = "https://site.example/old-canonical"
+        let decision = try Self.decide(.indexed(Self.item), entry: entry, digest: "body")
+        #expect(decision.indexed && decision.upsert?.uniqueIdentifier == Self.url.string)
+        #expect(decision.deletes == ["https://site.example/old-canonical"])
+        #expect(decision.content?.url == Self.url.string)
+        #expect(decision.outcome?.itemID == Self.url.string)
+    }
+
+    @Test func aDuplicateIsNotWrittenAndDropsTheItemItHad() throws {
+        var entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)
+        entry.itemID = Self.url.string
+        for (duplicate, reason) in [(PageDecision.Duplicate.exact(of: "https://site.example/b"), SkipReason.duplicate), (.near, .nearDuplicate)] {
+            let decision = try Self.decide(.indexed(Self.item), entry: entry, duplicate: duplicate, digest: "body")
+            #expect(!decision.indexed && decision.upsert == nil)
+            #expect(decision.deletes == [Self.url.string])
+            #expect(decision.skipped == [reason: 1] && decision.outcome?.reason == reason.label)
+        }
+    }
+
+    @Test func aTransientFailureKeepsTheItemUntilTheGracePeriodEnds() throws {
+        var entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)
+        entry.itemID = Self.url.string
+        entry.failures = 2
+        entry.firstFailure = Self.now.addingTimeInterval(-3600)
+        let early = try Self.decide(.failed(.http(503), backOff: 60), entry: entry)
+        #expect(early.deletes.isEmpty && early.hostError && early.backOff == 60)
+        #expect(early.outcome?.failures == 3 && early.outcome?.firstFailure == entry.firstFailure)
+        entry.firstFailure = Self.now.addingTimeInterval(-8 * 86_400)
+        let late = try Self.decide(.failed(.http(503), backOff: nil), entry: entry)
+        #expect(late.deletes == [Self.url.string])
+        #expect(late.skipped[.failingBeyondGracePeriod] == 1)
+    }
+
+    @Test func aNotModifiedPageConfirmsItsItem() throws {
+        var entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)
+        entry.itemID = Self.url.string
+        let decision = try Self.decide(.notModified, entry: entry)
+        #expect(decision.notModified && decision.outcome?.status == 304)
+        #expect(decision.confirmation?.id == Self.url.string)
+        #expect(decision.upsert == nil && decision.deletes.isEmpty)
+    }
+
+    @Test func aRedirectOutOfScopeDropsTheItem() throws {
+        var entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)
+        entry.itemID = Self.url.string
+        let inside = try Self.decide(.redirect(WebURL("https://site.example/b")!), entry: entry)
+        #expect(inside.redirect && inside.links.map(\.url.string) == ["https://site.example/b"])
+        #expect(inside.deletes == [Self.url.string], "the item moves to the target")
+        let outside = try Self.decide(.redirect(WebURL("https://elsewhere.example/")!), entry: entry)
+        #expect(outside.links.isEmpty && outside.deletes == [Self.url.string])
+        #expect(outside.outcome?.reason != nil)
+    }
+}
