@@ -105,6 +105,18 @@ final class FilterRows: Sendable {
         self.segments = segments
     }
 
+    /// Forgets the bits of segments no longer searched (merged away), so that a filter kept
+    /// for long holds bits for the index's current segments only.
+    func keep(segments current: [Int64]) {
+        segments.bits.withLock { bits in
+            guard bits.keys.contains(where: { !current.contains($0) }) else { return }
+            bits = bits.filter { current.contains($0.key) }
+        }
+    }
+
+    /// How many segments' bits are held.
+    var segmentsHeld: Int { segments.bits.withLock { $0.count } }
+
     /// Bit `i` set when the segment's document `i` (`rowids[i]`) passes; one word past the
     /// last, so a window may read a word beyond its own.
     func ordinals(segment: Int64, rowids: [Int64]) -> [UInt64] {

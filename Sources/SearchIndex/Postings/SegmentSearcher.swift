@@ -357,6 +357,7 @@ struct SegmentSearcher {
     private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool, rows: CandidateRows,
                          allowed: FilterRows?) throws -> [TopK.Entry] {
         let live = LivenessCheck(rows: rows, now: now, allowed: allowed?.rows)
+        allowed?.keep(segments: segments.map(\.info.id))
         for segment in segments { live.exclude(SegmentCache.shared.gone(file: file, segment: segment.info.id)) }
         for attempt in 0..<5 {
             if attempt == 4 { live.checksEveryEntrant = true }
