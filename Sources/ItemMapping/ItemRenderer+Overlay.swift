@@ -33,6 +33,7 @@ extension ItemRenderer {
         if fields[.address] != nil, let address = rendered.address { result.address = address }
         if fields[.contentType] != nil, let type = rendered.contentType { result.contentType = type }
         if fields[.text] != nil, !rendered.bodyText.isEmpty { result.bodyText = rendered.bodyText }
+        if let location = rendered.location { result.location = location }
         for var app in rendered.apps where !result.apps.contains(where: { $0.platform == app.platform && $0.identity == app.identity }) {
             app.evidence = .schemaAction
             result.apps.append(app)

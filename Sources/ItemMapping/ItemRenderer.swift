@@ -55,6 +55,11 @@ public enum ItemRenderer {
                 }
                 item.expirationDate = Date(timeIntervalSince1970: seconds)
             }
+            switch (try number(.latitude), try number(.longitude)) {
+            case (let latitude?, let longitude?): item.location = GeoPoint(latitude: latitude, longitude: longitude)
+            case (nil, nil): break
+            default: throw Invalid(detail: "latitude and longitude go together: one of them is empty")
+            }
             item.keywords = try mapping.keywords.map { try $0.render(value) }
             item.apps = try mapping.apps.map { app in
                 var target = app.target

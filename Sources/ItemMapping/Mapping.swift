@@ -8,7 +8,7 @@ public struct Mapping: Sendable {
     /// An item field a mapping may set.
     public enum Field: String, Sendable, Hashable, CaseIterable {
         case title, contentDescription, thumbnailURL, webURL, expirationDate, rating, ratingScale, ratingCount, price, currency
-        case phone, address, contentType, domainIdentifier, text
+        case phone, address, contentType, domainIdentifier, text, latitude, longitude
     }
 
     /// An app that opens the item (checked as a pushed app is when the file is loaded),

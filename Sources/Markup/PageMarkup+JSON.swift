@@ -162,6 +162,7 @@ extension SchemaSummary: JSONRepresentable {
                     ("postalCode", a.postalCode.json), ("country", a.country.json), ("formatted", .string(a.formatted)),
                 ]))
             } ?? .null),
+            ("coordinates", coordinates.map { ["latitude": .init($0.latitude), "longitude": .init($0.longitude)] } ?? .null),
             ("interactions", .array(interactions.map { ["type": .string($0.type), "count": .init($0.count)] })),
             ("mediaURL", mediaURL.json),
             ("searchAction", searchAction.map(action) ?? .null),

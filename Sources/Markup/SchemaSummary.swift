@@ -24,6 +24,10 @@ public struct SchemaSummary: Sendable, Hashable {
     public var offer: Offer?
     public var telephone: String?
     public var address: Address?
+    /// Where the main entity is: its `geo` (GeoCoordinates), its own `latitude`/`longitude`
+    /// (a Place), or those of its `location` or `address`; numbers in range, and not 0,0
+    /// (a template's placeholder far more often than a place in the Gulf of Guinea).
+    public var coordinates: Coordinates?
     public var interactions: [Interaction] = []
     /// `contentUrl` of an AudioObject or VideoObject (Apple's "play" action).
     public var mediaURL: String?
@@ -61,6 +65,16 @@ public struct SchemaSummary: Sendable, Hashable {
         /// The address on one line.
         public var formatted: String {
             [street, locality, region, postalCode, country].compactMap { $0 }.joined(separator: ", ")
+        }
+    }
+
+    public struct Coordinates: Sendable, Hashable {
+        public var latitude: Double
+        public var longitude: Double
+
+        public init(latitude: Double, longitude: Double) {
+            self.latitude = latitude
+            self.longitude = longitude
         }
     }
 
@@ -141,6 +155,7 @@ public struct SchemaSummary: Sendable, Hashable {
         address = ([main] + organizations).lazy.compactMap { entity -> Address? in
             graph.resolve(SchemaVocabulary.value(entity, "address")).lazy.compactMap { Self.address($0) }.first
         }.first
+        coordinates = Self.coordinates(main, graph)
         interactions = Self.interactions(main, graph)
         for media in [main] + graph.resolve(SchemaVocabulary.value(main, "video")).compactMap(\.objectValue)
             + graph.resolve(SchemaVocabulary.value(main, "audio")).compactMap(\.objectValue)
@@ -197,6 +212,28 @@ public struct SchemaSummary: Sendable, Hashable {
             postalCode: SchemaVocabulary.text(SchemaVocabulary.value(o, "postalCode")),
             country: country)
         return address.formatted.isEmpty ? nil : address
+    }
+
+    /// The first coordinates of the entity itself, its `geo`, then its `location` and its
+    /// `address` (each of those itself or its `geo`).
+    private static func coordinates(_ main: JSONObject, _ graph: EntityGraph) -> Coordinates? {
+        func own(_ o: JSONObject) -> Coordinates? {
+            guard let latitude = SchemaVocabulary.value(o, "latitude")?.doubleValue, let longitude = SchemaVocabulary.value(o, "longitude")?.doubleValue,
+                latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude),
+                latitude != 0 || longitude != 0
+            else { return nil }
+            return Coordinates(latitude: latitude, longitude: longitude)
+        }
+        func placed(_ o: JSONObject) -> Coordinates? {
+            own(o) ?? graph.resolve(SchemaVocabulary.value(o, "geo")).lazy.compactMap { $0.objectValue.flatMap(own) }.first
+        }
+        if let found = placed(main) { return found }
+        for key in ["location", "address"] {
+            for value in graph.resolve(SchemaVocabulary.value(main, key)) {
+                if let o = value.objectValue, let found = placed(o) { return found }
+            }
+        }
+        return nil
     }
 
     private static func interactions(_ main: JSONObject, _ graph: EntityGraph) -> [Interaction] {

@@ -82,7 +82,7 @@ public struct ItemBuilder: Sendable {
             ?? og?.images.lazy.compactMap(\.bestURL).compactMap(resolve).first
             ?? card?.image.flatMap(resolve)
             ?? icon?.url.string
-        let item = SearchableItem(
+        var item = SearchableItem(
             uniqueIdentifier: id.string,
             domainIdentifier: ReverseDNS.name(forHost: id.host),
             contentType: schema.types.first ?? og?.type,
@@ -109,6 +109,7 @@ public struct ItemBuilder: Sendable {
             language: markup.language.flatMap { SearchableItem.isValidLanguageTag($0) ? $0 : nil })
         // The item contract for a page: text cleaned and cut, a value that breaks a rule (a
         // rating off its scale, a thumbnail that is not http(s)) left out.
+        item.location = schema.coordinates.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         var page = try mapped(item, markup: markup, now: now).validated(.crawled, now: now)
         // A count of ratings says nothing without the rating.
         if page.rating == nil { page.ratingCount = nil }

@@ -13,6 +13,8 @@ public struct ResultMerge: Sendable {
         public var key: ItemKey
         /// The result as the router shows it (``ShardResultRule``).
         public var json: JSONValue
+        /// Kilometres from the search's place, when it has one.
+        var distance: Double?
         var score: Double { candidate.score }
     }
 
@@ -60,7 +62,8 @@ public struct ResultMerge: Sendable {
                 let id = result["id"]?.stringValue, let checked = ShardResultRule.checked(result, now: now)
             else { return false }
             let key = ItemKey(owner: ItemKey.owner(stored: owners[index].stringValue), identifier: id)
-            added.append(Result(candidate: ResultOrder.Candidate(relevance: first, score: score, key: key.orderKey), key: key, json: checked))
+            added.append(Result(candidate: ResultOrder.Candidate(relevance: first, score: score, key: key.orderKey), key: key, json: checked,
+                                distance: checked["distance"]?.doubleValue))
         }
         results += added
         shardOfResult += Array(repeating: shard, count: added.count)
@@ -103,18 +106,27 @@ public struct ResultMerge: Sendable {
         corrections[word] = list
     }
 
-    /// The page from `offset`, `limit` long, best first, and whether its best result lacks
-    /// some of the words (as the shard that holds it said).
-    public func page(offset: Int, limit: Int) -> (results: [Result], matchedAnyWord: Bool) {
+    /// The page from `offset`, `limit` long, best first (nearest first for a distance order:
+    /// each shard sent its own page in that order), and whether its best result lacks some of
+    /// the words (as the shard that holds it said).
+    public func page(offset: Int, limit: Int, sort: SearchSort = .relevance) -> (results: [Result], matchedAnyWord: Bool) {
         // Every shard's candidates in first-stage order (a 64-bit order-key collision falls
         // back to owner and identifier), as many as one index would keep, then rescored.
         let firstStage = results.indices.sorted { a, b in
             let x = results[a].candidate, y = results[b].candidate
+            if sort == .distance, results[a].distance != results[b].distance {
+                return (results[a].distance ?? .infinity) < (results[b].distance ?? .infinity)
+            }
             if x.relevance != y.relevance || x.key != y.key { return x.precedesByRelevance(y) }
             return results[a].key < results[b].key
-        }.prefix(ResultOrder.candidates(offset: offset, limit: limit))
-        let kept = Array(firstStage)
-        let order = ResultOrder.rescored(kept.map { results[$0].candidate }).map { kept[$0] }
+        }
+        let order: [Int]
+        if sort == .distance {
+            order = firstStage
+        } else {
+            let kept = Array(firstStage.prefix(ResultOrder.candidates(offset: offset, limit: limit)))
+            order = ResultOrder.rescored(kept.map { results[$0].candidate }).map { kept[$0] }
+        }
         let page = order.dropFirst(offset).prefix(limit)
         let matchedAnyWord = order.first.map { matchedAnyWordByShard[shardOfResult[$0]] ?? false } ?? false
         return (page.map { results[$0] }, matchedAnyWord)

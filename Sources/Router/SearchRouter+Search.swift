@@ -30,6 +30,7 @@ extension SearchRouter {
         ]
         if !search.filter.isEmpty { fields.append(("filter", search.filter.json)) }
         if !search.facets.isEmpty { fields.append(("facets", .array(search.facets.map(\.rawValue).sorted().map(JSONValue.string)))) }
+        if search.sort != .relevance { fields.append(("sort", .string(search.sort.rawValue))) }
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)
         var parts: [CorpusStatistics] = []
@@ -66,7 +67,7 @@ extension SearchRouter {
         }
         count(\.searches)
         if !missing.isEmpty { count(\.partial) }
-        let page = merge.page(offset: search.offset, limit: search.limit)
+        let page = merge.page(offset: search.offset, limit: search.limit, sort: search.sort)
         let facets = search.facets.isEmpty ? nil : FacetCounts.merged(merge.facets)
         var object = JSONObject([
             ("query", .string(search.text)), ("offset", JSONValue(search.offset)), ("estimatedTotalHits", JSONValue(merge.total)),

@@ -14,6 +14,7 @@ final class CandidateRows {
         var ratingCount: Int?
         var updated: Double
         var engagement: EngagementCounts
+        var location: GeoPoint?
     }
 
     private let connection: SQLiteConnection
@@ -34,7 +35,8 @@ final class CandidateRows {
         guard !missing.isEmpty else { return }
         let statement = try connection.statement("""
             SELECT i.rowid, i.expires, i.quality, i.rating, i.rating_scale, i.rating_count, i.updated, coalesce(e.impressions, 0),
-                coalesce(e.clicks, 0), coalesce(e.anonymous_impressions, 0), coalesce(e.anonymous_clicks, 0), coalesce(e.anonymous_networks, 0)
+                coalesce(e.clicks, 0), coalesce(e.anonymous_impressions, 0), coalesce(e.anonymous_clicks, 0), coalesce(e.anonymous_networks, 0),
+                i.latitude, i.longitude
             FROM json_each(?1) j JOIN items i ON i.rowid = j.value LEFT JOIN engagement e ON e.owner = i.owner AND e.uid = i.uid
             """)
         statement.bind(1, "[" + missing.map(String.init).joined(separator: ",") + "]")
@@ -43,7 +45,10 @@ final class CandidateRows {
                 expires: statement.optionalDouble(1), quality: statement.double(2), rating: statement.optionalDouble(3),
                 ratingScale: statement.double(4), ratingCount: statement.optionalInt(5), updated: statement.double(6),
                 engagement: EngagementCounts(impressions: statement.int(7), clicks: statement.int(8), anonymousImpressions: statement.int(9),
-                                             anonymousClicks: statement.int(10), anonymousNetworks: statement.int(11)))
+                                             anonymousClicks: statement.int(10), anonymousNetworks: statement.int(11)),
+                location: statement.optionalDouble(12).flatMap { latitude in
+                    statement.optionalDouble(13).map { GeoPoint(latitude: latitude, longitude: $0) }
+                })
         }
         statement.reset()
     }

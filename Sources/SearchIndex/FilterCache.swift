@@ -46,12 +46,13 @@ final class FilterCache: Sendable {
         if let cached, highest == covered { return touch(key, cached) }
         if highest > covered {
             let condition = filter.condition
-            let statement = try connection.statement("SELECT rowid FROM items WHERE rowid > ? AND rowid <= ? AND \(condition.sql)")
-            statement.bind(1, covered)
-            statement.bind(2, highest)
-            for (index, argument) in condition.arguments.enumerated() { statement.bind(Int32(index + 3), argument) }
+            let statement = try connection.statement("SELECT rowid, latitude, longitude FROM items WHERE rowid > ? AND rowid <= ? AND \(condition.sql)")
+            statement.bind([.integer(covered), .integer(highest)] + condition.arguments)
             rows.reserve(through: highest)
-            while try statement.step() { rows.insert(statement.int64(0)) }
+            while try statement.step() {
+                guard filter.passes(latitude: statement.optionalDouble(1), longitude: statement.optionalDouble(2)) else { continue }
+                rows.insert(statement.int64(0))
+            }
             statement.reset()
             covered = highest
         }

@@ -77,6 +77,7 @@ enum IndexMigration {
             try connection.execute(ChangeLog.schema)
             try addDeletedCount(connection)
             try addRenderedColumn(connection)
+            try addPlaces(connection)
             try IndexSchema.setVersion(connection)
         }
     }
@@ -87,6 +88,7 @@ enum IndexMigration {
         try connection.transaction {
             try addDeletedCount(connection)
             try addRenderedColumn(connection)
+            try addPlaces(connection)
             try IndexSchema.setVersion(connection)
         }
     }
@@ -95,26 +97,45 @@ enum IndexMigration {
     static func fromVersion6(_ connection: SQLiteConnection) throws {
         try connection.transaction {
             try addRenderedColumn(connection)
+            try addPlaces(connection)
             try IndexSchema.setVersion(connection)
         }
     }
 
+    /// Version 7 had no places: the columns, `item_places` and its triggers are added, empty
+    /// (no item had a place then).
+    static func fromVersion7(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try addPlaces(connection)
+            try IndexSchema.setVersion(connection)
+        }
+    }
+
+    static func addPlaces(_ connection: SQLiteConnection) throws {
+        if try !hasColumn(connection, "items", "latitude") {
+            try connection.execute("ALTER TABLE items ADD COLUMN latitude REAL; ALTER TABLE items ADD COLUMN longitude REAL;")
+        }
+        try connection.execute(IndexSchema.places)
+    }
+
     static func addRenderedColumn(_ connection: SQLiteConnection) throws {
-        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('items') WHERE name = 'rendered'")
+        if try !hasColumn(connection, "items", "rendered") { try connection.execute("ALTER TABLE items ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0") }
+    }
+
+    /// Whether `table` has `column` (an older file's table may lack one added since).
+    private static func hasColumn(_ connection: SQLiteConnection, _ table: String, _ column: String) throws -> Bool {
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?")
+        defer { columns.reset() }
+        columns.bind(1, table)
+        columns.bind(2, column)
         try columns.step()
-        let present = columns.int(0) > 0
-        columns.reset()
-        if !present { try connection.execute("ALTER TABLE items ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0") }
+        return columns.int(0) > 0
     }
 
     /// Adds `segments.deleted` where an older `segments` table lacks it (tables kept by the
     /// migrations of versions 1 to 4 too).
     static func addDeletedCount(_ connection: SQLiteConnection) throws {
-        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('segments') WHERE name = 'deleted'")
-        try columns.step()
-        let present = columns.int(0) > 0
-        columns.reset()
-        if !present { try connection.execute("ALTER TABLE segments ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0") }
+        if try !hasColumn(connection, "segments", "deleted") { try connection.execute("ALTER TABLE segments ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0") }
     }
 
     /// Version 2 had no `items.record`: added, empty, as no item was ingested then.

@@ -19,6 +19,9 @@ import SQLite
 ///   anonymous impression and a click to an item, so each counts at most once a day.
 /// - `batches`: the client state stored with the last committed batch of each indexer.
 /// - `changes`: what each recent commit changed (``ChangeLog``), for result caches.
+/// - `item_places`: an R*Tree of the items that have a place, by rowid, kept by triggers on
+///   `items` (an item's place never changes in place: a changed item is a new row), for
+///   searches near a place (``GeoCircle``).
 ///
 /// Version 1 kept the text in an FTS5 table and let FTS5 rank every match; version 2 has
 /// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
@@ -27,10 +30,11 @@ import SQLite
 /// engagement per item with its anonymous part counted by network, and added the items'
 /// language and their words' stems (older items are analysed again, stems and all).
 /// Version 5 added the change log; 6 counts each segment's deleted documents; 7 added
-/// `items.rendered` (a crawled page read as a browser rendered it).
+/// `items.rendered` (a crawled page read as a browser rendered it); 8 added the items'
+/// places (`items.latitude`, `items.longitude`, and `item_places`).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 7
+    static let version = 8
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +67,8 @@ enum IndexSchema {
             record TEXT,
             language TEXT,
             rendered INTEGER NOT NULL DEFAULT 0,
+            latitude REAL,
+            longitude REAL,
             UNIQUE(owner, uid)
         );
         CREATE INDEX IF NOT EXISTS items_uid ON items(uid);
@@ -79,7 +85,20 @@ enum IndexSchema {
             PRIMARY KEY(owner, uid, network)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS engagement_networks_day ON engagement_networks(impression_day);
         CREATE TABLE IF NOT EXISTS batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
-        """ + SegmentStore.schema + ChangeLog.schema
+        """ + places + SegmentStore.schema + ChangeLog.schema
+
+    /// `item_places` and the triggers that keep it (``IndexMigration/addPlaces(_:)`` adds
+    /// them to older files).
+    static let places = """
+        CREATE VIRTUAL TABLE IF NOT EXISTS item_places USING rtree(id, min_latitude, max_latitude, min_longitude, max_longitude);
+        CREATE TRIGGER IF NOT EXISTS items_place_added AFTER INSERT ON items WHEN new.latitude IS NOT NULL BEGIN
+            INSERT INTO item_places(id, min_latitude, max_latitude, min_longitude, max_longitude)
+            VALUES(new.rowid, new.latitude, new.latitude, new.longitude, new.longitude);
+        END;
+        CREATE TRIGGER IF NOT EXISTS items_place_removed AFTER DELETE ON items WHEN old.latitude IS NOT NULL BEGIN
+            DELETE FROM item_places WHERE id = old.rowid;
+        END;
+        """
 
     /// Creates the tables on a new file, migrates an older one, and checks the version.
     /// Returns the index's identity (a random id made with the file, so that caches of two
@@ -113,6 +132,8 @@ enum IndexSchema {
             try IndexMigration.fromVersion5(connection)
         } else if found == 6 {
             try IndexMigration.fromVersion6(connection)
+        } else if found == 7 {
+            try IndexMigration.fromVersion7(connection)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

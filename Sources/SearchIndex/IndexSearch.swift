@@ -35,19 +35,21 @@ struct IndexSearch {
         // A long request's first answer, its best ``RelevanceFeedback/depth`` documents, is
         // scored again with the words its best few share. Not on a shard: the words would
         // come from its own documents, not the whole index's.
-        let feedbackApplies = request.statistics == nil && !request.typing && plan.distinctTerms >= RelevanceFeedback.minimumTerms
+        let feedbackApplies = request.statistics == nil && !request.typing && request.sort == .relevance
+            && plan.distinctTerms >= RelevanceFeedback.minimumTerms
         let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
         // Facets count the best ``Facet/candidates`` matches; the page is the first k of them,
         // as a search without facets finds it (the order is total).
         let searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
-        let depth = request.facets.isEmpty ? searched : max(searched, Facet.candidates)
+        // A distance order orders the same best matches (``SearchSort/distance``).
+        let depth = request.facets.isEmpty && request.sort == .relevance ? searched : max(searched, Facet.candidates)
         var candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
         var facets: FacetCounts?
         var facetRows: [Int64] = []
         if !request.facets.isEmpty {
             facetRows = candidates.map(\.rowid)
             facets = try FacetCounts.count(request.facets, rowids: facetRows, exact: candidates.count < depth, file: identity, connection: connection)
-            candidates = Array(candidates.prefix(searched))
+            if request.sort == .relevance { candidates = Array(candidates.prefix(searched)) }
         }
         var feedbackRows: [Int64] = []
         if feedbackApplies {
@@ -63,9 +65,16 @@ struct IndexSearch {
         }
         let ranked = try rank(candidates, request, rows: rows)
         // A router's shard answers with every candidate in first-stage order; the router
-        // rescores the union as this index would (``ResultOrder``).
-        let page = request.firstStageOrder ? Array(ranked.indices)
-            : Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))
+        // rescores the union as this index would (``ResultOrder``). Ordered by distance, it
+        // answers with its page, which the router merges by distance.
+        let page: [Int]
+        if request.sort == .distance, let near = request.filter.near {
+            page = Array(Self.byDistance(ranked, from: near.center, rows: rows).dropFirst(request.offset).prefix(request.limit))
+        } else if request.firstStageOrder {
+            page = Array(ranked.indices)
+        } else {
+            page = Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))
+        }
         var found = try page.compactMap { index in try hit(ranked[index], request).map { (ranked[index].rowid, $0) } }
         if request.snippets {
             for index in found.indices {
@@ -83,7 +92,7 @@ struct IndexSearch {
         }
         // Fewer candidates than asked for: the search saw every match, so the count is exact.
         var response = SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
-                              total: ranked.count, totalIsExact: candidates.count < k, offset: request.offset,
+                              total: ranked.count, totalIsExact: candidates.count < (request.sort == .distance ? depth : k), offset: request.offset,
                               processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
                               dependencies: Self.dependencies(query, plan, candidates, feedbackRows + facetRows, typing: request.typing))
         response.facets = facets
@@ -198,26 +207,44 @@ struct IndexSearch {
         return ranked
     }
 
-    /// A ranked candidate as a result: its item and what a tap does.
+    /// The indexes of `ranked` (in first-stage order) nearest first, in whole metres, equally
+    /// near ones in first-stage order; those without a place last (a filter on a circle keeps
+    /// none of them).
+    private static func byDistance(_ ranked: [Ranked], from center: GeoPoint, rows: CandidateRows) -> [Int] {
+        let metres = ranked.map { candidate in
+            rows.row(candidate.rowid)?.location.map { SearchSort.rounded(center.distance(to: $0)) } ?? .infinity
+        }
+        return ranked.indices.sorted { metres[$0] != metres[$1] ? metres[$0] < metres[$1] : $0 < $1 }
+    }
+
+    /// A ranked candidate as a result: its item, what a tap does, and how far it is from the
+    /// search's place.
     private func hit(_ ranked: Ranked, _ request: SearchRequest) throws -> SearchHit? {
         let statement = try connection.statement("SELECT \(Self.itemColumns) FROM items i WHERE i.rowid = ?")
         statement.bind(1, ranked.rowid)
         guard try statement.step() else { return nil }
         let item = Self.item(from: statement, offset: 0)
-        return SearchHit(item: item, score: ranked.candidate.score, relevance: ranked.candidate.relevance,
-                         action: TapAction.resolve(for: item, platform: request.platform, installed: request.installed))
+        var hit = SearchHit(item: item, score: ranked.candidate.score, relevance: ranked.candidate.relevance,
+                            action: TapAction.resolve(for: item, platform: request.platform, installed: request.installed))
+        if let center = request.filter.near?.center, let location = item.location {
+            hit.distance = SearchSort.rounded(center.distance(to: location))
+        }
+        return hit
     }
 
     /// The columns ``item(from:offset:)`` reads, from `items i`.
     static let itemColumns = """
         i.uid, i.domain_id, i.content_type, i.title, i.keywords, i.description, i.thumbnail, i.web_url, i.rating, i.rating_scale,
         i.rating_count, i.price, i.currency, i.telephone, i.address, i.apps, i.web_fallback, i.source, i.owner, i.expires, i.updated,
-        i.record, i.language, i.rendered
+        i.record, i.language, i.rendered, i.latitude, i.longitude
         """
 
     static func item(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
         var item = readItem(from: s, offset: o)
         item.rendered = s.int(o + 23) != 0
+        if let latitude = s.optionalDouble(o + 24), let longitude = s.optionalDouble(o + 25) {
+            item.location = GeoPoint(latitude: latitude, longitude: longitude)
+        }
         return item
     }
 

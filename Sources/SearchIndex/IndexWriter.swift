@@ -67,8 +67,9 @@ struct IndexWriter {
         let statement = try connection.statement("""
             INSERT INTO items(uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating, rating_scale,
                 rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length, record,
-                language, rendered)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)
+                language, rendered, latitude, longitude)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,
+                ?28, ?29)
             RETURNING rowid
             """)
         statement.bind([
@@ -79,7 +80,7 @@ struct IndexWriter {
             .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),
             .text(item.key.storedOwner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),
             .real(Ranking.quality(of: item)), .integer(Int64(length)), SQLiteValue(item.record.map { JSONWriter.string($0.json) }),
-            SQLiteValue(item.language), SQLiteValue(item.rendered),
+            SQLiteValue(item.language), SQLiteValue(item.rendered), SQLiteValue(item.location?.latitude), SQLiteValue(item.location?.longitude),
         ])
         guard try statement.step() else { throw SQLiteError(code: 1, message: "insert returned no row", sql: statement.sql) }
         let rowid = Int64(statement.int(0))

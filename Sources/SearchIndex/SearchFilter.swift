@@ -1,4 +1,5 @@
 import JSON
+import SQLite
 
 /// What a search is scoped to, every part optional and all of them combined: CoreSpotlight's
 /// `CSSearchQuery` scoped to one app's items, Meilisearch's and Typesense's filters. An
@@ -19,6 +20,9 @@ public struct SearchFilter: Sendable, Hashable {
     /// ``hasApp`` (the search's platform when the request asks for its installed apps only:
     /// `installedOnly`). Sorted, so equal filters are equal.
     public var openedBy: [String]?
+    /// Items whose place is within this circle (`near=lat,lng&radius=km`); items without a
+    /// place do not pass.
+    public var near: GeoCircle?
 
     public init(owner: String? = nil, domain: String? = nil, domainIdentifier: String? = nil, contentType: String? = nil,
                 hasApp: AppTarget.Platform? = nil) {
@@ -29,7 +33,7 @@ public struct SearchFilter: Sendable, Hashable {
         self.hasApp = hasApp
     }
 
-    public var isEmpty: Bool { owner == nil && domain == nil && domainIdentifier == nil && contentType == nil && hasApp == nil && openedBy == nil }
+    public var isEmpty: Bool { owner == nil && domain == nil && domainIdentifier == nil && contentType == nil && hasApp == nil && openedBy == nil && near == nil }
 
     public enum Limits {
         public static let ownerBytes = 128
@@ -54,6 +58,9 @@ public struct SearchFilter: Sendable, Hashable {
         try check(domain, "domain", Limits.domainBytes)
         try check(domainIdentifier, "domainIdentifier", Limits.domainIdentifierBytes)
         try check(contentType, "contentType", Limits.contentTypeBytes)
+        if let near, !near.isValid {
+            throw .invalidQuery("near must be latitude,longitude (-90 to 90, -180 to 180) and radius more than 0 and at most \(Int(GeoCircle.maximumRadius)) km")
+        }
         if let domain, !domain.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F })
             || domain.hasPrefix(".") || domain.hasSuffix(".")
         {
@@ -61,25 +68,27 @@ public struct SearchFilter: Sendable, Hashable {
         }
     }
 
-    /// The SQL condition on `items` and its arguments, in order.
-    var condition: (sql: String, arguments: [String]) {
+    /// The SQL condition on `items` and its arguments, in order. For ``near`` it holds the
+    /// circle's boxes (``GeoCircle/boxes``); whether a place in them is within the radius is
+    /// ``passes(latitude:longitude:)``'s to say.
+    var condition: (sql: String, arguments: [SQLiteValue]) {
         var parts: [String] = []
-        var arguments: [String] = []
+        var arguments: [SQLiteValue] = []
         if let owner {
             parts.append("owner = ?")
-            arguments.append(owner)
+            arguments.append(.text(owner))
         }
         if let domain {
             parts.append("(domain = ? OR substr(domain, -length(?) - 1) = '.' || ?)")
-            arguments += [domain, domain, domain]
+            arguments += Array(repeating: .text(domain), count: 3)
         }
         if let domainIdentifier {
             parts.append("(domain_id = ? OR substr(domain_id, 1, length(?) + 1) = ? || '.')")
-            arguments += [domainIdentifier, domainIdentifier, domainIdentifier]
+            arguments += Array(repeating: .text(domainIdentifier), count: 3)
         }
         if let contentType {
             parts.append("content_type = ?")
-            arguments.append(contentType)
+            arguments.append(.text(contentType))
         }
         if let openedBy {
             // No app at all: nothing passes (an empty IN list is not SQL).
@@ -88,13 +97,28 @@ public struct SearchFilter: Sendable, Hashable {
                 EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ? AND (json_extract(value, '$.appStoreId') IN (\(marks))
                 OR json_extract(value, '$.bundleId') IN (\(marks)) OR json_extract(value, '$.package') IN (\(marks))))
                 """)
-            arguments.append((hasApp ?? .ios).rawValue)
-            for _ in 0..<3 { arguments += openedBy }
+            arguments.append(.text((hasApp ?? .ios).rawValue))
+            for _ in 0..<3 { arguments += openedBy.map(SQLiteValue.text) }
         } else if let hasApp {
             parts.append("EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ?)")
-            arguments.append(hasApp.rawValue)
+            arguments.append(.text(hasApp.rawValue))
+        }
+        if let near {
+            let boxes = near.boxes.map { _ in "(max_latitude >= ? AND min_latitude <= ? AND max_longitude >= ? AND min_longitude <= ?)" }
+            parts.append("rowid IN (SELECT id FROM item_places WHERE \(boxes.joined(separator: " OR ")))")
+            for box in near.boxes {
+                arguments += [.real(box.latitude.lowerBound), .real(box.latitude.upperBound), .real(box.longitude.lowerBound), .real(box.longitude.upperBound)]
+            }
         }
         return (parts.isEmpty ? "1" : parts.joined(separator: " AND "), arguments)
+    }
+
+    /// Whether a row of the ``condition`` with this place passes the parts SQL does not check:
+    /// the distance from ``near``'s center.
+    func passes(latitude: Double?, longitude: Double?) -> Bool {
+        guard let near else { return true }
+        guard let latitude, let longitude else { return false }
+        return near.contains(GeoPoint(latitude: latitude, longitude: longitude))
     }
 
     /// The filter's query parameters (`/v1/search`'s names), in a fixed order; ``openedBy``
@@ -107,11 +131,12 @@ public struct SearchFilter: Sendable, Hashable {
         if let contentType { parameters.append(("contentType", contentType)) }
         if let hasApp, openedBy == nil { parameters.append(("hasApp", hasApp.rawValue)) }
         if openedBy != nil { parameters.append(("installedOnly", "1")) }
+        if let near { parameters += [("near", near.center.parameter), ("radius", "\(near.radius)")] }
         return parameters
     }
 
     /// The names of ``queryParameters``.
-    public static let parameterNames: Set<String> = ["owner", "domain", "domainIdentifier", "contentType", "hasApp", "installedOnly"]
+    public static let parameterNames: Set<String> = ["owner", "domain", "domainIdentifier", "contentType", "hasApp", "installedOnly", "near", "radius"]
 
     /// Only items one of `installed` opens on `platform` (`installedOnly=1`).
     public mutating func restrict(toAppsIn installed: Set<String>, platform: AppTarget.Platform) {
@@ -128,7 +153,25 @@ public struct SearchFilter: Sendable, Hashable {
             guard let parsed = AppTarget.Platform(rawValue: platform) else { throw .invalidQuery("hasApp must be ios or android") }
             hasApp = parsed
         }
+        near = try Self.circle(near: value("near"), radius: value("radius"))
         try validate()
+    }
+
+    /// `near=lat,lng` and `radius=km` (``GeoCircle/defaultRadius`` when absent); a radius
+    /// without a place is an error.
+    static func circle(near: String?, radius: String?) throws(SearchIndexError) -> GeoCircle? {
+        guard let near else {
+            if radius != nil { throw .invalidQuery("radius needs near=latitude,longitude") }
+            return nil
+        }
+        guard let center = GeoPoint(parameter: near) else {
+            throw .invalidQuery("near must be latitude,longitude in degrees, such as 48.8566,2.3522")
+        }
+        guard let radius else { return GeoCircle(center: center) }
+        guard radius.utf8.count <= 32, let kilometres = Double(radius), kilometres.isFinite, kilometres > 0, kilometres <= GeoCircle.maximumRadius else {
+            throw .invalidQuery("radius must be a number of kilometres, more than 0 and at most \(Int(GeoCircle.maximumRadius))")
+        }
+        return GeoCircle(center: center, radius: kilometres)
     }
 
     /// The filter as a router sends it to its shards, and as an answer echoes it.
@@ -137,6 +180,7 @@ public struct SearchFilter: Sendable, Hashable {
             "owner": owner.map(JSONValue.string), "domain": domain.map(JSONValue.string),
             "domainIdentifier": domainIdentifier.map(JSONValue.string), "contentType": contentType.map(JSONValue.string),
             "hasApp": hasApp.map { .string($0.rawValue) }, "openedBy": openedBy.map { .array($0.map(JSONValue.string)) },
+            "near": near.map { .array([JSONValue($0.center.latitude), JSONValue($0.center.longitude), JSONValue($0.radius)]) },
         ]))
     }
 
@@ -167,6 +211,12 @@ public struct SearchFilter: Sendable, Hashable {
                 ids.append(id)
             }
             openedBy = Array(Set(ids)).sorted()
+        }
+        if let circle = object["near"] {
+            guard let numbers = circle.arrayValue?.compactMap(\.doubleValue), numbers.count == 3, circle.arrayValue?.count == 3 else {
+                throw .invalidQuery("filter.near must be [latitude, longitude, radius]")
+            }
+            near = GeoCircle(center: GeoPoint(latitude: numbers[0], longitude: numbers[1]), radius: numbers[2])
         }
         try validate()
     }

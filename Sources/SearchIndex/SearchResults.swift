@@ -29,6 +29,8 @@ public struct SearchRequest: Sendable {
     public var filter = SearchFilter()
     /// Facets to count over the matches (``FacetCounts``).
     public var facets = Set<Facet>()
+    /// The order of the results (``SearchSort``).
+    public var sort = SearchSort.relevance
 
     public init(_ text: String, limit: Int = 10, platform: AppTarget.Platform = .ios, installed: Set<String> = [],
                 snippets: Bool = false, now: Date = Date())
@@ -68,8 +70,33 @@ public struct SearchRequest: Sendable {
             throw .invalidQuery("an installed app id is empty or longer than \(Limits.installedAppBytes) bytes: \(long.prefix(40))…")
         }
         try filter.validate()
+        if sort == .distance, filter.near == nil { throw .invalidQuery("sort=distance needs near=latitude,longitude") }
         if let apps = filter.openedBy, apps.count > Limits.installedApps { throw .invalidQuery("at most \(Limits.installedApps) installed apps") }
     }
+}
+
+/// How a search orders its results.
+public enum SearchSort: String, Sendable, Hashable, CaseIterable {
+    /// Best match first (``ResultOrder``).
+    case relevance
+    /// Nearest first, from the center of the search's ``SearchFilter/near``, in whole metres,
+    /// equally near ones best match first. The results ordered are the best
+    /// ``Facet/candidates`` matches within the circle (every match when fewer match, which
+    /// `totalHitsExact` says), so a distance order never brings up a barely matching item.
+    case distance
+
+    /// Reads `sort=`: absent is relevance.
+    public init(parameter: String?) throws(SearchIndexError) {
+        guard let parameter else {
+            self = .relevance
+            return
+        }
+        guard let sort = SearchSort(rawValue: parameter) else { throw .invalidQuery("sort must be relevance or distance") }
+        self = sort
+    }
+
+    /// A distance as the order and the answers give it: kilometres to the metre.
+    public static func rounded(_ kilometres: Double) -> Double { (kilometres * 1000).rounded() / 1000 }
 }
 
 public struct SearchHit: Sendable, Hashable {
@@ -82,6 +109,8 @@ public struct SearchHit: Sendable, Hashable {
     /// The best-matching fragment, matches between ``SearchRequest/snippetStart`` and
     /// ``SearchRequest/snippetEnd``.
     public var snippet: String?
+    /// Kilometres (to the metre) from the center of the search's ``SearchFilter/near``.
+    public var distance: Double?
 }
 
 public struct SearchResponse: Sendable {
@@ -200,6 +229,11 @@ extension SearchHit {
             ("ratingCount", item.ratingCount.map { JSONValue($0) } ?? .null),
         ])
         if item.rendered { fields.append("rendered", true) }
+        if let location = item.location {
+            fields.append("latitude", JSONValue(location.latitude))
+            fields.append("longitude", JSONValue(location.longitude))
+        }
+        if let distance { fields.append("distance", JSONValue(distance)) }
         if let snippet {
             // Plain text, and where the matches are: UTF-16 offsets, as JavaScript strings
             // index them (no control characters or markup in the JSON).
@@ -247,6 +281,9 @@ extension SearchHit {
             source: text("source").flatMap(SearchableItem.Source.init(rawValue:)) ?? .pushed,
             record: json["source"].flatMap(RecordReference.init(json:)))
         item.rendered = json["rendered"]?.boolValue ?? false
+        if let latitude = json["latitude"]?.doubleValue, let longitude = json["longitude"]?.doubleValue {
+            item.location = GeoPoint(latitude: latitude, longitude: longitude)
+        }
         let action = json["action"].flatMap { action -> TapAction? in
             guard let kind = text("type", in: action).flatMap(TapAction.Kind.init(rawValue:)) else { return nil }
             let url = text("url", in: action)
@@ -266,6 +303,7 @@ extension SearchHit {
             }
             return Self.marked(plain, ranges: ranges)
         })
+        distance = json["distance"]?.doubleValue.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     }
 }
 

@@ -34,7 +34,7 @@ extension SearchableItem {
     private static let knownFields: Set<String> = [
         "uniqueIdentifier", "domainIdentifier", "contentType", "title", "contentDescription", "keywords", "thumbnailURL",
         "webURL", "rating", "ratingScale", "ratingCount", "price", "currency", "telephone", "address", "apps",
-        "allowsWebFallback", "expirationDate", "text", "source", "language",
+        "allowsWebFallback", "expirationDate", "text", "source", "language", "latitude", "longitude",
     ]
 
     /// Reads one pushed item and holds it to the item contract (``validated(_:now:)``):
@@ -84,10 +84,22 @@ extension SearchableItem {
                 try RecordReference.pushed(try FieldReader(value: value, path: reader.path + ".source"))
             },
             language: try reader.string("language", maximumBytes: 35))
+        location = try Self.location(reader)
         do {
             self = try validated(.pushed, now: now)
         } catch {
             throw FieldError(path: reader.path + "." + error.field, error.message)
+        }
+    }
+
+    /// `latitude` and `longitude`, both or neither, each within its range.
+    private static func location(_ reader: FieldReader) throws(FieldError) -> GeoPoint? {
+        let latitude = try reader.number("latitude", in: -90...90)
+        let longitude = try reader.number("longitude", in: -180...180)
+        switch (latitude, longitude) {
+        case (let latitude?, let longitude?): return GeoPoint(latitude: latitude, longitude: longitude)
+        case (nil, nil): return nil
+        default: throw FieldError(path: reader.path + (latitude == nil ? ".latitude" : ".longitude"), "latitude and longitude go together")
         }
     }
 
@@ -147,6 +159,7 @@ extension SearchableItem {
             "apps": .array(apps.map(\.storedJSON)), "allowsWebFallback": .bool(allowsWebFallback),
             "expirationDate": expirationDate.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) },
             "language": language.map(JSONValue.string),
+            "latitude": location.map { JSONValue($0.latitude) }, "longitude": location.map { JSONValue($0.longitude) },
         ]))
     }
 

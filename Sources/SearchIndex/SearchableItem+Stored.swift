@@ -18,6 +18,7 @@ extension SearchableItem {
             "expirationDate": expirationDate.map { JSONValue($0.timeIntervalSince1970) }, "source": .string(source.rawValue),
             "owner": owner.map(JSONValue.string), "lastUpdated": JSONValue(lastUpdated.timeIntervalSince1970),
             "record": record?.json, "language": language.map(JSONValue.string), "rendered": rendered ? .bool(true) : nil,
+            "latitude": location.map { JSONValue($0.latitude) }, "longitude": location.map { JSONValue($0.longitude) },
         ]))
     }
 
@@ -40,5 +41,8 @@ extension SearchableItem {
             lastUpdated: Date(timeIntervalSince1970: value["lastUpdated"]?.doubleValue ?? 0),
             record: value["record"].flatMap(RecordReference.init(json:)), language: value["language"]?.stringValue)
         rendered = value["rendered"]?.boolValue ?? false
+        if let latitude = value["latitude"]?.doubleValue, let longitude = value["longitude"]?.doubleValue {
+            location = GeoPoint(latitude: latitude, longitude: longitude)
+        }
     }
 }

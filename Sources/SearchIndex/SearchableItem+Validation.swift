@@ -176,6 +176,10 @@ extension SearchableItem {
             broken("language", language, "expected a BCP 47 language tag such as en, fr or pt-BR")
             item.language = nil
         }
+        if let location, !location.isValid {
+            broken("latitude", "\(location.latitude),\(location.longitude)", "latitude must be from -90 to 90 and longitude from -180 to 180")
+            item.location = nil
+        }
         if let failure { throw failure }
         return item
     }

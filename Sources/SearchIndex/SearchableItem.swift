@@ -48,6 +48,9 @@ public struct SearchableItem: Sendable, Hashable {
     /// A crawled page read from the document a browser built (`crawl --render`), not from its
     /// HTML as sent. Only the crawler sets it.
     public var rendered = false
+    /// Where the item is (a restaurant, an event's venue): CoreSpotlight's `latitude` and
+    /// `longitude`, schema.org's `geo`. Searches may keep to a circle around a place.
+    public var location: GeoPoint?
 
     public init(
         uniqueIdentifier: String, domainIdentifier: String? = nil, contentType: String? = nil, title: String,

@@ -42,6 +42,7 @@ final class SearchCache: Sendable {
         var typing: Bool
         var filter: SearchFilter
         var facets: Set<Facet>
+        var sort: SearchSort
 
         init(_ request: SearchRequest) {
             query = request.text
@@ -53,6 +54,7 @@ final class SearchCache: Sendable {
             typing = request.typing
             filter = request.filter
             facets = request.facets
+            sort = request.sort
         }
 
         var bytes: Int {

@@ -8,7 +8,7 @@ import SearchIndex
 /// and the search itself ranked with the whole index's statistics (`POST /v1/shard/search`).
 /// Neither is cached: the router's answers are.
 extension SearchService {
-    static let shardSearchFields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics", "now", "filter", "facets"]
+    static let shardSearchFields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics", "now", "filter", "facets", "sort"]
 
     func shardStatistics(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
@@ -59,6 +59,7 @@ extension SearchService {
         search.typing = try body.bool("typing") ?? false
         if let filter = body.object["filter"] { search.filter = try SearchFilter(json: filter) }
         search.facets = try Facet.parse(try body.strings("facets", maximumCount: Facet.allCases.count, maximumBytes: 32).joined(separator: ","))
+        search.sort = try SearchSort(parameter: try body.string("sort", maximumBytes: 16))
         // Every shard ranks at the router's instant: freshness moves with the clock, and
         // shards asked a few milliseconds apart would otherwise break ties by who was asked last.
         search.now = try body.number("now", in: 0...1e11).map(Date.init(timeIntervalSince1970:)) ?? configuration.clock()

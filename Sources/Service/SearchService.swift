@@ -231,7 +231,7 @@ public final class SearchService: Sendable {
 
     /// The parameters `GET /v1/search` reads; any other is refused, so a misspelt one
     /// (`limt`, `ofset`) is not silently ignored.
-    static let searchParameters: Set<String> = Set(["q", "limit", "offset", "platform", "installed", "snippets", "typing", "facets"])
+    static let searchParameters: Set<String> = Set(["q", "limit", "offset", "platform", "installed", "snippets", "typing", "facets", "sort"])
         .union(SearchFilter.parameterNames)
 
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
@@ -268,6 +268,7 @@ public final class SearchService: Sendable {
         search.filter = try SearchFilter { request.queryValue($0) }
         if ["1", "true"].contains(request.queryValue("installedOnly") ?? "") { search.filter.restrict(toAppsIn: installed, platform: platform) }
         search.facets = try Facet.parse(request.queryValue("facets") ?? "")
+        search.sort = try SearchSort(parameter: request.queryValue("sort"))
         search.now = now
         try search.validate(maximumResults: maximumResults)
         return search

@@ -33,6 +33,7 @@ public struct ServiceClient: Sendable {
         if request.typing { parameters.append(("typing", "1")) }
         parameters += request.filter.queryParameters
         if !request.facets.isEmpty { parameters.append(("facets", request.facets.map(\.rawValue).sorted().joined(separator: ","))) }
+        if request.sort != .relevance { parameters.append(("sort", request.sort.rawValue)) }
         let query = parameters.map { "\($0.0)=\(Unreserved.encodingOthers($0.1))" }.joined(separator: "&")
         let answer = try send("/v1/search?" + query, method: "GET", body: nil, timeout: 30)
         do {

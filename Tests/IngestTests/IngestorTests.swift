@@ -168,26 +168,30 @@ import Testing
             {"source": "shop", "mappings": [
               {"entity": "products", "uniqueIdentifierPattern": "product-{#sku#}", "titlePattern": "{#name#}",
                "attributeSet": {"contentDescription": "{#name#} by {#maker.name#}, {#reviews.@count#} reviews averaging {#reviews.@avg.stars#}",
-                                "rating": "{#reviews.@avg.stars#}", "price": "{#price#}", "currency": "EUR"}}]}
+                                "rating": "{#reviews.@avg.stars#}", "price": "{#price#}", "currency": "EUR",
+                                "latitude": "{#lat#}", "longitude": "{#lng#}"}}]}
             """
         let fixture = try IngestFixture(store: { path in
             let connection = try SQLiteConnection(path: path)
             try connection.execute("""
                 CREATE TABLE makers(code TEXT PRIMARY KEY, name TEXT NOT NULL);
-                CREATE TABLE products(sku TEXT PRIMARY KEY, name TEXT, price REAL, maker_id TEXT REFERENCES makers(code));
+                CREATE TABLE products(sku TEXT PRIMARY KEY, name TEXT, price REAL, maker_id TEXT REFERENCES makers(code), lat REAL, lng REAL);
                 CREATE TABLE reviews(id INTEGER PRIMARY KEY, product TEXT REFERENCES products(sku), stars INTEGER);
                 INSERT INTO makers VALUES ('pk', 'Peak Gear'), ('tr', 'Trailcraft');
-                INSERT INTO products VALUES ('HL-400', 'Headlamp 400', 39.5, 'pk'), ('TR-3', 'Trail Runner 3', 89.9, 'tr'), ('X', NULL, 1, NULL);
+                INSERT INTO products VALUES ('HL-400', 'Headlamp 400', 39.5, 'pk', 45.9237, 6.8694), ('TR-3', 'Trail Runner 3', 89.9, 'tr', NULL, NULL),
+                    ('X', NULL, 1, NULL, NULL, NULL), ('HALF', 'Half placed', 2, 'tr', 45.9, NULL);
                 INSERT INTO reviews VALUES (1, 'HL-400', 4), (2, 'HL-400', 5), (3, 'TR-3', 3);
                 """)
         }, mapping: mapping, model: nil)
         defer { fixture.remove() }
         let first = try fixture.ingest()
-        #expect(first.created == 2 && first.skipped == [IngestSkip.emptyTitle: 1])
+        #expect(first.created == 2 && first.skipped == [IngestSkip.emptyTitle: 1, .invalidItem: 1], "a latitude without its longitude is refused")
         let lamp = try #require(try fixture.item("product-HL-400"))
         #expect(lamp.contentDescription == "Headlamp 400 by Peak Gear, 2 reviews averaging 4.5")
         #expect(lamp.rating == 4.5 && lamp.price == "39.5" && lamp.currency == "EUR")
         #expect(lamp.record == RecordReference(name: "shop", entity: "products", key: "HL-400"))
+        #expect(lamp.location == GeoPoint(latitude: 45.9237, longitude: 6.8694))
+        #expect(try fixture.item("product-TR-3")?.location == nil)
         // The record: its foreign key is shown once, as the relationship it is.
         let both = try MappingFile.parse(Array(#"{"source": "shop", "mappings": [{"entity": "products", "uniqueIdentifierPattern": "{#maker_id#}-{#sku#}", "titlePattern": "{#maker.name#}"}]}"#.utf8), file: "m.json")
         let record = try #require(try ResolvedRecord(database: SourceDatabase(path: fixture.store, model: nil), mappings: both, entity: "products", key: "HL-400"))

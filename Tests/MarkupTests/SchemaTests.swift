@@ -45,6 +45,36 @@ import Testing
         #expect(page.schema.telephone == "+33 1 23 45 67 89")
     }
 
+    /// Coordinates from the main entity's `geo`, its own `latitude`/`longitude` (a Place), or
+    /// its `location` or `address`; text numbers read, out of range and 0,0 ignored.
+    @Test func coordinatesComeFromGeoLocationOrAddress() {
+        func coordinates(_ json: String) -> SchemaSummary.Coordinates? {
+            extract("<script type=\"application/ld+json\">\(json)</script>").schema.coordinates
+        }
+        #expect(coordinates("""
+            {"@type": "Restaurant", "name": "Chez A", "geo": {"@type": "GeoCoordinates", "latitude": 48.8606, "longitude": "2.3376"}}
+            """) == SchemaSummary.Coordinates(latitude: 48.8606, longitude: 2.3376))
+        #expect(coordinates("""
+            {"@type": "Event", "name": "Concert", "location": {"@type": "Place", "name": "Hall",
+             "geo": {"@type": "GeoCoordinates", "latitude": "51.5", "longitude": "-0.12"}}}
+            """) == SchemaSummary.Coordinates(latitude: 51.5, longitude: -0.12))
+        #expect(coordinates("""
+            {"@type": "Event", "name": "Fair", "location": {"@id": "#park"}}
+            """) == nil)
+        #expect(coordinates("""
+            {"@graph": [{"@type": "Event", "name": "Fair", "location": {"@id": "#park"}},
+                        {"@type": "Park", "@id": "#park", "latitude": 40.78, "longitude": -73.97}]}
+            """) == SchemaSummary.Coordinates(latitude: 40.78, longitude: -73.97))
+        #expect(coordinates("""
+            {"@type": "Store", "name": "Shop", "address": {"@type": "PostalAddress", "streetAddress": "1 Main St",
+             "geo": {"latitude": 35.68, "longitude": 139.76}}}
+            """) == SchemaSummary.Coordinates(latitude: 35.68, longitude: 139.76))
+        for bad in [#"{"latitude": 0, "longitude": 0}"#, #"{"latitude": 91, "longitude": 2}"#, #"{"latitude": "north", "longitude": 2}"#,
+                    #"{"latitude": 48.8}"#] {
+            #expect(coordinates(#"{"@type": "Restaurant", "name": "X", "geo": \#(bad)}"#) == nil, "\(bad)")
+        }
+    }
+
     @Test func viewActionsBecomeDeepLinksPerPlatform() {
         let page = extract("""
             <script type="application/ld+json">{"@type": "Recipe", "name": "Soup",

@@ -119,6 +119,18 @@ import WebURL
         #expect(try build("<meta property=og:image content=/og.png><link rel=apple-touch-icon href=/a.png>").thumbnailURL == "https://x.example/og.png")
         #expect(try build("<p>Only a paragraph of body text here.</p>").contentDescription == "Only a paragraph of body text here.")
     }
+
+    /// A page's schema.org place becomes its item's place, found by a search near it.
+    @Test func aPagesGeoIsItsItemsPlace() throws {
+        let url = WebURL("https://cafe.example/chez-a")!
+        let html = """
+            <title>Chez A</title><script type="application/ld+json">{"@type": "Restaurant", "name": "Chez A",
+            "geo": {"@type": "GeoCoordinates", "latitude": 48.8606, "longitude": 2.3376}}</script>
+            """
+        let item = try ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+        #expect(item.location == GeoPoint(latitude: 48.8606, longitude: 2.3376))
+        #expect(try ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>No place</title>".utf8), url: url), url: url).location == nil)
+    }
 }
 
 @Suite struct PushedItemTests {

@@ -22,9 +22,12 @@ import Testing
     static func items() -> [SearchableItem] {
         (0..<160).map { n in
             let held = words.indices.filter { n % ($0 + 1) == 0 }.map { words[$0] }
-            return SearchableItem(uniqueIdentifier: "item-\(n)", title: held.prefix(2).joined(separator: " ") + " \(n)",
-                                  bodyText: held.joined(separator: " ") + String(repeating: " filler", count: n % 11),
-                                  lastUpdated: Date(timeIntervalSince1970: 1_790_000_000))
+            var item = SearchableItem(uniqueIdentifier: "item-\(n)", title: held.prefix(2).joined(separator: " ") + " \(n)",
+                                      bodyText: held.joined(separator: " ") + String(repeating: " filler", count: n % 11),
+                                      lastUpdated: Date(timeIntervalSince1970: 1_790_000_000))
+            // Two of every three items have a place, a few sharing one (equally near).
+            if n % 3 != 0 { item.location = GeoPoint(latitude: 48.8 + Double(n % 40) * 0.002, longitude: 2.3 + Double(n % 7) * 0.003) }
+            return item
         }
     }
 
@@ -130,6 +133,17 @@ import Testing
             let answer = Self.ask(router, query)
             #expect(answer.status == 200 && !answer.partial, "\(query)")
             #expect(Self.same(answer, expected[query]!), "\(query): \(answer) against \(expected[query]!.map { ($0.item.uniqueIdentifier, $0.score) })")
+        }
+        // Near a place, nearest first: each shard's page merged by distance, as one index orders it.
+        for query in ["harbour", "lantern meadow", "filler"] {
+            var near = SearchRequest(query, limit: 10, now: now)
+            near.filter.near = GeoCircle(center: GeoPoint(latitude: 48.83, longitude: 2.31), radius: 3)
+            near.sort = .distance
+            let one = try whole.search(near).hits
+            let routed = router.call("GET", "/v1/search?limit=10&sort=distance&near=48.83,2.31&radius=3&q=" + query.replacingOccurrences(of: " ", with: "+"))
+            let results = routed.json?["results"]?.arrayValue ?? []
+            #expect(!one.isEmpty && results.compactMap { $0["id"]?.stringValue } == one.map(\.item.uniqueIdentifier), "\(query): \(String(describing: routed.json))")
+            #expect(results.compactMap { $0["distance"]?.doubleValue } == one.compactMap(\.distance), "\(query)")
         }
 
         // A replica killed while queries run: its sibling answers, no query fails.

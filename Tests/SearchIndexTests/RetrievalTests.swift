@@ -268,7 +268,7 @@ extension RetrievalTests {
     }
 }
 
-/// Version 6 files (no `items.rendered`) open as version 7 with every item not rendered, and
+/// Version 6 files (no `items.rendered`) open as the current version with every item not rendered, and
 /// take rendered items after.
 @Suite struct RenderedColumnMigrationTests {
     @Test func aVersion6IndexGainsTheRenderedColumn() throws {
@@ -292,7 +292,7 @@ extension RetrievalTests {
             try statement.step()
             return statement.string(0)
         }
-        #expect(version == "7")
+        #expect(version == "8")
     }
 }
 

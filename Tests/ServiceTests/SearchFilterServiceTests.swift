@@ -48,4 +48,34 @@ import Testing
             #expect(reply.json?["error"]?["code"] == "invalid-query", "\(bad): \(reply.text)")
         }
     }
+
+    /// `near`, `radius` and `sort=distance` over pushed places, in both stores: the circle
+    /// kept, each result's distance, nearest first, and bad values a 400.
+    @Test(arguments: ServiceBackend.allCases) func searchesNearAPlace(_ backend: ServiceBackend) throws {
+        let running = try RunningService(backend: backend, maximumItems: 1000)
+        defer { running.stop() }
+        let key = try running.key(owner: "alpha", domain: "cafes.example")
+        func cafe(_ id: String, _ latitude: Double, _ longitude: Double) -> JSONValue {
+            item(id, "Cafe \(id)", webURL: "https://cafes.example/\(id)", extra: [("latitude", JSONValue(latitude)), ("longitude", JSONValue(longitude))])
+        }
+        let pushed = running.call("POST", "/v1/items", json: items(
+            cafe("far", 48.8918, 2.2361), cafe("near", 48.8606, 2.3376), cafe("nearest", 48.8570, 2.3530), item("unplaced", "Cafe unplaced", webURL: "https://cafes.example/unplaced"),
+            cafe("lyon", 45.764, 4.8357)), key: key)
+        #expect(pushed.status == 200, "\(pushed.text)")
+        #expect(Set(running.ids("cafe", "&near=48.8566,2.3522")) == ["far", "near", "nearest"], "10 km by default")
+        #expect(Set(running.ids("cafe", "&near=48.8566,2.3522&radius=2")) == ["near", "nearest"])
+        #expect(running.ids("cafe", "&near=48.8566,2.3522&radius=500&sort=distance") == ["nearest", "near", "far", "lyon"])
+        let answer = running.call("GET", "/v1/search?q=cafe&near=48.8566,2.3522&radius=2&sort=distance").json
+        let first = answer?["results"]?.arrayValue?.first
+        #expect(first?["distance"]?.doubleValue.map { $0 == 0.074 } == true, "\(String(describing: first))")
+        #expect(first?["latitude"] == 48.857 && first?["longitude"] == 2.353)
+        #expect(running.call("GET", "/v1/search?q=cafe").json?["results"]?.arrayValue?.allSatisfy { $0["distance"] == nil } == true)
+        for bad in ["&near=91,2", "&near=48.8", "&radius=3", "&near=48.8,2.3&radius=0", "&sort=distance", "&sort=price"] {
+            let reply = running.call("GET", "/v1/search?q=cafe" + bad)
+            #expect(reply.status == 400, "\(bad)")
+            #expect(reply.json?["error"]?["code"] == "invalid-query", "\(bad): \(reply.text)")
+        }
+        let half = running.call("POST", "/v1/items", json: items(item("half", "Cafe", webURL: "https://cafes.example/half", extra: [("latitude", 48.8)])), key: key)
+        #expect(half.status == 400 && half.text.contains("latitude and longitude go together"), "\(half.text)")
+    }
 }

@@ -38,6 +38,7 @@ struct SearchResultsSummary {
             var facts: [String] = []
             if let rating = item.rating { facts.append("rated \(rating)/\(item.ratingScale.formatted())" + (item.ratingCount.map { " (\($0))" } ?? "")) }
             if let price = item.price { facts.append([price, item.currency].compactMap { $0 }.joined(separator: " ")) }
+            if let distance = hit.distance { facts.append(distance < 1 ? "\(Int((distance * 1000).rounded())) m away" : String(format: "%.1f km away", distance)) }
             if !facts.isEmpty { add("   " + facts.joined(separator: " · ")) }
             lines.append("")
         }

@@ -33,6 +33,9 @@ struct SearchCommand: Command {
             Option.hasApp,
             Option.installedOnly,
             Option.facets,
+            Option.near,
+            Option.radius,
+            Option.sort,
             Option.server,
             Option.cacert,
             StoreOption.option,
@@ -41,6 +44,7 @@ struct SearchCommand: Command {
             "searchlight search \"lemon tart\"",
             "searchlight search 直播 --platform android --installed com.xinghuo.live --json",
             "searchlight search \"lemon tart\" --server http://127.0.0.1:8080",
+            "searchlight search pizza --near 48.8566,2.3522 --radius 2 --sort distance",
         ])
 
     var query: String
@@ -55,6 +59,7 @@ struct SearchCommand: Command {
     var store: StoreOption
     var filter: SearchFilter
     var facets: Set<Facet>
+    var sort: SearchSort
 
     init(arguments: ParsedArguments) throws(UsageError) {
         query = arguments.positionals[0]
@@ -72,15 +77,17 @@ struct SearchCommand: Command {
         caCertificates = arguments.value(Option.cacert)
         store = try StoreOption(arguments)
         let names = ["owner": Option.owner, "domain": Option.domain, "domainIdentifier": Option.domainIdentifier,
-                     "contentType": Option.contentType, "hasApp": Option.hasApp]
+                     "contentType": Option.contentType, "hasApp": Option.hasApp, "near": Option.near, "radius": Option.radius]
         do {
             filter = try SearchFilter { names[$0].flatMap { arguments.value($0) } }
         } catch {
             throw UsageError(error.message)
         }
         if arguments.flag(Option.installedOnly) { filter.restrict(toAppsIn: installed, platform: platform) }
-        do {
+        do throws(SearchIndexError) {
             facets = try Facet.parse(arguments.value(Option.facets) ?? "")
+            sort = try SearchSort(parameter: arguments.value(Option.sort))
+            if sort == .distance, filter.near == nil { throw SearchIndexError.invalidQuery("--sort distance needs --near latitude,longitude") }
         } catch {
             throw UsageError(error.message)
         }
@@ -93,6 +100,7 @@ struct SearchCommand: Command {
         request.typing = typing
         request.filter = filter
         request.facets = facets
+        request.sort = sort
         return request
     }
 
@@ -156,6 +164,9 @@ extension SearchCommand {
         static let contentType = OptionSpec.value("--content-type", "type", help: "Only items of this content type (public.image, public.event…).")
         static let hasApp = OptionSpec.value("--has-app", "ios|android", help: "Only items an app of this platform opens.")
         static let facets = OptionSpec.value("--facets", "contentType,domain", help: "Also count the matches by content type and by site.")
+        static let near = OptionSpec.value("--near", "lat,lng", help: "Only items within --radius of this place (degrees: 48.8566,2.3522).")
+        static let radius = OptionSpec.value("--radius", "km", help: "With --near: how far, in kilometres (default \(Int(GeoCircle.defaultRadius))).")
+        static let sort = OptionSpec.value("--sort", "relevance|distance", help: "Order the results by relevance (default) or, with --near, nearest first.")
         static let installedOnly = OptionSpec.flag("--installed-only", help: "Only items one of the --installed apps opens.")
         static let asYouType = OptionSpec.flag("--as-you-type", help: "The query is still being typed: the last word also matches the words it begins.")
         static let server = OptionSpec.value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index.")
