@@ -133,6 +133,24 @@ public enum OpenAPIDocument {
             ("/v1/shard/search", ["post": shardRoute(
                 "For a router of this store: the search ranked with the whole index's statistics (the sum of every shard's /v1/shard/statistics), in the shape of /v1/search plus each result's full score (scores) and owner (owners).",
                 response: ref("SearchResponse"))]),
+            ("/indexnow", [
+                "get": .object(JSONObject([
+                    ("summary", "IndexNow (indexnow.org), one URL: with serve --indexnow, a site tells the crawl a URL of its own changed. Taken only for hosts the crawl has visited (422 unknown-host: nothing is fetched), once the site's key file (keyLocation, else /{key}.txt on the URL's origin) holds the key (403 key-not-valid, remembered 10 minutes; a key that held is trusted an hour); the URL is then due at once in the crawl's frontier and fetched at its next run under robots.txt and its politeness. At most 10 notices a minute per host and key, 10,000 URLs a day per host, 3 key-file fetches and then one a minute per host (429 with Retry-After). 404 without --indexnow."),
+                    ("parameters", .array([
+                        parameter("url", required: true, "The URL that changed (added, updated or deleted)."),
+                        parameter("key", required: true, "The site's key: 8 to 128 letters, digits and '-'."),
+                        parameter("keyLocation", "Where the key file is, on the URL's host; the URLs must be under its folder."),
+                    ])),
+                    ("responses", responses(ok: ref("IndexNowReceipt"), errors: ["400", "403", "404", "422", "429", "503"], status: "202")),
+                ])),
+                "post": .object(JSONObject([
+                    ("summary", "IndexNow, a list of URLs of one host (Content-Type: application/json), under the rules of the GET form; at most 10,000 URLs and 1 MiB."),
+                    ("requestBody", requestBody(object(["host": string, "key": string, "keyLocation": string,
+                                                        "urlList": ["type": "array", "minItems": 1, "maxItems": 10000, "items": string]],
+                                                       required: ["host", "key", "urlList"]))),
+                    ("responses", responses(ok: ref("IndexNowReceipt"), errors: ["400", "403", "404", "413", "415", "422", "429", "503"], status: "202")),
+                ])),
+            ]),
         ]))
     }
 
@@ -168,6 +186,11 @@ public enum OpenAPIDocument {
                     "latitude": ["type": "number", "minimum": -90, "maximum": 90, "description": "Where the item is (WGS 84 degrees); with longitude."],
                     "longitude": ["type": "number", "minimum": -180, "maximum": 180, "description": "With latitude."],
                 ], required: ["uniqueIdentifier", "title"])),
+                "IndexNowReceipt": object([
+                    "due": ["type": "integer", "description": "URLs made due in the crawl's frontier."],
+                    "added": ["type": "integer", "description": "Of them, URLs the frontier did not hold."],
+                    "ignored": ["type": "integer", "description": "URLs of an origin (scheme) of the host the crawl never visited."],
+                ]),
                 "RecordReference": closed(object([
                     "name": text(RecordReference.Limits.nameBytes), "entity": text(RecordReference.Limits.entityBytes),
                     "key": text(RecordReference.Limits.keyBytes),

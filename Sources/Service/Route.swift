@@ -11,12 +11,14 @@ enum Route {
     case readBatch(String), commitBatch(String)
     case reportActivity, recordEngagement
     case shardStatistics, shardSearch
+    case indexNow
 
     /// Every path the API answers, with its methods (the OpenAPI document lists the same).
     static let table: [(path: String, methods: [String])] = [
         ("/healthz", ["GET"]), ("/metrics", ["GET"]), ("/v1/openapi.json", ["GET"]), ("/v1/search", ["GET"]),
         ("/v1/items", ["POST", "DELETE"]), ("/v1/items/{id}/source", ["GET"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
         ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]), ("/v1/shard/statistics", ["POST"]), ("/v1/shard/search", ["POST"]),
+        ("/indexnow", ["GET", "POST"]),
     ]
 
     init(method: String, segments: [String]) throws(APIError) {
@@ -48,6 +50,8 @@ enum Route {
         case ["v1", "engagement"]: self = try only(["POST"], .recordEngagement)
         case ["v1", "shard", "statistics"]: self = try only(["POST"], .shardStatistics)
         case ["v1", "shard", "search"]: self = try only(["POST"], .shardSearch)
+        // The protocol's own path, as search engines serve it.
+        case ["indexnow"]: self = try only(["GET", "POST"], .indexNow)
         default:
             if segments.count == 3, segments[0] == "v1", segments[1] == "domains" {
                 self = try only(["DELETE"], .deleteDomain(try decoded(segments[2])))
@@ -74,7 +78,7 @@ enum Route {
     /// Writes, and reading a batch's state, need a key.
     var needsKey: Bool {
         switch self {
-        case .health, .metrics, .openAPI, .search, .shardStatistics, .shardSearch: false
+        case .health, .metrics, .openAPI, .search, .shardStatistics, .shardSearch, .indexNow: false
         case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement, .itemSource: true
         }
     }
@@ -90,7 +94,7 @@ enum Route {
     /// Requests that carry a JSON body (a DELETE of items may too, for long id lists).
     var takesBody: Bool {
         switch self {
-        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement, .shardStatistics, .shardSearch: true
+        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement, .shardStatistics, .shardSearch, .indexNow: true
         case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch, .itemSource: false
         }
     }
@@ -110,6 +114,7 @@ enum Route {
         case .recordEngagement: "/v1/engagement"
         case .shardStatistics: "/v1/shard/statistics"
         case .shardSearch: "/v1/shard/search"
+        case .indexNow: "/indexnow"
         }
     }
 
@@ -129,6 +134,7 @@ enum Route {
         case .recordEngagement: try service.recordEngagement(request)
         case .shardStatistics: try service.shardStatistics(request)
         case .shardSearch: try service.shardSearch(request)
+        case .indexNow: try service.indexNow(request)
         }
     }
 }

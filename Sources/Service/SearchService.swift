@@ -66,6 +66,8 @@ public final class SearchService: Sendable {
         public var recordResolver: (@Sendable (_ owner: String, RecordReference) throws -> JSONValue?)?
         /// Where each request is logged (`serve --access-log`), if anywhere.
         public var accessLog: AccessLog?
+        /// Takes IndexNow notices for the crawl (`serve --indexnow`); nil: `/indexnow` is 404.
+        public var indexNow: IndexNowDesk?
 
         public init(indexPath: String) {
             self.indexPath = indexPath
@@ -154,6 +156,15 @@ public final class SearchService: Sendable {
             }
             return .accept(BodyAllowance(holder: .principal("router"), maximumBytes: Self.shardBodyBytes))
         }
+        if case .indexNow = route, request.method == "POST" {
+            // A site's notice comes without a key: its body counts against the anonymous budget.
+            do {
+                try checkContentType(request)
+            } catch {
+                return .answer(Self.hardened((error as? APIError ?? APIError.internalError(error)).response))
+            }
+            return .accept(BodyAllowance(holder: .anonymous(network: network), maximumBytes: Self.indexNowBodyBytes, maximumSeconds: 30))
+        }
         guard route.needsKey else { return .accept(noBody) }
         do {
             // The search page reports engagement without a key (checked against the token of the answer it was shown).
@@ -175,6 +186,10 @@ public final class SearchService: Sendable {
 
     /// The largest body a router's shard request may have (a long query's statistics).
     static let shardBodyBytes = 2 << 20
+
+    /// The largest IndexNow notice: 10,000 URLs of about 100 bytes (the anonymous budget of
+    /// the whole server is 1 MiB).
+    static let indexNowBodyBytes = 1 << 20
 
     /// The largest body an anonymous engagement report may have.
     static let anonymousBodyBytes = 64 * 1024

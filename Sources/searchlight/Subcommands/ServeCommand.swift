@@ -1,3 +1,4 @@
+import Crawl
 import Foundation
 import Ingest
 import ItemMapping
@@ -59,10 +60,13 @@ struct ServeCommand: Command {
             Option.tlsKey,
             Option.cacert,
             Option.accessLog,
+            Option.indexNow,
+            Option.allowPrivate,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json",
                    "searchlight serve --store postgres://search@db/searchlight --shard 0/4 --listen 0.0.0.0:8081 --advertise http://node1:8081",
-                   "searchlight serve --store postgres://search@db/searchlight --router --listen 0.0.0.0:8080"])
+                   "searchlight serve --store postgres://search@db/searchlight --router --listen 0.0.0.0:8080",
+                   "searchlight serve --indexnow --listen 0.0.0.0:8080"])
 
     var data: DataDirectory
     var host: String
@@ -89,6 +93,9 @@ struct ServeCommand: Command {
     var tls: HTTPServer.TLS?
     /// With `--router`: the CA certificates nodes advertised over https are checked against.
     var caCertificatesFile: String?
+    /// `--indexnow`: take sites' IndexNow notices into the crawl's frontier.
+    var takesIndexNow: Bool
+    var allowPrivate: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
@@ -138,6 +145,10 @@ struct ServeCommand: Command {
             tls = HTTPServer.TLS(certificatePEM: certificatePEM, privateKeyPEM: keyPEM)
         default: throw UsageError("--tls-cert and --tls-key go together: the certificate and its private key")
         }
+        takesIndexNow = arguments.flag(Option.indexNow)
+        allowPrivate = arguments.flag(Option.allowPrivate)
+        if isRouter, takesIndexNow { throw UsageError("--indexnow is for a node with the crawl's store, not --router") }
+        if allowPrivate, !takesIndexNow { throw UsageError("--allow-private is for --indexnow: key files on private addresses") }
         caCertificatesFile = arguments.value(Option.cacert)
         if let caCertificatesFile {
             guard isRouter else { throw UsageError("--cacert is for --router: the CA that nodes' https certificates are checked against") }
@@ -176,6 +187,10 @@ struct ServeCommand: Command {
             // Only sources ingested here for that owner; items pushed from elsewhere (`ingest
             // --server`) answer with their reference only.
             try? RecordLookup.record(reference, owner: owner, data: data).record.json
+        }
+        if takesIndexNow {
+            let crawlStore: any CrawlStore = try shared.map { PostgresCrawlStore($0) } ?? LocalCrawlStore(dataDirectory: data.path)
+            configuration.indexNow = IndexNowDesk(frontier: CrawlStoreNotices(crawlStore), fetcher: CrawlerKeyFetcher(allowPrivateAddresses: allowPrivate))
         }
         let service: SearchService
         var follower: LogFollower?
@@ -286,6 +301,9 @@ extension ServeCommand {
         static let tlsKey = OptionSpec.value("--tls-key", "file", help: "The PEM private key of --tls-cert.")
         static let cacert = OptionSpec.value(
             "--cacert", "file", help: "With --router: trust the CA certificates in this PEM file for nodes advertised over https.")
+        static let indexNow = OptionSpec.flag(
+            "--indexnow", help: "Take IndexNow notices (GET/POST /indexnow) for the hosts the crawl knows: checked against the site's key file, the URLs made due.")
+        static let allowPrivate = OptionSpec.flag("--allow-private", help: "With --indexnow: fetch key files from private, loopback and link-local addresses too.")
         static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }
 }

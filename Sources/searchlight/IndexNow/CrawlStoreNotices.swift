@@ -1,0 +1,33 @@
+import Foundation
+import Service
+import StoreSeams
+import Synchronization
+import WebURL
+
+/// IndexNow notices written into the crawl's frontier (`serve --indexnow`): the data
+/// folder's `frontier.sqlite`, or the shared store's, through the same ``CrawlStore`` a
+/// crawl writes with. A notice's URLs go in as a sitemap's would (depth 0, first in the
+/// queue) and are made due at once; the next crawl run fetches them under robots.txt and
+/// its politeness, as any URL.
+final class CrawlStoreNotices: IndexNowFrontier {
+    /// One owner of the store's connection: notices arrive on the server's threads.
+    private let store: Mutex<any CrawlStore>
+
+    init(_ store: sending any CrawlStore) {
+        self.store = Mutex(store)
+    }
+
+    func knows(origin: String) throws -> Bool {
+        try store.withLock { try $0.host(origin) != nil }
+    }
+
+    func makeDue(_ urls: [WebURL], now: Date) throws -> Int {
+        try store.withLock { store in
+            var batch = CrawlBatch()
+            batch.newURLs = urls.map { FrontierURL(url: $0, depth: 0, foundOn: nil, priority: 1) }
+            let added = try store.commitLinks(batch, now: now)
+            _ = try store.makeDue(.urls(urls), now: now)
+            return added
+        }
+    }
+}

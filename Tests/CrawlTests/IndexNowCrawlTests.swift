@@ -1,0 +1,82 @@
+import Foundation
+import HTTPServer
+import JSON
+import SearchlightTestSupport
+import Testing
+
+/// `serve --indexnow` over a crawl's data folder, a real site on 127.0.0.1 with its key file:
+/// a notice for a page nothing links to makes it due, and the next crawl run indexes it
+/// (robots.txt still holds); wrong keys, other hosts and hosts the crawl never visited are
+/// refused, and no key file is fetched from a host the crawl does not know.
+@Suite struct IndexNowCrawlTests {
+    static let key = "5e1f0c2a9b8d7e6f"
+
+    @Test func aNoticeMakesAnUnlinkedPageCrawledAtTheNextRun() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "127.0.0.1"
+        web.page(host, "/", html: "<title>Harbour shop</title><p>Lanterns and ropes for the harbour.</p><a href=/ropes>Ropes</a>")
+        web.page(host, "/ropes", html: "<title>Ropes</title><p>Ropes of every length for every harbour.</p>")
+        web.file(host, "/robots.txt", contentType: "text/plain", bytes: Array("User-agent: *\nDisallow: /private/\n".utf8))
+        web.file(host, "/\(Self.key).txt", contentType: "text/plain", bytes: Array("\(Self.key)\n".utf8))
+        let crawl = try CrawlRunner(web: web, hosts: [])
+        defer { crawl.remove() }
+        let origin = web.origin(host)
+        let (first, _) = try crawl.crawl([origin + "/"], ["--no-sitemaps"])
+        #expect(first.status == 0, "\(first.stderr)")
+
+        let serve = try CommandRunner.start(["serve", "--data", crawl.data, "--listen", "127.0.0.1:0", "--cache-seconds", "0",
+                                             "--indexnow", "--allow-private"])
+        defer { serve.stop() }
+        let base = try #require(serve.firstLine.split(separator: " ").last.map(String.init), "\(serve.firstLine)")
+        let api = APIClient(base: base)
+        defer { api.shutdown() }
+
+        // Pages the site added since, linked from nowhere.
+        web.page(host, "/zanzibar", html: "<title>Zanzibar lanterns</title><p>Brass lanterns from Zanzibar, new this week.</p>")
+        web.page(host, "/private/secret", html: "<title>Zanzibar secret</title><p>Not for crawlers.</p>")
+        let notice: JSONValue = ["host": .string(host), "key": .string(Self.key),
+                                 "urlList": .array([.string(origin + "/zanzibar"), .string(origin + "/private/secret")])]
+        let accepted = api.call("POST", "/indexnow", json: notice, contentType: "application/json; charset=utf-8")
+        #expect(accepted.status == 202, "\(accepted.text)")
+        #expect(accepted.json?["added"] == 2 && accepted.json?["due"] == 2, "\(accepted.text)")
+        let single = api.call("GET", "/indexnow?url=" + (origin + "/ropes").addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&key=\(Self.key)")
+        #expect(single.status == 202 && single.json?["added"] == 0, "a known URL made due again: \(single.text)")
+
+        let keyFetches = { web.requests.filter { $0.hasSuffix("/\(Self.key).txt") }.count }
+        #expect(keyFetches() == 1, "the key was fetched once and then trusted")
+        let wrong = api.call("POST", "/indexnow", json: ["host": .string(host), "key": "0000000000000000", "urlList": .array([.string(origin + "/x")])])
+        #expect(wrong.status == 403 && wrong.errorCode == "key-not-valid", "\(wrong.text)")
+        let otherHost = api.call("POST", "/indexnow", json: ["host": .string(host), "key": .string(Self.key), "urlList": ["https://elsewhere.example/"]])
+        #expect(otherHost.status == 422 && otherHost.errorCode == "url-not-of-host", "\(otherHost.text)")
+        let before = web.requests.count
+        let unknown = api.call("GET", "/indexnow?url=http%3A%2F%2Flocalhost%3A\(web.port)%2Fa&key=\(Self.key)")
+        #expect(unknown.status == 422 && unknown.errorCode == "unknown-host", "\(unknown.text)")
+        #expect(web.requests.count == before, "nothing fetched for a host the crawl never visited")
+        let tooMany = api.call("POST", "/indexnow", json: ["host": .string(host), "key": .string(Self.key),
+                                                           "urlList": .array((0...10_000).map { .string(origin + "/p\($0)") })])
+        #expect(tooMany.status == 400, "\(tooMany.status) \(tooMany.text.prefix(200))")
+        let notJSON = api.call("POST", "/indexnow", body: Array("url=x".utf8), contentType: "application/x-www-form-urlencoded")
+        #expect(notJSON.status == 415)
+        serve.stop()
+
+        let (second, report) = try crawl.crawl([origin + "/"], ["--no-sitemaps"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try crawl.search("zanzibar").compactMap { $0["url"]?.stringValue } == [origin + "/zanzibar"], "\(String(describing: report))")
+        #expect(!web.requests.contains { $0.contains("/private/") }, "robots.txt still holds for noticed URLs")
+    }
+
+    /// Without `--indexnow` the path is not served.
+    @Test func withoutTheFlagThereIsNoReceiver() throws {
+        let folder = try TemporaryDirectory("indexnow-off")
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let serve = try CommandRunner.start(["serve", "--data", folder.url.path, "--listen", "127.0.0.1:0"])
+        defer { serve.stop() }
+        let base = try #require(serve.firstLine.split(separator: " ").last.map(String.init), "\(serve.firstLine)")
+        let api = APIClient(base: base)
+        defer { api.shutdown() }
+        #expect(api.call("GET", "/indexnow?url=https%3A%2F%2Fa.example%2F&key=\(Self.key)").status == 404)
+        #expect(try CommandRunner.run(["serve", "--data", folder.url.path, "--allow-private"]).status == 64, "--allow-private needs --indexnow")
+    }
+}

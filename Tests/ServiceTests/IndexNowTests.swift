@@ -1,0 +1,148 @@
+import Foundation
+import JSON
+@testable import Service
+import Synchronization
+import Testing
+import WebURL
+
+/// IndexNow notices read as the protocol writes them, and decided without I/O: a frontier
+/// and key files played by values.
+@Suite struct IndexNowTests {
+    static let key = "0f3c9a1b2d4e5f60"
+
+    final class Frontier: IndexNowFrontier {
+        let known: Set<String>
+        let due = Mutex<[String]>([])
+        init(known: Set<String>) { self.known = known }
+        func knows(origin: String) throws -> Bool { known.contains(origin) }
+        func makeDue(_ urls: [WebURL], now: Date) throws -> Int {
+            due.withLock { due in
+                let added = urls.filter { !due.contains($0.string) }.count
+                due += urls.map(\.string)
+                return added
+            }
+        }
+    }
+
+    final class KeyFiles: IndexNowKeyFetcher {
+        let files: [String: IndexNowKeyFile]
+        let fetched = Mutex<[String]>([])
+        init(_ files: [String: IndexNowKeyFile]) { self.files = files }
+        func fetch(_ url: WebURL) -> IndexNowKeyFile {
+            fetched.withLock { $0.append(url.string) }
+            return files[url.string] ?? .missing("HTTP 404")
+        }
+    }
+
+    static func post(_ body: JSONValue) throws(APIError) -> IndexNowSubmission {
+        do {
+            return try IndexNowSubmission(body: try FieldReader(value: body, path: "body"))
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(400, "bad-request", "\(error)")
+        }
+    }
+
+    /// The status and code `work` is refused with; nil when it is not.
+    static func status(_ work: () throws -> Void) -> (Int, String)? {
+        do {
+            try work()
+            return nil
+        } catch let error as APIError {
+            return (error.status, error.code)
+        } catch {
+            return (0, "\(error)")
+        }
+    }
+
+    @Test func noticesAreReadAsTheProtocolWritesThem() throws {
+        let single = try IndexNowSubmission { ["url": "https://www.example.com/product.html", "key": Self.key][$0] }
+        #expect(single.host == "www.example.com" && single.urls.map(\.string) == ["https://www.example.com/product.html"])
+        #expect(single.keyLocation.string == "https://www.example.com/\(Self.key).txt", "the protocol's default place")
+        let list = try Self.post(["host": "WWW.example.com", "key": .string(Self.key),
+                                  "urlList": ["https://www.example.com/url1", "http://www.example.com/folder/url2", "https://www.example.com/url1#top"]])
+        #expect(list.urls.map(\.string) == ["https://www.example.com/url1", "http://www.example.com/folder/url2"], "once each, http and https mixed")
+        #expect(list.origins == ["https://www.example.com", "http://www.example.com"])
+        let located = try Self.post(["host": "www.example.com", "key": .string(Self.key), "keyLocation": "https://www.example.com/catalog/key.txt",
+                                     "urlList": ["https://www.example.com/catalog/a"]])
+        #expect(located.keyLocation.string == "https://www.example.com/catalog/key.txt")
+
+        let refusals: [(JSONValue, Int, String)] = [
+            (["host": "www.example.com", "key": "short", "urlList": ["https://www.example.com/"]], 422, "invalid-key"),
+            (["host": "www.example.com", "key": "has_underscore_1", "urlList": ["https://www.example.com/"]], 422, "invalid-key"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": ["https://other.example.com/"]], 422, "url-not-of-host"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": ["https://www.example.com/help/a"],
+              "keyLocation": "https://www.example.com/catalog/key.txt"], 422, "url-not-under-key-location"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": ["https://www.example.com/a"],
+              "keyLocation": "https://elsewhere.example/key.txt"], 422, "key-location-not-of-host"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": ["ftp://www.example.com/a"]], 400, "invalid-url"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": []], 400, "bad-request"),
+            (["host": "www.example.com", "key": .string(Self.key)], 400, "bad-request"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": .array((0...10_000).map { .string("https://www.example.com/\($0)") })],
+             400, "bad-request"),
+        ]
+        for (body, status, code) in refusals {
+            let refused = Self.status { _ = try Self.post(body) }
+            #expect(refused?.0 == status && refused?.1 == code, "\(body): \(String(describing: refused))")
+        }
+    }
+
+    @Test func onlyKnownHostsWithTheirOwnKeyMakeURLsDue() throws {
+        let frontier = Frontier(known: ["https://www.example.com"])
+        let keys = KeyFiles(["https://www.example.com/\(Self.key).txt": .text("\u{FEFF}\(Self.key)\r\n")])
+        let desk = IndexNowDesk(frontier: frontier, fetcher: keys)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let notice = try Self.post(["host": "www.example.com", "key": .string(Self.key),
+                                    "urlList": ["https://www.example.com/new", "http://www.example.com/plain"]])
+        let receipt = try desk.receive(notice, now: now)
+        #expect(receipt == IndexNowDesk.Receipt(due: 1, added: 1, ignored: 1), "the http origin was never crawled")
+        #expect(frontier.due.withLock { $0 } == ["https://www.example.com/new"])
+        _ = try desk.receive(notice, now: now.addingTimeInterval(1))
+        #expect(keys.fetched.withLock { $0.count } == 1, "a key that held is trusted for a while")
+
+        // A host the crawl does not know: refused before any key file is fetched.
+        let stranger = try IndexNowSubmission { ["url": "https://stranger.example/x", "key": Self.key][$0] }
+        #expect(Self.status { _ = try desk.receive(stranger, now: now) }?.1 == "unknown-host")
+        #expect(keys.fetched.withLock { $0 } == ["https://www.example.com/\(Self.key).txt"])
+
+        // A key the host does not serve, or serves another one: 403, remembered.
+        let wrong = try IndexNowSubmission { ["url": "https://www.example.com/x", "key": "ffffffffffffffff"][$0] }
+        #expect(Self.status { _ = try desk.receive(wrong, now: now) }?.0 == 403)
+        #expect(Self.status { _ = try desk.receive(wrong, now: now.addingTimeInterval(5)) }?.0 == 403)
+        #expect(keys.fetched.withLock { $0.count } == 2, "a refused key is not fetched again at once")
+        let other = IndexNowDesk(frontier: frontier, fetcher: KeyFiles(["https://www.example.com/\(Self.key).txt": .text("another-key-entirely")]))
+        #expect(Self.status { _ = try other.receive(notice, now: now) }?.1 == "key-not-valid")
+        #expect(frontier.due.withLock { $0.count } == 2, "nothing refused was made due")
+    }
+
+    @Test func budgetsPerHostAndPerKeyHold() throws {
+        let frontier = Frontier(known: ["https://www.example.com"])
+        let keys = KeyFiles(["https://www.example.com/\(Self.key).txt": .text(Self.key)])
+        var limits = IndexNowDesk.Limits()
+        limits.urlsPerHostPerDay = 100
+        let desk = IndexNowDesk(frontier: frontier, fetcher: keys, limits: limits)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func notice(_ count: Int, from start: Int = 0) throws -> IndexNowSubmission {
+            try Self.post(["host": "www.example.com", "key": .string(Self.key),
+                           "urlList": .array((start..<(start + count)).map { .string("https://www.example.com/p\($0)") })])
+        }
+        _ = try desk.receive(try notice(80), now: now)
+        let over = Self.status { _ = try desk.receive(try notice(30, from: 80), now: now) }
+        #expect(over?.0 == 429, "100 URLs a day for the host")
+        #expect(try desk.receive(try notice(20, from: 80), now: now).due == 20)
+        // Ten notices at once for a key, then one every six seconds.
+        let small = IndexNowDesk(frontier: frontier, fetcher: keys)
+        for second in 0..<10 { _ = try small.receive(try notice(1), now: now.addingTimeInterval(Double(second) / 100)) }
+        #expect(Self.status { _ = try small.receive(try notice(1), now: now.addingTimeInterval(0.2)) }?.0 == 429)
+        #expect(throws: Never.self) { try small.receive(try notice(1), now: now.addingTimeInterval(7)) }
+        // Key files: three fetches at once for a host, then one a minute, whatever the keys tried.
+        let guesses = IndexNowDesk(frontier: frontier, fetcher: keys)
+        for attempt in 0..<3 {
+            let guess = try IndexNowSubmission { ["url": "https://www.example.com/x", "key": "guess-\(attempt)-0000"][$0] }
+            #expect(Self.status { _ = try guesses.receive(guess, now: now) }?.0 == 403)
+        }
+        let fourth = try IndexNowSubmission { ["url": "https://www.example.com/x", "key": "guess-3-0000"][$0] }
+        #expect(Self.status { _ = try guesses.receive(fourth, now: now) }?.0 == 429)
+    }
+}
