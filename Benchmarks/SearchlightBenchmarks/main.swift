@@ -10,7 +10,7 @@ import WebURL
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300] [--no-peer-queries]
 //   searchlight-bench serve-index DIR [--items 100000] [--body-words 300]
-//   searchlight-bench filter-profile DIR [--set standard] [--rounds 3] [--queries FILE]   (writes filter attributes into DIR's index)
+//   searchlight-bench filter-profile DIR [--set standard] [--rounds 3] [--queries FILE] [--only LABEL-PART]   (writes filter attributes into DIR's index)
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
 //   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
@@ -48,7 +48,7 @@ case "query-profile":
 case "filter-profile":
     // Filtered searches next to unfiltered ones over a (copy of a) `serve-index` index.
     FilterBenchmark.run(directory: arguments.count > 1 ? arguments[1] : ".", set: option("--set") ?? "standard",
-                        rounds: Int(option("--rounds") ?? "3") ?? 3, queryFile: option("--queries"))
+                        rounds: Int(option("--rounds") ?? "3") ?? 3, queryFile: option("--queries"), only: option("--only"))
 case "serve-index":
     ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".",
                              bodyWords: Int(option("--body-words") ?? "300") ?? 300)

@@ -13,8 +13,12 @@ extension ItemRenderer {
         fixed.uniqueIdentifier = Template(literal: item.uniqueIdentifier)
         if fixed.fields[.title] == nil { fixed.fields[.title] = Template(literal: item.title) }
         fixed.fields[.webURL] = nil
-        guard let outcome = try? render(fixed, record: nil, now: now, value: { JSONObjectPaths.text(of: $0, in: object) }),
-            case .item(let rendered) = outcome
+        func attempt(_ mapping: Mapping) -> SearchableItem? {
+            guard case .item(let rendered) = try? render(mapping, record: nil, now: now, value: { JSONObjectPaths.text(of: $0, in: object) })
+            else { return nil }
+            return rendered
+        }
+        guard let rendered = attempt(fixed) ?? attempt(Self.withoutFailingParts(fixed, title: Template(literal: item.title), attempt))
         else { return item }
         var result = item
         let fields = mapping.fields
@@ -39,5 +43,35 @@ extension ItemRenderer {
             result.apps.append(app)
         }
         return result
+    }
+
+    /// `mapping` without the parts that do not render on their own (a rating that is no
+    /// number, a deep link a scheme rule refuses): each field (latitude and longitude as a
+    /// pair), the keywords and the apps tried alone with the title (the page's own `title`
+    /// when the mapping's renders empty), so one bad part leaves the page its own value there
+    /// and the rest of the mapping still applies.
+    private static func withoutFailingParts(_ mapping: Mapping, title: Template, _ attempt: (Mapping) -> SearchableItem?) -> Mapping {
+        var bare = mapping
+        bare.fields = mapping.fields.filter { $0.key == .title }
+        if attempt(bare) == nil { bare.fields[.title] = title }
+        bare.keywords = []
+        bare.apps = []
+        var kept = bare
+        for (field, template) in mapping.fields where field != .title && kept.fields[field] == nil {
+            var alone = bare
+            alone.fields[field] = template
+            let partner: Mapping.Field? = field == .latitude ? .longitude : field == .longitude ? .latitude : nil
+            if let partner, let other = mapping.fields[partner] { alone.fields[partner] = other }
+            if attempt(alone) != nil { alone.fields.forEach { kept.fields[$0.key] = $0.value } }
+        }
+        var keywords = bare
+        keywords.keywords = mapping.keywords
+        if attempt(keywords) != nil { kept.keywords = mapping.keywords }
+        for app in mapping.apps {
+            var alone = bare
+            alone.apps = [app]
+            if attempt(alone) != nil { kept.apps.append(app) }
+        }
+        return kept
     }
 }

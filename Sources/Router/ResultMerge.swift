@@ -114,8 +114,11 @@ public struct ResultMerge: Sendable {
         // back to owner and identifier), as many as one index would keep, then rescored.
         let firstStage = results.indices.sorted { a, b in
             let x = results[a].candidate, y = results[b].candidate
-            if sort == .distance, results[a].distance != results[b].distance {
-                return (results[a].distance ?? .infinity) < (results[b].distance ?? .infinity)
+            if sort == .distance {
+                // Nearest first, equally near ones by order key (``SearchSort/distance``).
+                if results[a].distance != results[b].distance { return (results[a].distance ?? .infinity) < (results[b].distance ?? .infinity) }
+                if x.key != y.key { return x.key < y.key }
+                return results[a].key < results[b].key
             }
             if x.relevance != y.relevance || x.key != y.key { return x.precedesByRelevance(y) }
             return results[a].key < results[b].key

@@ -9,7 +9,7 @@ import Synchronization
 /// An item's row never changes what a filter reads (a changed item is a new row, with a new
 /// rowid: `items` counts rowids up, AUTOINCREMENT), so a set stays right for every rowid it
 /// covers, and a later search adds only the rows written since; rows deleted since are left
-/// to the search's liveness check. At most ``capacity`` sets are kept (1,000,000 items take
+/// to the search's liveness check. A circle's rows come from ``PlaceGrid``. At most ``capacity`` sets are kept (1,000,000 items take
 /// 125 KB a set), the least recently used dropped first; one is built by one scan of `items`.
 final class FilterCache: Sendable {
     static let shared = FilterCache()
@@ -45,15 +45,21 @@ final class FilterCache: Sendable {
         }
         if let cached, highest == covered { return touch(key, cached) }
         if highest > covered {
-            let condition = filter.condition
-            let statement = try connection.statement("SELECT rowid, latitude, longitude FROM items WHERE rowid > ? AND rowid <= ? AND \(condition.sql)")
-            statement.bind([.integer(covered), .integer(highest)] + condition.arguments)
             rows.reserve(through: highest)
-            while try statement.step() {
-                guard filter.passes(latitude: statement.optionalDouble(1), longitude: statement.optionalDouble(2)) else { continue }
-                rows.insert(statement.int64(0))
+            if let near = filter.near {
+                // The circle from the grid of places; the other parts from their own rows.
+                var others = filter
+                others.near = nil
+                let passing = others.isEmpty ? nil : try self.rows(others, file: file, connection: connection).rows
+                let grid = try PlaceGrid.shared.grid(file: file, connection: connection)
+                for rowid in grid.rowids(in: near, after: covered, through: highest) where passing?.contains(rowid) ?? true { rows.insert(rowid) }
+            } else {
+                let condition = filter.condition
+                let statement = try connection.statement("SELECT rowid FROM items WHERE rowid > ? AND rowid <= ? AND \(condition.sql) ORDER BY rowid")
+                statement.bind([.integer(covered), .integer(highest)] + condition.arguments)
+                while try statement.step() { rows.insert(statement.int64(0)) }
+                statement.reset()
             }
-            statement.reset()
             covered = highest
         }
         return touch(key, Entry(rows: FilterRows(rows: rows, segments: segments), covered: covered, used: 0))
@@ -120,14 +126,38 @@ final class FilterRows: Sendable {
 
     /// Bit `i` set when the segment's document `i` (`rowids[i]`) passes; one word past the
     /// last, so a window may read a word beyond its own.
+    ///
+    /// A segment's rowids ascend with its ordinals, so a filter that few rows pass (a circle
+    /// around a place, which a search near a moving person asks anew each time) looks each of
+    /// its rows up in them, not each of the segment's documents in its rows.
     func ordinals(segment: Int64, rowids: [Int64]) -> [UInt64] {
         if let known = segments.bits.withLock({ $0[segment] }) { return known }
         var words = [UInt64](repeating: 0, count: rowids.count / 64 + 2)
-        for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) {
-            words[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
+        func set(_ ordinal: Int) { words[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63) }
+        if let few = rows.sparse, let first = rowids.first, let last = rowids.last, few.count * 16 < rowids.count {
+            var index = Self.firstIndex(in: few, atLeast: first, from: 0, to: few.count)
+            var low = 0
+            while index < few.count, few[index] <= last {
+                let ordinal = Self.firstIndex(in: rowids, atLeast: few[index], from: low, to: rowids.count)
+                if ordinal < rowids.count, rowids[ordinal] == few[index] { set(ordinal) }
+                low = ordinal
+                index += 1
+            }
+        } else {
+            for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) { set(ordinal) }
         }
         segments.bits.withLock { $0[segment] = words }
         return words
+    }
+
+    /// The first index in `sorted[from..<to]` whose value is at least `value` (`to` if none).
+    private static func firstIndex(in sorted: [Int64], atLeast value: Int64, from: Int, to: Int) -> Int {
+        var (low, high) = (from, to)
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 
@@ -138,6 +168,9 @@ struct RowSet: Sendable {
     private let base: Int64
     private var words: [UInt64] = []
     private(set) var count = 0
+    /// The rowids in ascending order while there are at most ``sparseLimit`` of them.
+    private(set) var sparse: [Int64]? = []
+    static let sparseLimit = 65_536
 
     init(base: Int64 = 0) {
         self.base = max(0, base)
@@ -157,6 +190,16 @@ struct RowSet: Sendable {
         if words[Int(offset >> 6)] & bit == 0 {
             words[Int(offset >> 6)] |= bit
             count += 1
+            if count > Self.sparseLimit {
+                sparse = nil
+            } else if var list = sparse, let last = list.last, last > rowid {
+                // Rows come in rowid order; one out of it is put in its place.
+                sparse = nil
+                list.insert(rowid, at: list.firstIndex { $0 > rowid } ?? list.count)
+                sparse = list
+            } else {
+                sparse?.append(rowid)
+            }
         }
     }
 

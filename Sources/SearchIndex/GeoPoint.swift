@@ -70,7 +70,7 @@ public struct GeoCircle: Sendable, Hashable {
     public func contains(_ point: GeoPoint) -> Bool { center.distance(to: point) <= radius }
 
     /// Latitude and longitude ranges that hold the circle (one, or two where it crosses the
-    /// antimeridian), for the index's R*Tree: every place within the radius is in one of them.
+    /// antimeridian), for the grid of places (``PlaceGrid``): every place within the radius is in one of them.
     public var boxes: [(latitude: ClosedRange<Double>, longitude: ClosedRange<Double>)] {
         // A degree of latitude is at least 110.57 km; a little slack covers rounding.
         let dLatitude = radius / 110.5

@@ -19,9 +19,8 @@ import SQLite
 ///   anonymous impression and a click to an item, so each counts at most once a day.
 /// - `batches`: the client state stored with the last committed batch of each indexer.
 /// - `changes`: what each recent commit changed (``ChangeLog``), for result caches.
-/// - `item_places`: an R*Tree of the items that have a place, by rowid, kept by triggers on
-///   `items` (an item's place never changes in place: a changed item is a new row), for
-///   searches near a place (``GeoCircle``).
+/// - `items_placed`: the places of the items that have one (a partial index), from which a
+///   process builds its grid of places for searches near a place (``PlaceGrid``).
 ///
 /// Version 1 kept the text in an FTS5 table and let FTS5 rank every match; version 2 has
 /// its own postings so that a search does not score every match (BENCHMARKS.md, issue 17).
@@ -31,7 +30,7 @@ import SQLite
 /// language and their words' stems (older items are analysed again, stems and all).
 /// Version 5 added the change log; 6 counts each segment's deleted documents; 7 added
 /// `items.rendered` (a crawled page read as a browser rendered it); 8 added the items'
-/// places (`items.latitude`, `items.longitude`, and `item_places`).
+/// places (`items.latitude`, `items.longitude`, and their index `items_placed`).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
     static let version = 8
@@ -87,18 +86,8 @@ enum IndexSchema {
         CREATE TABLE IF NOT EXISTS batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
         """ + places + SegmentStore.schema + ChangeLog.schema
 
-    /// `item_places` and the triggers that keep it (``IndexMigration/addPlaces(_:)`` adds
-    /// them to older files).
-    static let places = """
-        CREATE VIRTUAL TABLE IF NOT EXISTS item_places USING rtree(id, min_latitude, max_latitude, min_longitude, max_longitude);
-        CREATE TRIGGER IF NOT EXISTS items_place_added AFTER INSERT ON items WHEN new.latitude IS NOT NULL BEGIN
-            INSERT INTO item_places(id, min_latitude, max_latitude, min_longitude, max_longitude)
-            VALUES(new.rowid, new.latitude, new.latitude, new.longitude, new.longitude);
-        END;
-        CREATE TRIGGER IF NOT EXISTS items_place_removed AFTER DELETE ON items WHEN old.latitude IS NOT NULL BEGIN
-            DELETE FROM item_places WHERE id = old.rowid;
-        END;
-        """
+    /// The index of places (``IndexMigration/addPlaces(_:)`` adds it to older files).
+    static let places = "CREATE INDEX IF NOT EXISTS items_placed ON items(latitude, longitude) WHERE latitude IS NOT NULL;"
 
     /// Creates the tables on a new file, migrates an older one, and checks the version.
     /// Returns the index's identity (a random id made with the file, so that caches of two

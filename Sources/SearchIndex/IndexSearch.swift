@@ -28,75 +28,146 @@ struct IndexSearch {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let segments = request.statistics.map(self.segments.using) ?? self.segments
         let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
-        var plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
-        let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
+        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
         let rows = CandidateRows(connection: connection)
+        let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
+        let selection: Selection
+        if request.sort == .distance, let near = request.filter.near, let allowed,
+            case let places = try PlaceGrid.shared.grid(file: identity, connection: connection).entries(in: near).filter({ allowed.rows.contains($0.rowid) }),
+            places.count <= Self.nearestLimit
+        {
+            selection = try nearest(among: places, from: near.center, plan: plan, request, segments: segments, rows: rows)
+        } else {
+            selection = try best(query, plan: plan, languages: languages, request, segments: segments, rows: rows, allowed: allowed)
+        }
+        var found = try selection.page.compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
+        if request.snippets {
+            for index in found.indices {
+                guard let document = try segments.analysedText(of: found[index].0) else { continue }
+                found[index].1.snippet = Snippet.make(columns: document.columns, language: document.language, terms: selection.plan.highlighted,
+                                                      start: SearchRequest.snippetStart, end: SearchRequest.snippetEnd, tokenizer: tokenizer)
+            }
+        }
+        // Whether even the best result lacks some of the words.
+        var matchedAny = false
+        if selection.plan.termClauses > 1, let first = found.first {
+            var terms = selection.plan.query
+            terms.clauses = Array(terms.clauses.prefix(selection.plan.termClauses))
+            matchedAny = try segments.matchedClauses(first.0, terms) < selection.plan.termClauses
+        }
+        var response = SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: selection.plan.corrections,
+                                      total: selection.total, totalIsExact: selection.totalIsExact, offset: request.offset,
+                                      processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
+                                      dependencies: Self.dependencies(query, selection.plan, selection.read, typing: request.typing))
+        response.facets = selection.facets
+        return response
+    }
+
+    /// What a search chose to show, before its items are read: the page, how many matched,
+    /// the facets, the plan it ended with (feedback widens it) and every row it read (for a
+    /// result cache).
+    private struct Selection {
+        var page: [Ranked]
+        var total: Int
+        var totalIsExact: Bool
+        var facets: FacetCounts?
+        var plan: QueryPlan
+        var read: [Int64]
+    }
+
+    /// The best matches, ranked (``ResultOrder``), or for a distance order whose circle holds
+    /// too many items to list, the best ``Facet/candidates`` of them nearest first.
+    private func best(_ query: SearchQuery, plan first: QueryPlan, languages: [String], _ request: SearchRequest, segments: SegmentSearcher,
+                      rows: CandidateRows, allowed: FilterRows?) throws -> Selection {
+        var plan = first
+        let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
         let now = request.now.timeIntervalSince1970
         // A long request's first answer, its best ``RelevanceFeedback/depth`` documents, is
         // scored again with the words its best few share. Not on a shard: the words would
         // come from its own documents, not the whole index's.
         let feedbackApplies = request.statistics == nil && !request.typing && request.sort == .relevance
             && plan.distinctTerms >= RelevanceFeedback.minimumTerms
-        let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
         // Facets count the best ``Facet/candidates`` matches; the page is the first k of them,
         // as a search without facets finds it (the order is total).
         let searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
-        // A distance order orders the same best matches (``SearchSort/distance``).
         let depth = request.facets.isEmpty && request.sort == .relevance ? searched : max(searched, Facet.candidates)
         var candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
         var facets: FacetCounts?
-        var facetRows: [Int64] = []
+        var read: [Int64] = []
         if !request.facets.isEmpty {
-            facetRows = candidates.map(\.rowid)
-            facets = try FacetCounts.count(request.facets, rowids: facetRows, exact: candidates.count < depth, file: identity, connection: connection)
+            read = candidates.map(\.rowid)
+            facets = try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < depth, file: identity, connection: connection)
             if request.sort == .relevance { candidates = Array(candidates.prefix(searched)) }
         }
-        var feedbackRows: [Int64] = []
         if feedbackApplies {
-            let first = Array(candidates.prefix(RelevanceFeedback.documents))
-            let expansion = try feedback(first, query: query, plan: plan, segments: segments)
+            let best = Array(candidates.prefix(RelevanceFeedback.documents))
+            let expansion = try feedback(best, query: query, plan: plan, segments: segments)
             if expansion.isEmpty {
                 candidates = Array(candidates.prefix(k))
             } else {
-                feedbackRows = first.map(\.rowid)
+                read += best.map(\.rowid)
                 plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: expansion)
                 candidates = try segments.rescored(candidates, by: plan.query, k: k)
             }
         }
         let ranked = try rank(candidates, request, rows: rows)
         // A router's shard answers with every candidate in first-stage order; the router
-        // rescores the union as this index would (``ResultOrder``). Ordered by distance, it
-        // answers with its page, which the router merges by distance.
-        let page: [Int]
+        // rescores the union as this index would (``ResultOrder``).
+        let order: [Int]
         if request.sort == .distance, let near = request.filter.near {
-            page = Array(Self.byDistance(ranked, from: near.center, rows: rows).dropFirst(request.offset).prefix(request.limit))
+            order = Array(Self.byDistance(ranked, from: near.center, rows: rows).dropFirst(request.offset).prefix(request.limit))
         } else if request.firstStageOrder {
-            page = Array(ranked.indices)
+            order = Array(ranked.indices)
         } else {
-            page = Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))
-        }
-        var found = try page.compactMap { index in try hit(ranked[index], request).map { (ranked[index].rowid, $0) } }
-        if request.snippets {
-            for index in found.indices {
-                guard let document = try segments.analysedText(of: found[index].0) else { continue }
-                found[index].1.snippet = Snippet.make(columns: document.columns, language: document.language, terms: plan.highlighted,
-                                                      start: SearchRequest.snippetStart, end: SearchRequest.snippetEnd, tokenizer: tokenizer)
-            }
-        }
-        // Whether even the best result lacks some of the words.
-        var matchedAny = false
-        if plan.termClauses > 1, let first = found.first {
-            var terms = plan.query
-            terms.clauses = Array(terms.clauses.prefix(plan.termClauses))
-            matchedAny = try segments.matchedClauses(first.0, terms) < plan.termClauses
+            order = Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))
         }
         // Fewer candidates than asked for: the search saw every match, so the count is exact.
-        var response = SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: plan.corrections,
-                              total: ranked.count, totalIsExact: candidates.count < (request.sort == .distance ? depth : k), offset: request.offset,
-                              processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
-                              dependencies: Self.dependencies(query, plan, candidates, feedbackRows + facetRows, typing: request.typing))
-        response.facets = facets
-        return response
+        return Selection(page: order.map { ranked[$0] }, total: ranked.count,
+                         totalIsExact: candidates.count < (request.sort == .distance ? depth : k), facets: facets, plan: plan,
+                         read: read + candidates.map(\.rowid))
+    }
+
+    /// The most places a distance order lists and matches: past it (a radius of a country),
+    /// the best ``Facet/candidates`` matches are ordered instead.
+    static let nearestLimit = 65_536
+
+    /// Every match among the places of a circle (`places`, by rowid), nearest first in whole
+    /// metres, equally near ones by order key (``SearchSort/distance``): the page of them, its
+    /// relevance scored. The circle's places, not the index, bound the work: matching walks
+    /// each segment once, and only the rows the page needs are read — the count is exact when
+    /// every match's row was (at most ``Facet/candidates`` of them), else it may still hold
+    /// items deleted since their segment was written.
+    private func nearest(among places: [PlaceGrid.Entry], from center: GeoPoint, plan: QueryPlan, _ request: SearchRequest,
+                         segments: SegmentSearcher, rows: CandidateRows) throws -> Selection {
+        let matches = try segments.matching(plan.query, among: places.map(\.rowid))
+        let metres = matches.map { SearchSort.rounded(center.distance(to: GeoPoint(latitude: places[$0.position].latitude, longitude: places[$0.position].longitude))) }
+        let ordered = matches.indices.sorted { metres[$0] != metres[$1] ? metres[$0] < metres[$1] : matches[$0].key < matches[$1].key }
+            .map { TopK.Entry(score: 0, key: matches[$0].key, rowid: places[matches[$0].position].rowid) }
+        let now = request.now.timeIntervalSince1970
+        let checkedAll = ordered.count <= Facet.candidates
+        if checkedAll { try rows.load(ordered.map(\.rowid)) }
+        // Live, unexpired matches in order, read a chunk at a time until the page is full.
+        var live: [TopK.Entry] = []
+        var next = 0
+        let wanted = request.offset + request.limit
+        while live.count < wanted, next < ordered.count {
+            let chunk = ordered[next..<min(ordered.count, next + max(64, 2 * (wanted - live.count)))]
+            try rows.load(chunk.map(\.rowid))
+            for entry in chunk {
+                guard let row = rows.row(entry.rowid), !(row.expires.map { $0 <= now } ?? false) else { continue }
+                live.append(entry)
+            }
+            next += chunk.count
+        }
+        let gone = checkedAll ? ordered.filter { rows.row($0.rowid).map { $0.expires.map { $0 <= now } ?? false } ?? true }.count : 0
+        let shown = Array(live.dropFirst(request.offset).prefix(request.limit))
+        let scored = Dictionary(try segments.rescored(shown, by: plan.query, k: max(1, shown.count)).map { ($0.rowid, $0.score) }) { a, _ in a }
+        let page = try rank(shown.map { TopK.Entry(score: scored[$0.rowid] ?? 0, key: $0.key, rowid: $0.rowid) }, request, rows: rows)
+        var facets: FacetCounts?
+        if !request.facets.isEmpty {
+            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: checkedAll, file: identity, connection: connection)
+        }
+        return Selection(page: page, total: ordered.count - gone, totalIsExact: checkedAll, facets: facets, plan: plan, read: ordered.map(\.rowid))
     }
 
     /// ``RelevanceFeedback``'s words for the documents of a first answer, read as the index
@@ -152,10 +223,9 @@ struct IndexSearch {
     /// What the answer read: every candidate (and the documents feedback read), every term
     /// searched and every query term, the
     /// word being typed, and whether corrections were looked up (``IndexChange/affects(_:)``).
-    private static func dependencies(_ query: SearchQuery, _ plan: QueryPlan, _ candidates: [TopK.Entry], _ feedbackRows: [Int64],
-                                     typing: Bool) -> AnswerDependencies {
+    private static func dependencies(_ query: SearchQuery, _ plan: QueryPlan, _ read: [Int64], typing: Bool) -> AnswerDependencies {
         var dependencies = AnswerDependencies()
-        dependencies.rows = Array(Set(candidates.map(\.rowid) + feedbackRows)).sorted()
+        dependencies.rows = Array(Set(read)).sorted()
         var terms = Set<UInt64>()
         for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { terms.insert(TermFilter.hash(term: token)) } }
         for token in query.tokens.joined() { terms.insert(TermFilter.hash(term: Array(token.utf8))) }
@@ -207,14 +277,13 @@ struct IndexSearch {
         return ranked
     }
 
-    /// The indexes of `ranked` (in first-stage order) nearest first, in whole metres, equally
-    /// near ones in first-stage order; those without a place last (a filter on a circle keeps
-    /// none of them).
+    /// The indexes of `ranked` nearest first, in whole metres, equally near ones by order key;
+    /// those without a place last (a filter on a circle keeps none of them).
     private static func byDistance(_ ranked: [Ranked], from center: GeoPoint, rows: CandidateRows) -> [Int] {
         let metres = ranked.map { candidate in
             rows.row(candidate.rowid)?.location.map { SearchSort.rounded(center.distance(to: $0)) } ?? .infinity
         }
-        return ranked.indices.sorted { metres[$0] != metres[$1] ? metres[$0] < metres[$1] : $0 < $1 }
+        return ranked.indices.sorted { metres[$0] != metres[$1] ? metres[$0] < metres[$1] : ranked[$0].candidate.key < ranked[$1].candidate.key }
     }
 
     /// A ranked candidate as a result: its item, what a tap does, and how far it is from the

@@ -68,9 +68,8 @@ public struct SearchFilter: Sendable, Hashable {
         }
     }
 
-    /// The SQL condition on `items` and its arguments, in order. For ``near`` it holds the
-    /// circle's boxes (``GeoCircle/boxes``); whether a place in them is within the radius is
-    /// ``passes(latitude:longitude:)``'s to say.
+    /// The SQL condition on `items` and its arguments, in order, for every part but ``near``
+    /// (a circle is answered by ``PlaceGrid``).
     var condition: (sql: String, arguments: [SQLiteValue]) {
         var parts: [String] = []
         var arguments: [SQLiteValue] = []
@@ -103,22 +102,7 @@ public struct SearchFilter: Sendable, Hashable {
             parts.append("EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ?)")
             arguments.append(.text(hasApp.rawValue))
         }
-        if let near {
-            let boxes = near.boxes.map { _ in "(max_latitude >= ? AND min_latitude <= ? AND max_longitude >= ? AND min_longitude <= ?)" }
-            parts.append("rowid IN (SELECT id FROM item_places WHERE \(boxes.joined(separator: " OR ")))")
-            for box in near.boxes {
-                arguments += [.real(box.latitude.lowerBound), .real(box.latitude.upperBound), .real(box.longitude.lowerBound), .real(box.longitude.upperBound)]
-            }
-        }
         return (parts.isEmpty ? "1" : parts.joined(separator: " AND "), arguments)
-    }
-
-    /// Whether a row of the ``condition`` with this place passes the parts SQL does not check:
-    /// the distance from ``near``'s center.
-    func passes(latitude: Double?, longitude: Double?) -> Bool {
-        guard let near else { return true }
-        guard let latitude, let longitude else { return false }
-        return near.contains(GeoPoint(latitude: latitude, longitude: longitude))
     }
 
     /// The filter's query parameters (`/v1/search`'s names), in a fixed order; ``openedBy``

@@ -80,9 +80,11 @@ public enum SearchSort: String, Sendable, Hashable, CaseIterable {
     /// Best match first (``ResultOrder``).
     case relevance
     /// Nearest first, from the center of the search's ``SearchFilter/near``, in whole metres,
-    /// equally near ones best match first. The results ordered are the best
-    /// ``Facet/candidates`` matches within the circle (every match when fewer match, which
-    /// `totalHitsExact` says), so a distance order never brings up a barely matching item.
+    /// equally near ones by their order key (``ItemKey/orderKey``): every match within the
+    /// circle, found among the circle's items rather than by ranking the index, so its cost
+    /// follows the circle's size. A circle of more than 65,536 items (a radius
+    /// of a country) orders the best ``Facet/candidates`` matches in it instead, as
+    /// `totalHitsExact` then says.
     case distance
 
     /// Reads `sort=`: absent is relevance.

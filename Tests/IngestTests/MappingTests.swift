@@ -1,6 +1,8 @@
 import ItemMapping
 import Foundation
 import Ingest
+import JSON
+import SearchIndex
 import Testing
 
 /// Key paths, templates and mapping files, without a database.
@@ -26,6 +28,28 @@ import Testing
         #expect(try Template(parsing: "no placeholders").render { _ in "x" } == "no placeholders")
         #expect(try Template(parsing: "{#a#}{#b#}").render { $0.description.uppercased() } == "AB")
         #expect(throws: Template.ParseError.unclosed) { try Template(parsing: "hello {#name") }
+    }
+
+    /// A page's mapping applies field by field: a field that does not render (a rating that
+    /// is no number) keeps the page's own value, and the rest still apply.
+    @Test func anOverlayKeepsThePagesValueWhereOneFieldFails() throws {
+        let set = try MappingFile.parse(Array(#"""
+            {"source": "site", "mappings": [{"entity": "Restaurant", "uniqueIdentifierPattern": "x", "titlePattern": "{#name#}",
+              "attributeSet": {"rating": "{#aggregateRating.ratingValue#}", "contentDescription": "{#description#}", "price": "{#priceRange#}",
+                               "latitude": "{#geo.latitude#}", "longitude": "{#geo.longitude#}"}}]}
+            """#.utf8), file: "m.json")
+        let object = try #require(try JSONParser.parse(#"""
+            {"@type": "Restaurant", "name": "Chez A", "description": "Bistro by the Louvre", "priceRange": "€€",
+             "aggregateRating": {"ratingValue": "great"}, "geo": {"latitude": 48.8606, "longitude": 2.3376}}
+            """#).objectValue)
+        var page = SearchableItem(uniqueIdentifier: "https://a.example/", title: "Chez A | Paris", webURL: "https://a.example/", rating: 4, source: .crawled)
+        page.contentDescription = "The page's own"
+        let overlaid = ItemRenderer.overlay(set.mappings[0], on: page, object: object, now: Date())
+        #expect(overlaid.rating == 4, "the rating that is no number keeps the page's")
+        #expect(overlaid.contentDescription == "Bistro by the Louvre" && overlaid.price == "€€" && overlaid.title == "Chez A")
+        #expect(overlaid.location == GeoPoint(latitude: 48.8606, longitude: 2.3376))
+        let whole = try #require(try JSONParser.parse(#"{"name": "Chez A", "aggregateRating": {"ratingValue": "4.5"}}"#).objectValue)
+        #expect(ItemRenderer.overlay(set.mappings[0], on: page, object: whole, now: Date()).rating == 4.5)
     }
 
     @Test func mappingFilesAreCheckedWhenLoaded() throws {

@@ -109,6 +109,38 @@ import Testing
         let tied = try Self.search(t.index, GeoCircle(center: Self.paris, radius: 2), sort: .distance).hits.map(\.item.uniqueIdentifier)
         #expect(tied == (try Self.search(t.index, GeoCircle(center: Self.paris, radius: 2), sort: .distance).hits.map(\.item.uniqueIdentifier)))
         #expect(tied.last == "bastille" && tied.count == 8)
+        let sameSpot = (Self.items().filter { $0.uniqueIdentifier == "louvre" } + twins).sorted { $0.key.orderKey < $1.key.orderKey }
+        #expect(Array(tied.prefix(7)) == sameSpot.map(\.uniqueIdentifier), "equally near: by order key")
+    }
+
+    /// A distance order lists every live match in the circle: other filter parts apply, items
+    /// deleted or expired after the circle's rows were read are left out, and facets count
+    /// the same matches.
+    @Test func sortByDistanceKeepsToLiveMatchesAndOtherFilters() throws {
+        let t = try TemporaryIndex()
+        var items = Self.items()
+        items[1].contentType = "public.cafe"
+        items[2].contentType = "public.cafe"
+        try t.index.upsert(items)
+        var request = SearchRequest("cafe", limit: 10)
+        request.filter.near = GeoCircle(center: Self.paris, radius: 50)
+        request.sort = .distance
+        #expect(try t.index.search(request).hits.map(\.item.uniqueIdentifier) == ["louvre", "bastille", "defense"])
+        request.filter.contentType = "public.cafe"
+        request.facets = [.contentType]
+        let typed = try t.index.search(request)
+        #expect(typed.hits.map(\.item.uniqueIdentifier) == ["bastille", "defense"] && typed.total == 2 && typed.totalIsExact)
+        #expect(typed.facets?.counts[.contentType]?.first?.value == "public.cafe" && typed.facets?.counts[.contentType]?.first?.count == 2)
+        _ = try t.index.delete(identifiers: ["bastille"])
+        var expiring = items[2]
+        expiring.expirationDate = Date().addingTimeInterval(60)
+        try t.index.upsert([expiring])
+        request.now = Date().addingTimeInterval(120)
+        #expect(try t.index.search(request).hits.isEmpty, "deleted and expired since")
+        request.filter.contentType = nil
+        request.facets = []
+        let words = try t.index.search(SearchRequest("louvre", limit: 10).with { $0.filter.near = request.filter.near; $0.sort = .distance })
+        #expect(words.hits.map(\.item.uniqueIdentifier) == ["louvre"] && words.hits[0].score > 0, "only matches, scored")
     }
 
     @Test func placesArePushedCheckedAndKept() throws {
@@ -149,15 +181,14 @@ import Testing
         #expect(throws: SearchIndexError.self) { try SearchFilter(json: ["near": [48.8, 2.3]]) }
     }
 
-    /// An index of version 7 (no places) opens as version 8: the columns, the R*Tree and its
-    /// triggers are added, and items pushed after it are found near their place.
+    /// An index of version 7 (no places) opens as version 8: the columns and their index are
+    /// added, and items pushed after it are found near their place.
     @Test func anIndexWithoutPlacesIsMigrated() throws {
         let t = try TemporaryIndex()
         try t.index.upsert([Self.items()[4]])
         try t.index.withConnection { connection in
             try connection.execute("""
-                DROP TRIGGER items_place_added; DROP TRIGGER items_place_removed; DROP TABLE item_places;
-                ALTER TABLE items DROP COLUMN latitude; ALTER TABLE items DROP COLUMN longitude;
+                DROP INDEX items_placed; ALTER TABLE items DROP COLUMN latitude; ALTER TABLE items DROP COLUMN longitude;
                 UPDATE meta SET value = '7' WHERE key = 'schema_version';
                 """)
         }
@@ -167,5 +198,13 @@ import Testing
         #expect(found.hits.map(\.item.uniqueIdentifier) == ["louvre"])
         _ = try reopened.delete(identifiers: ["louvre"])
         #expect(try Self.search(reopened, GeoCircle(center: Self.paris, radius: 2)).hits.isEmpty)
+    }
+}
+
+extension SearchRequest {
+    func with(_ change: (inout SearchRequest) -> Void) -> SearchRequest {
+        var copy = self
+        change(&copy)
+        return copy
     }
 }
