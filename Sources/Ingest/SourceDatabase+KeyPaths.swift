@@ -1,3 +1,5 @@
+import ItemMapping
+
 /// Evaluating a resolved key path from a record, as key-value coding would: to-one
 /// relationships lead to one record, to-many ones to their members (a value read through
 /// them is the members' values joined with ", "), and an aggregate reduces the members.
@@ -55,7 +57,7 @@ extension SourceDatabase {
             return row.values[index].text(as: attribute.type)
         }
         if texts.isEmpty { return nil }
-        return texts.count == 1 ? texts[0] : texts.joined(separator: ", ")
+        return texts.count == 1 ? texts[0] : texts.joined(separator: ItemRenderer.listSeparator)
     }
 
     /// The attribute's values in the rows with `keys`, joined with ", ", read only until the
@@ -73,6 +75,6 @@ extension SourceDatabase {
             if bytes >= RecordValue.maximumTextBytes { break }
         }
         if texts.isEmpty { return nil }
-        return texts.count == 1 ? texts[0] : texts.joined(separator: ", ")
+        return texts.count == 1 ? texts[0] : texts.joined(separator: ItemRenderer.listSeparator)
     }
 }

@@ -17,6 +17,10 @@ public enum ItemRenderer {
         var detail: String
     }
 
+    /// How a key path's several values are joined in text (``RecordKeyPath`` through a
+    /// to-many relationship): what a keyword pattern is split at.
+    public static let listSeparator = ", "
+
     public static func render(
         _ mapping: Mapping, record: RecordReference?, now: Date, value: (RecordKeyPath) throws -> String?
     ) throws -> Outcome {
@@ -60,7 +64,9 @@ public enum ItemRenderer {
             case (nil, nil): break
             default: throw Invalid(detail: "latitude and longitude go together: one of them is empty")
             }
-            item.keywords = try mapping.keywords.map { try $0.render(value) }
+            // A key path through a to-many relationship lists its members joined with ", "
+            // (`{#projects.title#}`): a keyword each, as CoreSpotlight apps list them.
+            item.keywords = try mapping.keywords.flatMap { try $0.render(value).components(separatedBy: Self.listSeparator) }
             item.apps = try mapping.apps.map { app in
                 var target = app.target
                 target.deepLink = try app.deepLink?.render(component)

@@ -17,7 +17,7 @@ public enum JSONObjectPaths {
         }
         guard let aggregate = path.aggregate else {
             let texts = values.compactMap(text)
-            return texts.isEmpty ? nil : texts.joined(separator: ", ")
+            return texts.isEmpty ? nil : texts.joined(separator: ItemRenderer.listSeparator)
         }
         if aggregate == .count { return String(values.count) }
         let members = values.compactMap { value -> String? in

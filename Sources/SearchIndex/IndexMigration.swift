@@ -241,7 +241,7 @@ enum IndexMigration {
                 compress.bind([.blob(packed), .integer(rowid)])
                 try compress.step()
             }
-            let columns = [rows.string(1) ?? "", rows.string(2) ?? "", rows.string(3) ?? "", body]
+            let columns = [rows.string(1) ?? "", StoredKeywords.analysed(rows.string(2) ?? ""), rows.string(3) ?? "", body]
             let count = builder.analyze(columns: columns, tokenizer: tokenizer, language: rows.string(5))
             builder.assign(rowid: rowid, key: ItemKey(owner: ItemKey.owner(stored: rows.string(6)), identifier: rows.string(7) ?? "").orderKey)
             length.reset()

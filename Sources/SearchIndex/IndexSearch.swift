@@ -318,7 +318,7 @@ struct IndexSearch {
     }
 
     private static func readItem(from s: SQLiteStatement, offset o: Int32) -> SearchableItem {
-        let keywords = (s.string(o + 4) ?? "").split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+        let keywords = StoredKeywords.decode(s.string(o + 4) ?? "")
         let description = s.string(o + 5) ?? ""
         return SearchableItem(
             uniqueIdentifier: s.string(o) ?? "", domainIdentifier: s.string(o + 1), contentType: s.string(o + 2),

@@ -62,6 +62,7 @@ struct IndexWriter {
     /// Inserts an item under a new rowid and adds its postings to this write's segment.
     mutating func insert(_ item: SearchableItem) throws {
         let keywords = item.keywords.joined(separator: ", ")
+        let storedKeywords = StoredKeywords.encode(item.keywords)
         let description = item.contentDescription ?? ""
         let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer, language: item.language)
         let statement = try connection.statement("""
@@ -74,7 +75,7 @@ struct IndexWriter {
             """)
         statement.bind([
             .text(item.uniqueIdentifier), SQLiteValue(item.domainIdentifier), SQLiteValue(item.contentType), .text(item.title),
-            .text(keywords), SQLiteValue(item.contentDescription), SQLiteValue(item.thumbnailURL), SQLiteValue(item.webURL),
+            .text(storedKeywords), SQLiteValue(item.contentDescription), SQLiteValue(item.thumbnailURL), SQLiteValue(item.webURL),
             SQLiteValue(item.domain), SQLiteValue(item.rating), .real(item.ratingScale), SQLiteValue(item.ratingCount),
             SQLiteValue(item.price), SQLiteValue(item.currency), SQLiteValue(item.telephone), SQLiteValue(item.address),
             .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),

@@ -15,6 +15,16 @@ import Testing
         #expect(try t.index.item(ItemKey(owner: nil, identifier: "a"))?.keywords == [])
     }
 
+    /// Keywords come back as given, one holding a comma included, and are searched as before
+    /// (a hyphenated word's phrase included, which reads the keywords' text).
+    @Test func keywordsComeBackWhole() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert([item("a", "Lemon tart", keywords: ["salt, pepper", "citrus"]), item("b", "Lime tart", keywords: ["lime", "zest"])])
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "a"))?.keywords == ["salt, pepper", "citrus"])
+        #expect(try t.index.item(ItemKey(owner: nil, identifier: "b"))?.keywords == ["lime", "zest"])
+        #expect(try t.ids("pepper") == ["a"] && t.ids("zest") == ["b"] && t.ids("salt-pepper") == ["a"])
+    }
+
     @Test func deletesByIdentifierByDomainHierarchyAndAll() throws {
         let t = try TemporaryIndex()
         try t.index.upsert([

@@ -503,7 +503,7 @@ struct SegmentSearcher {
         let body = try connection.statement("SELECT body FROM item_bodies WHERE rowid = ?")
         body.bind(1, rowid)
         let text = try body.step() ? StoredText.text(body, 0) : ""
-        return ([item.string(0) ?? "", item.string(1) ?? "", item.string(2) ?? "", text], item.string(3))
+        return ([item.string(0) ?? "", StoredKeywords.analysed(item.string(1) ?? ""), item.string(2) ?? "", text], item.string(3))
     }
 }
 
