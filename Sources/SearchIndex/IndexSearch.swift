@@ -30,14 +30,13 @@ struct IndexSearch {
         let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
         let rows = CandidateRows(connection: connection)
-        let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
         let selection: Selection
-        if request.sort == .distance, let near = request.filter.near, let allowed,
-            case let places = try PlaceGrid.shared.grid(file: identity, connection: connection).entries(in: near).filter({ allowed.rows.contains($0.rowid) }),
+        if request.sort == .distance, let near = request.filter.near, case let places = try places(in: near, passing: request.filter),
             places.count <= Self.nearestLimit
         {
-            selection = try nearest(among: places, from: near.center, plan: plan, request, segments: segments, rows: rows)
+            selection = try nearest(among: places, radius: near.radius, plan: plan, request, segments: segments, rows: rows)
         } else {
+            let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
             selection = try best(query, plan: plan, languages: languages, request, segments: segments, rows: rows, allowed: allowed)
         }
         var found = try selection.page.compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
@@ -127,47 +126,76 @@ struct IndexSearch {
                          read: read + candidates.map(\.rowid))
     }
 
+    /// The places within `circle` that pass the filter's other parts (their rows kept as any
+    /// filter's are; the circle, new for each person who moves, is read from the grid alone).
+    private func places(in circle: GeoCircle, passing filter: SearchFilter) throws -> [PlaceGrid.Found] {
+        var others = filter
+        others.near = nil
+        let passing = others.isEmpty ? nil : try FilterCache.shared.rows(others, file: identity, connection: connection).rows
+        let places = try PlaceGrid.shared.grid(file: identity, connection: connection).places(in: circle)
+        return passing.map { rows in places.filter { rows.contains($0.rowid) } } ?? places
+    }
+
     /// The most places a distance order lists and matches: past it (a radius of a country),
     /// the best ``Facet/candidates`` matches are ordered instead.
     static let nearestLimit = 65_536
 
-    /// Every match among the places of a circle (`places`, by rowid), nearest first in whole
+    /// The nearest matches among the places of a circle (`places`), nearest first in whole
     /// metres, equally near ones by order key (``SearchSort/distance``): the page of them, its
-    /// relevance scored. The circle's places, not the index, bound the work: matching walks
-    /// each segment once, and only the rows the page needs are read — the count is exact when
-    /// every match's row was (at most ``Facet/candidates`` of them), else it may still hold
-    /// items deleted since their segment was written.
-    private func nearest(among places: [PlaceGrid.Entry], from center: GeoPoint, plan: QueryPlan, _ request: SearchRequest,
+    /// relevance scored. The places are banded by distance and taken outward, a ring at a time
+    /// (at least 256 places, then twice as many each time; a band is never split, so equally
+    /// near places fall in one ring), each ring matched against the query segment by segment,
+    /// until the page's live matches are found: the cost follows the page, not the circle.
+    /// With facets every ring is matched (they count every match). The count is exact when
+    /// every ring was matched and every match's row read; else it is what was found so far.
+    private func nearest(among places: [PlaceGrid.Found], radius: Double, plan: QueryPlan, _ request: SearchRequest,
                          segments: SegmentSearcher, rows: CandidateRows) throws -> Selection {
-        let matches = try segments.matching(plan.query, among: places.map(\.rowid))
-        let metres = matches.map { SearchSort.rounded(center.distance(to: GeoPoint(latitude: places[$0.position].latitude, longitude: places[$0.position].longitude))) }
-        let ordered = matches.indices.sorted { metres[$0] != metres[$1] ? metres[$0] < metres[$1] : matches[$0].key < matches[$1].key }
-            .map { TopK.Entry(score: 0, key: matches[$0].key, rowid: places[matches[$0].position].rowid) }
+        let metres = places.map { SearchSort.rounded($0.distance) }
+        // Places by distance in 64 bands, each sorted only when reached: equally near places
+        // share a band, so a ring never splits them.
+        let bands = 64
+        var banded = [[Int32]](repeating: [], count: bands + 1)
+        for index in places.indices { banded[min(bands, Int(metres[index] / radius * Double(bands)))].append(Int32(index)) }
         let now = request.now.timeIntervalSince1970
-        let checkedAll = ordered.count <= Facet.candidates
-        if checkedAll { try rows.load(ordered.map(\.rowid)) }
-        // Live, unexpired matches in order, read a chunk at a time until the page is full.
-        var live: [TopK.Entry] = []
-        var next = 0
         let wanted = request.offset + request.limit
-        while live.count < wanted, next < ordered.count {
-            let chunk = ordered[next..<min(ordered.count, next + max(64, 2 * (wanted - live.count)))]
-            try rows.load(chunk.map(\.rowid))
-            for entry in chunk {
-                guard let row = rows.row(entry.rowid), !(row.expires.map { $0 <= now } ?? false) else { continue }
-                live.append(entry)
+        var ordered: [TopK.Entry] = []
+        var live: [TopK.Entry] = []
+        var read = 0
+        var band = 0
+        var ring = 256
+        while band <= bands {
+            var chunk: [Int] = []
+            while band <= bands, chunk.count < ring {
+                chunk += banded[band].lazy.map(Int.init)
+                band += 1
             }
-            next += chunk.count
+            guard !chunk.isEmpty else { continue }
+            chunk.sort { places[$0].rowid < places[$1].rowid }
+            let matches = try segments.matching(plan.query, among: chunk.map { places[$0].rowid })
+            let found = matches.sorted { a, b in
+                let x = metres[chunk[a.position]], y = metres[chunk[b.position]]
+                return x != y ? x < y : a.key < b.key
+            }
+            ordered += found.map { TopK.Entry(score: 0, key: $0.key, rowid: places[chunk[$0.position]].rowid) }
+            if live.count < wanted {
+                let fresh = ordered[read...]
+                try rows.load(fresh.map(\.rowid))
+                live += fresh.filter { entry in rows.row(entry.rowid).map { row in !(row.expires.map { $0 <= now } ?? false) } ?? false }
+                read = ordered.count
+            }
+            ring *= 2
+            if live.count >= wanted, request.facets.isEmpty { break }
         }
-        let gone = checkedAll ? ordered.filter { rows.row($0.rowid).map { $0.expires.map { $0 <= now } ?? false } ?? true }.count : 0
+        let complete = band > bands && read == ordered.count
         let shown = Array(live.dropFirst(request.offset).prefix(request.limit))
         let scored = Dictionary(try segments.rescored(shown, by: plan.query, k: max(1, shown.count)).map { ($0.rowid, $0.score) }) { a, _ in a }
         let page = try rank(shown.map { TopK.Entry(score: scored[$0.rowid] ?? 0, key: $0.key, rowid: $0.rowid) }, request, rows: rows)
         var facets: FacetCounts?
         if !request.facets.isEmpty {
-            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: checkedAll, file: identity, connection: connection)
+            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: complete, file: identity, connection: connection)
         }
-        return Selection(page: page, total: ordered.count - gone, totalIsExact: checkedAll, facets: facets, plan: plan, read: ordered.map(\.rowid))
+        return Selection(page: page, total: complete ? live.count : ordered.count, totalIsExact: complete, facets: facets, plan: plan,
+                         read: ordered.map(\.rowid))
     }
 
     /// ``RelevanceFeedback``'s words for the documents of a first answer, read as the index

@@ -80,11 +80,11 @@ public enum SearchSort: String, Sendable, Hashable, CaseIterable {
     /// Best match first (``ResultOrder``).
     case relevance
     /// Nearest first, from the center of the search's ``SearchFilter/near``, in whole metres,
-    /// equally near ones by their order key (``ItemKey/orderKey``): every match within the
-    /// circle, found among the circle's items rather than by ranking the index, so its cost
-    /// follows the circle's size. A circle of more than 65,536 items (a radius
-    /// of a country) orders the best ``Facet/candidates`` matches in it instead, as
-    /// `totalHitsExact` then says.
+    /// equally near ones by their order key (``ItemKey/orderKey``): the matches within the
+    /// circle, found among its places outward from the center rather than by ranking the
+    /// index, so the cost follows the page asked for (the count is then what was found, as
+    /// `totalHitsExact` says). A circle of more than 65,536 items (a radius of a country)
+    /// orders the best ``Facet/candidates`` matches in it instead.
     case distance
 
     /// Reads `sort=`: absent is relevance.

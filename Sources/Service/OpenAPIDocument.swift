@@ -64,7 +64,7 @@ public enum OpenAPIDocument {
                               schema: ["type": "string", "maxLength": 65]),
                     parameter("radius", "With near: kilometres, more than 0 and at most 20016 (default 10).",
                               schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 20016]),
-                    parameter("sort", "relevance (default), or distance with near: every match within radius nearest first, to the metre, equally near ones in a fixed order (a circle of more than 65,536 items: its best 1,000 matches).",
+                    parameter("sort", "relevance (default), or distance with near: the matches within radius nearest first, to the metre, equally near ones in a fixed order, found outward from the center until the page is full (estimatedTotalHits is then a lower bound; a circle of more than 65,536 items: its best 1,000 matches).",
                               schema: ["type": "string", "enum": ["relevance", "distance"]]),
                 ])),
                 ("responses", responses(ok: ref("SearchResponse"), errors: ["400"])),

@@ -143,6 +143,33 @@ import Testing
         #expect(words.hits.map(\.item.uniqueIdentifier) == ["louvre"] && words.hits[0].score > 0, "only matches, scored")
     }
 
+    /// Rings outward: the nearest page of many places is found without matching them all
+    /// (the count then a lower bound), a match only far out is still found, and pages agree.
+    @Test func sortByDistanceWorksOutwardARingAtATime() throws {
+        let t = try TemporaryIndex()
+        // 1,500 cafés due north of the center, 10 m apart; every 700th also sells crêpes.
+        let cafes = (0..<1500).map { n in
+            Self.place("cafe-\(n)", n % 700 == 699 ? "Cafe and crepes \(n)" : "Cafe \(n)", 48.8566 + Double(n + 1) * 0.00009, 2.3522)
+        }
+        try t.index.upsert(cafes.shuffled())
+        func nearest(_ query: String, offset: Int = 0, limit: Int = 5) throws -> SearchResponse {
+            var request = SearchRequest(query, limit: limit)
+            request.offset = offset
+            request.filter.near = GeoCircle(center: Self.paris, radius: 20)
+            request.sort = .distance
+            return try t.index.search(request)
+        }
+        let first = try nearest("cafe")
+        #expect(first.hits.map(\.item.uniqueIdentifier) == (0..<5).map { "cafe-\($0)" })
+        #expect(!first.totalIsExact && first.total < 1500 && first.total >= 5, "only the first ring was matched: \(first.total)")
+        let crepes = try nearest("crepes")
+        #expect(crepes.hits.map(\.item.uniqueIdentifier) == ["cafe-699", "cafe-1399"] && crepes.totalIsExact && crepes.total == 2)
+        var paged: [String] = []
+        for offset in stride(from: 0, to: 40, by: 8) { paged += try nearest("cafe", offset: offset, limit: 8).hits.map(\.item.uniqueIdentifier) }
+        let whole = try nearest("cafe", limit: 40).hits.map(\.item.uniqueIdentifier)
+        #expect(paged == (0..<40).map { "cafe-\($0)" } && paged == whole)
+    }
+
     @Test func placesArePushedCheckedAndKept() throws {
         let now = Date()
         let pushed = try SearchableItem(pushed: ["uniqueIdentifier": "p", "title": "Cafe", "latitude": 48.86, "longitude": 2.34], now: now)
