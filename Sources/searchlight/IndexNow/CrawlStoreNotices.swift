@@ -6,9 +6,10 @@ import WebURL
 
 /// IndexNow notices written into the crawl's frontier (`serve --indexnow`): the data
 /// folder's `frontier.sqlite`, or the shared store's, through the same ``CrawlStore`` a
-/// crawl writes with. A notice's URLs go in as a sitemap's would (depth 0, first in the
-/// queue) and are made due at once; the next crawl run fetches them under robots.txt and
-/// its politeness, as any URL.
+/// crawl writes with. A notice's URLs go in as a sitemap's would — declared by the site's
+/// owner, so claimed first and never judged a trap's (`fromSitemap`), at depth 0 — and are
+/// made due at once; the next crawl run fetches them under robots.txt and its politeness,
+/// as any URL.
 final class CrawlStoreNotices: IndexNowFrontier {
     /// One owner of the store's connection: notices arrive on the server's threads.
     private let store: Mutex<any CrawlStore>
@@ -24,7 +25,7 @@ final class CrawlStoreNotices: IndexNowFrontier {
     func makeDue(_ urls: [WebURL], now: Date) throws -> Int {
         try store.withLock { store in
             var batch = CrawlBatch()
-            batch.newURLs = urls.map { FrontierURL(url: $0, depth: 0, foundOn: nil, priority: 1) }
+            batch.newURLs = urls.map { FrontierURL(url: $0, depth: 0, foundOn: nil, fromSitemap: true, priority: 1) }
             let added = try store.commitLinks(batch, now: now)
             _ = try store.makeDue(.urls(urls), now: now)
             return added
