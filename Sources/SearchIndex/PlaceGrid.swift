@@ -48,7 +48,10 @@ final class PlaceGrid: Sendable {
 
         static func key(_ row: Int64, _ column: Int64) -> Int64 { row << 32 | (column & 0xFFFF_FFFF) }
 
+        /// Files the index's own contract wrote hold valid places only; one that does not (a
+        /// damaged file) is left out rather than trusted with a cell.
         mutating func add(_ entry: Entry) {
+            guard entry.point.isValid else { return }
             let (row, column) = Self.cell(entry.point.latitude, entry.point.longitude)
             cells[Self.key(row, column), default: []].append(entry)
             count += 1

@@ -41,7 +41,9 @@ extension SearchableItem {
             lastUpdated: Date(timeIntervalSince1970: value["lastUpdated"]?.doubleValue ?? 0),
             record: value["record"].flatMap(RecordReference.init(json:)), language: value["language"]?.stringValue)
         rendered = value["rendered"]?.boolValue ?? false
-        if let latitude = value["latitude"]?.doubleValue, let longitude = value["longitude"]?.doubleValue {
+        if let latitude = value["latitude"]?.doubleValue, let longitude = value["longitude"]?.doubleValue,
+            GeoPoint(latitude: latitude, longitude: longitude).isValid
+        {
             location = GeoPoint(latitude: latitude, longitude: longitude)
         }
     }

@@ -170,6 +170,19 @@ import Testing
         #expect(paged == (0..<40).map { "cafe-\($0)" } && paged == whole)
     }
 
+    /// A damaged file's place (infinite, out of range) is left out of the grid, never trusted
+    /// with a cell, and a search near a place still answers.
+    @Test func aDamagedPlaceIsLeftOut() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert(Self.items())
+        try t.index.withConnection { connection in
+            try connection.execute("UPDATE items SET latitude = 9e999 WHERE uid = 'louvre'; UPDATE items SET longitude = -500 WHERE uid = 'bastille'")
+        }
+        for sort in [SearchSort.relevance, .distance] {
+            #expect(try Self.search(t.index, GeoCircle(center: Self.paris, radius: 20), sort: sort).hits.map(\.item.uniqueIdentifier) == ["defense"])
+        }
+    }
+
     @Test func placesArePushedCheckedAndKept() throws {
         let now = Date()
         let pushed = try SearchableItem(pushed: ["uniqueIdentifier": "p", "title": "Cafe", "latitude": 48.86, "longitude": 2.34], now: now)
