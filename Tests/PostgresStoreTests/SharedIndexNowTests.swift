@@ -1,0 +1,40 @@
+import Foundation
+import JSON
+import SearchlightTestSupport
+import Testing
+
+/// `serve --store … --indexnow`: a notice lands in the shared store's frontier (real
+/// PostgreSQL), the next crawl worker of the fleet fetches the page, and the node that took
+/// the notice finds it once its copy has caught up.
+@Suite struct SharedIndexNowTests {
+    static let key = "7a1b2c3d4e5f6071"
+
+    @Test func aNoticeReachesTheSharedFrontier() throws {
+        let store = try PostgresCluster.shared.get().newDatabase()
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "127.0.0.1"
+        web.page(host, "/", html: "<title>Harbour shop</title><p>Ropes and lanterns for the harbour.</p>")
+        web.file(host, "/robots.txt", contentType: "text/plain", bytes: Array("User-agent: *\nAllow: /\n".utf8))
+        web.file(host, "/\(Self.key).txt", contentType: "text/plain", bytes: Array(Self.key.utf8))
+        let origin = web.origin(host)
+        let crawl = ["crawl", origin + "/", "--store", store, "--allow-private", "--delay", "0", "--no-warc", "--no-sitemaps"]
+        let first = try Member(crawl, name: "crawl-1")
+        defer { first.stop() }
+        #expect(first.wait() == 0, "\(first.output)")
+
+        let node = try SearchNode(store: store, name: "notices", extra: ["--indexnow", "--allow-private"])
+        defer { node.stop() }
+        web.page(host, "/zanzibar", html: "<title>Zanzibar lanterns</title><p>Brass lanterns from Zanzibar.</p>")
+        let notice: JSONValue = ["host": .string(host), "key": .string(Self.key), "urlList": .array([.string(origin + "/zanzibar")])]
+        let accepted = node.call("POST", "/indexnow", json: notice)
+        #expect(accepted.status == 202 && accepted.json?["added"] == 1, "\(String(describing: accepted.json))")
+        let stranger = node.call("GET", "/indexnow?url=http%3A%2F%2Flocalhost%3A\(web.port)%2Fa&key=\(Self.key)")
+        #expect(stranger.status == 422 && stranger.json?["error"]?["code"] == "unknown-host")
+
+        let second = try Member(crawl, name: "crawl-2")
+        defer { second.stop() }
+        #expect(second.wait() == 0, "\(second.output)")
+        #expect(node.search("zanzibar", until: { $0 == [origin + "/zanzibar"] }, timeout: 60) == [origin + "/zanzibar"])
+    }
+}
