@@ -135,10 +135,10 @@ final class FilterRows: Sendable {
         var words = [UInt64](repeating: 0, count: rowids.count / 64 + 2)
         func set(_ ordinal: Int) { words[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63) }
         if let few = rows.sparse, let first = rowids.first, let last = rowids.last, few.count * 16 < rowids.count {
-            var index = Self.firstIndex(in: few, atLeast: first, from: 0, to: few.count)
+            var index = few.firstIndex(atLeast: first)
             var low = 0
             while index < few.count, few[index] <= last {
-                let ordinal = Self.firstIndex(in: rowids, atLeast: few[index], from: low, to: rowids.count)
+                let ordinal = rowids.firstIndex(atLeast: few[index], from: low)
                 if ordinal < rowids.count, rowids[ordinal] == few[index] { set(ordinal) }
                 low = ordinal
                 index += 1
@@ -148,16 +148,6 @@ final class FilterRows: Sendable {
         }
         segments.bits.withLock { $0[segment] = words }
         return words
-    }
-
-    /// The first index in `sorted[from..<to]` whose value is at least `value` (`to` if none).
-    private static func firstIndex(in sorted: [Int64], atLeast value: Int64, from: Int, to: Int) -> Int {
-        var (low, high) = (from, to)
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 }
 

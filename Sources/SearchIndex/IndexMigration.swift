@@ -70,42 +70,16 @@ enum IndexMigration {
         try IndexWriter.mergeSegments(connection)
     }
 
-    /// Version 4 had no change log: added, empty (a cache reading it starts from its first
-    /// change); then as from version 5.
-    static func fromVersion4(_ connection: SQLiteConnection) throws {
+    /// Versions 4 to 7 lack what each later version added, in one transaction from the
+    /// file's version on: 4 the change log (empty: a cache reading it starts from its first
+    /// change); 5 the segments' deleted counts (at 0: the rebuild that follows for older segment
+    /// layouts writes them afresh anyway); 6 `items.rendered` (0: no item was rendered then);
+    /// 7 the items' places and their index (empty: no item had a place then).
+    static func fromVersion4To7(_ connection: SQLiteConnection, from version: Int) throws {
         try connection.transaction {
-            try connection.execute(ChangeLog.schema)
-            try addDeletedCount(connection)
-            try addRenderedColumn(connection)
-            try addPlaces(connection)
-            try IndexSchema.setVersion(connection)
-        }
-    }
-
-    /// Version 5 did not count segments' deleted documents: the column is added, at 0 (the
-    /// segment rebuild that follows for older segment layouts writes them afresh anyway).
-    static func fromVersion5(_ connection: SQLiteConnection) throws {
-        try connection.transaction {
-            try addDeletedCount(connection)
-            try addRenderedColumn(connection)
-            try addPlaces(connection)
-            try IndexSchema.setVersion(connection)
-        }
-    }
-
-    /// Version 6 had no `items.rendered`: added, 0 for every item (none was rendered then).
-    static func fromVersion6(_ connection: SQLiteConnection) throws {
-        try connection.transaction {
-            try addRenderedColumn(connection)
-            try addPlaces(connection)
-            try IndexSchema.setVersion(connection)
-        }
-    }
-
-    /// Version 7 had no places: the columns, `item_places` and its triggers are added, empty
-    /// (no item had a place then).
-    static func fromVersion7(_ connection: SQLiteConnection) throws {
-        try connection.transaction {
+            if version <= 4 { try connection.execute(ChangeLog.schema) }
+            if version <= 5 { try addDeletedCount(connection) }
+            if version <= 6 { try addRenderedColumn(connection) }
             try addPlaces(connection)
             try IndexSchema.setVersion(connection)
         }

@@ -115,14 +115,8 @@ enum IndexSchema {
             try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
         } else if found == 2 || found == 3 {
             try IndexMigration.fromVersion3(connection, tokenizer: tokenizer, from: found)
-        } else if found == 4 {
-            try IndexMigration.fromVersion4(connection)
-        } else if found == 5 {
-            try IndexMigration.fromVersion5(connection)
-        } else if found == 6 {
-            try IndexMigration.fromVersion6(connection)
-        } else if found == 7 {
-            try IndexMigration.fromVersion7(connection)
+        } else if (4...7).contains(found) {
+            try IndexMigration.fromVersion4To7(connection, from: found)
         } else if found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }

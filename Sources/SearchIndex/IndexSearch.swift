@@ -31,9 +31,7 @@ struct IndexSearch {
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
         let rows = CandidateRows(connection: connection)
         let selection: Selection
-        if request.sort == .distance, let near = request.filter.near, case let places = try places(in: near, passing: request.filter),
-            places.count <= Self.nearestLimit
-        {
+        if request.sort == .distance, let near = request.filter.near, let places = try places(in: near, passing: request.filter) {
             selection = try nearest(among: places, radius: near.radius, plan: plan, request, segments: segments, rows: rows)
         } else {
             let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
@@ -127,13 +125,16 @@ struct IndexSearch {
     }
 
     /// The places within `circle` that pass the filter's other parts (their rows kept as any
-    /// filter's are; the circle, new for each person who moves, is read from the grid alone).
-    private func places(in circle: GeoCircle, passing filter: SearchFilter) throws -> [PlaceGrid.Found] {
+    /// filter's are; the circle, new for each person who moves, is read from the grid alone);
+    /// nil when the circle holds more than ``nearestLimit`` places, found without listing them all.
+    private func places(in circle: GeoCircle, passing filter: SearchFilter) throws -> [PlaceGrid.Found]? {
+        let places = try PlaceGrid.shared.grid(file: identity, connection: connection).places(in: circle, limit: Self.nearestLimit)
+        guard places.count <= Self.nearestLimit else { return nil }
         var others = filter
         others.near = nil
-        let passing = others.isEmpty ? nil : try FilterCache.shared.rows(others, file: identity, connection: connection).rows
-        let places = try PlaceGrid.shared.grid(file: identity, connection: connection).places(in: circle)
-        return passing.map { rows in places.filter { rows.contains($0.rowid) } } ?? places
+        guard !others.isEmpty else { return places }
+        let passing = try FilterCache.shared.rows(others, file: identity, connection: connection).rows
+        return places.filter { passing.contains($0.rowid) }
     }
 
     /// The most places a distance order lists and matches: past it (a radius of a country),

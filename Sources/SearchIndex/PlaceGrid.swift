@@ -63,17 +63,17 @@ final class PlaceGrid: Sendable {
         }
 
         /// The places in (`after`, `through`] within `circle`, each with its distance, in no
-        /// particular order.
-        func places(in circle: GeoCircle, after: Int64 = 0, through: Int64 = .max) -> [Found] {
+        /// particular order; at most `limit` + 1 of them (one more says there are more).
+        func places(in circle: GeoCircle, after: Int64 = 0, through: Int64 = .max, limit: Int = .max) -> [Found] {
             var found: [Found] = []
             let center = circle.center
             let cosine = cos(center.latitude * GeoPoint.radians)
             // Within the radius exactly when the haversine is at most the radius's.
-            let limit = pow(sin(min(Double.pi / 2, circle.radius / GeoPoint.earthRadius / 2)), 2)
+            let threshold = pow(sin(min(Double.pi / 2, circle.radius / GeoPoint.earthRadius / 2)), 2)
             func visit(_ entries: [Entry]) {
-                for entry in entries where entry.rowid > after && entry.rowid <= through {
+                for entry in entries where entry.rowid > after && entry.rowid <= through && found.count <= limit {
                     let h = GeoPoint.haversine(center, cosine: cosine, entry.point, cosine: entry.cosine)
-                    if h <= limit { found.append(Found(rowid: entry.rowid, distance: GeoPoint.kilometres(haversine: h))) }
+                    if h <= threshold { found.append(Found(rowid: entry.rowid, distance: GeoPoint.kilometres(haversine: h))) }
                 }
             }
             var spanned = 0

@@ -24,6 +24,9 @@ public struct IndexNowSubmission: Sendable, Equatable {
         public static let urlBytes = 2048
         /// "A minimum of 8 and a maximum of 128" characters.
         public static let keyCharacters = 8...128
+        /// Origins (scheme and port) of the host one notice may name: each is looked up in the
+        /// crawl's store, so a notice of URLs on 10,000 ports must not cost 10,000 lookups.
+        public static let origins = 4
     }
 
     /// The POST body's fields.
@@ -91,6 +94,9 @@ public struct IndexNowSubmission: Sendable, Equatable {
         self.key = key
         self.keyLocation = location
         self.urls = urls
+        guard origins.count <= Limits.origins else {
+            throw APIError(422, "too-many-origins", "a notice's URLs may be on at most \(Limits.origins) origins (scheme and port) of \(host)")
+        }
     }
 
     /// Letters, digits and `-`, 8 to 128 of them.

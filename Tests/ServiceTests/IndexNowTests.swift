@@ -78,6 +78,8 @@ import WebURL
               "keyLocation": "https://elsewhere.example/key.txt"], 422, "key-location-not-of-host"),
             (["host": "www.example.com", "key": .string(Self.key), "urlList": ["ftp://www.example.com/a"]], 400, "invalid-url"),
             (["host": "www.example.com", "key": .string(Self.key), "urlList": []], 400, "bad-request"),
+            (["host": "www.example.com", "key": .string(Self.key), "urlList": .array((1...5).map { .string("https://www.example.com:\(8000 + $0)/") })],
+             422, "too-many-origins"),
             (["host": "www.example.com", "key": .string(Self.key)], 400, "bad-request"),
             (["host": "www.example.com", "key": .string(Self.key), "urlList": .array((0...10_000).map { .string("https://www.example.com/\($0)") })],
              400, "bad-request"),

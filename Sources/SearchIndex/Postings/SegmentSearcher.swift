@@ -332,79 +332,11 @@ struct SegmentSearcher {
         return matched
     }
 
-    /// The positions in `rowids` (ascending) of the documents `query` matches, with their order
-    /// keys: a document matches when it holds
-    /// every token of one of the query's units (a phrase's tokens, in any order). One pass
-    /// per segment, its documents in ordinal order with a cursor per token, so the cost is
-    /// the rowids' count times the units', whatever the postings' lengths: what a search
-    /// near a place needs, every match within the circle, without ranking the index.
-    func matching(_ query: PostingsQuery, among rowids: [Int64]) throws -> [(position: Int, key: UInt64)] {
-        var matched: [(position: Int, key: UInt64)] = []
-        let units = query.clauses.flatMap(\.units)
-        for segment in segments {
-            let inside = rowids[Self.firstIndex(rowids, atLeast: segment.info.minimumRowid)..<Self.firstIndex(rowids, atLeast: segment.info.maximumRowid + 1)]
-            guard !inside.isEmpty else { continue }
-            var ordinals: [(ordinal: Int32, position: Int)] = []
-            let documents = segment.rowids
-            let keys = segment.documents.keys
-            var cursor = 0
-            for position in inside.indices {
-                while cursor < documents.count, documents[cursor] < rowids[position] { cursor += 1 }
-                if cursor < documents.count, documents[cursor] == rowids[position] { ordinals.append((Int32(cursor), position)) }
-            }
-            guard !ordinals.isEmpty else { continue }
-            // A cursor per token of each unit; a unit with a token the segment lacks matches nothing here.
-            var cursors: [[PostingCursor]] = []
-            defer { for unit in cursors { for cursor in unit { cursor.release() } } }
-            for unit in units {
-                var opened: [PostingCursor] = []
-                for token in unit.tokens {
-                    guard let term = token.withUnsafeBytes({ segment.term($0) }) else { break }
-                    let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
-                    opened.append(PostingCursor(postings, documentLimit: segment.documentCount))
-                }
-                if opened.count == unit.tokens.count {
-                    cursors.append(opened)
-                } else {
-                    for cursor in opened { cursor.release() }
-                }
-            }
-            guard !cursors.isEmpty else { continue }
-            for (ordinal, position) in ordinals {
-                var found = false
-                for unit in cursors.indices where !found {
-                    found = true
-                    for token in cursors[unit].indices {
-                        cursors[unit][token].advance(to: ordinal)
-                        if cursors[unit][token].doc != ordinal { found = false }
-                    }
-                }
-                if found { matched.append((position, keys[Int(ordinal)])) }
-            }
-        }
-        return matched
-    }
-
-    /// The first index of `sorted` whose value is at least `value` (its count if none).
-    private static func firstIndex(_ sorted: [Int64], atLeast value: Int64) -> Int {
-        var (low, high) = (0, sorted.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
     /// The segment holding `rowid` and its ordinal there.
     private func place(of rowid: Int64) -> (SegmentReader, Int32)? {
         for segment in segments where segment.info.minimumRowid <= rowid && rowid <= segment.info.maximumRowid {
             let rowids = segment.rowids
-            var low = 0
-            var high = rowids.count
-            while low < high {
-                let middle = (low + high) / 2
-                if rowids[middle] < rowid { low = middle + 1 } else { high = middle }
-            }
+            let low = rowids.firstIndex(atLeast: rowid)
             if low < rowids.count, rowids[low] == rowid { return (segment, Int32(low)) }
         }
         return nil

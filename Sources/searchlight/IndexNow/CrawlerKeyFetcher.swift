@@ -23,11 +23,15 @@ final class CrawlerKeyFetcher: IndexNowKeyFetcher {
         client = HTTPClient(configuration: configuration)
     }
 
+    /// Hop by hop rather than `HTTPClient.fetch(_:maximumRedirects:)`, which follows a
+    /// redirect anywhere: a hop off the key's host is a missing file, never fetched. A
+    /// failure is told by its kind only (its message may name addresses the site should
+    /// not learn from this server).
     func fetch(_ url: WebURL) -> IndexNowKeyFile {
         var next = url
         for _ in 0...Self.maximumRedirects {
             let response = client.fetch(FetchRequest(url: next.string))
-            if let error = response.error { return .missing(error.message) }
+            if let error = response.error { return .missing(error.reason) }
             if response.isRedirect, let location = response.redirectURL.flatMap({ WebURL($0) }), location.host == url.host {
                 next = location
                 continue
