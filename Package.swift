@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "Fetch", dependencies: ["HTTPTypes", "CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Postgres", dependencies: ["CPostgres", "TextUtilities"]),
-        .target(name: "SearchIndex", dependencies: ["SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
+        /// What an item is and the one contract every item passes (``ValidItem``), below every store.
+        .target(name: "Items", dependencies: ["JSON", "WebURL", "TextUtilities"]),
+        .target(name: "SearchIndex", dependencies: ["Items", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),
@@ -36,70 +38,71 @@ let package = Package(
         /// Pages rendered in headless Chromium over the DevTools protocol, every request the
         /// page makes fetched under the crawl's rules.
         .target(name: "Render", dependencies: ["Fetch", "HTTPTypes", "JSON", "Markup", "TextUtilities", "WebRules", "WebURL"]),
-        .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
+        .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "Items", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "Items", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
                            "WebURL"]),
         /// The seams between the engines and their stores (the crawl's, the service's) and the
         /// value types that cross them: what a second store implements without the engines.
-        .target(name: "StoreSeams", dependencies: ["CLibCrypto", "JSON", "SearchIndex", "TextUtilities", "WebURL"]),
+        .target(name: "StoreSeams", dependencies: ["CLibCrypto", "Items", "JSON", "TextUtilities", "WebURL"]),
         /// Mapping files and templates, and the one renderer from a mapped record to an item:
         /// what ingest and the crawl (a page's schema.org object) share.
-        .target(name: "ItemMapping", dependencies: ["JSON", "SearchIndex", "TextUtilities"]),
-        .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "SearchIndex", "SQLite", "TextUtilities"]),
-        .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "SearchIndex", "StoreSeams", "WebURL"]),
-        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
-        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "SearchIndex", "TextUtilities"]),
+        .target(name: "ItemMapping", dependencies: ["JSON", "Items", "TextUtilities"]),
+        .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "Items", "SearchIndex", "SQLite", "TextUtilities"]),
+        .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "Items", "SearchIndex", "StoreSeams", "WebURL"]),
+        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "Items", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
+        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "Items", "SearchIndex", "TextUtilities"]),
         /// `serve --router`: one answer from the shards of a split index (statistics round,
         /// fan-out with fail-over and hedging, merge).
-        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "SearchIndex", "Service", "StoreSeams"]),
+        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "Items", "SearchIndex", "Service", "StoreSeams"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "SearchIndex", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
-            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "SearchIndex", "Service"],
+            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "Items", "SearchIndex", "Service"],
             path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ItemsTests", dependencies: ["Items", "JSON"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "SearchIndex", "SQLite"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "SearchIndex", "Service",
+            dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "Items", "SearchIndex", "Service",
                            "SQLite", "StoreSeams", "WebURL", "searchlight", "SearchlightTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL", "JSON", "SearchlightTestSupport"]),
         .testTarget(
             name: "MarkupTests", dependencies: ["Markup", "JSON", "WebURL", "SearchlightTestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "JSON", "SQLite", "TextUtilities", "WebURL"]),
-        .testTarget(name: "PageItemsTests", dependencies: ["PageItems", "Markup", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["Items", "SearchIndex", "JSON", "SQLite", "TextUtilities", "WebURL"]),
+        .testTarget(name: "PageItemsTests", dependencies: ["PageItems", "Markup", "Items", "SearchIndex", "TextUtilities", "WebRules", "WebURL"]),
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip", "JSON", "SearchlightTestSupport"]),
         .testTarget(
             name: "CrawlTests",
-            dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
+            dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "Items", "PageItems", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "SearchIndex", "SearchlightTestSupport"]),
+            dependencies: ["Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(
             name: "SearchlightCLITests",
-            dependencies: ["HTTPTypes", "searchlight", "DemoWeb", "Fetch", "JSON", "HTTPServer", "SearchIndex", "SQLite", "SearchlightTestSupport"]),
+            dependencies: ["HTTPTypes", "searchlight", "DemoWeb", "Fetch", "JSON", "HTTPServer", "Items", "SearchIndex", "SQLite", "SearchlightTestSupport"]),
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(
-            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "Router", "SearchIndex", "Service", "TextUtilities", "WebRules",
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "Router", "Items", "SearchIndex", "Service", "TextUtilities", "WebRules",
                                                       "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
 
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
             name: "searchlight-bench",
-            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore",
+            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "Items", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore",
                            "Fetch", "HTTPServer", "Router", "Service", "StoreSeams", "TextUtilities"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+import Items
 import JSON
-import SearchIndex
 import SQLite
+import SearchIndex
 
 /// Filtered and faceted searches next to plain ones (issue 42), over an index made by `serve-index`:
 /// its items are given filter attributes first, from their rowids (written into `items` once,

@@ -1,6 +1,7 @@
 import Crawl
 import Dispatch
 import Foundation
+import Items
 import JSON
 import PostgresStore
 import SearchIndex
@@ -98,11 +99,11 @@ enum FleetBenchmark {
         let documents = (0..<items).map { i in
             SearchableItem(uniqueIdentifier: "https://bench.example/items/\(i)", title: corpus.text(4), contentDescription: corpus.text(20),
                            keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: "https://bench.example/items/\(i)",
-                           bodyText: corpus.text(300), source: .crawled, lastUpdated: now)
+                           bodyText: corpus.text(300), source: .crawled, lastUpdated: now).checked
         }
         let write = time {
             for start in stride(from: 0, to: items, by: 500) {
-                _ = try! writer.commit(SearchIndex.Batch(upserts: Array(documents[start..<min(items, start + 500)])), now: now)
+                _ = try! writer.commit(ItemBatch(upserts: Array(documents[start..<min(items, start + 500)])), now: now)
             }
         }
         let apply = time { try! node.catchUp() }

@@ -1,6 +1,7 @@
 import CSQLite
 import Dispatch
 import Foundation
+import Items
 import JSON
 import SQLite
 import SearchIndex
@@ -126,9 +127,9 @@ enum IndexBenchmark {
                 for batch in stride(from: 0, to: size, by: 1000) {
                     let items = documents[batch..<min(size, batch + 1000)].map { d in
                         SearchableItem(uniqueIdentifier: d.id, title: d.title, contentDescription: d.description, keywords: d.keywords,
-                                       webURL: d.id, bodyText: d.body, source: .crawled, lastUpdated: now)
+                                       webURL: d.id, bodyText: d.body, source: .crawled, lastUpdated: now).checked
                     }
-                    try! index.commit(SearchIndex.Batch(upserts: items), now: now)
+                    try! index.commit(ItemBatch(upserts: items), now: now)
                 }
             }
             var report: [(String, JSONValue)] = [
@@ -208,12 +209,12 @@ enum IndexBenchmark {
         let items = (0..<size).map { i in
             SearchableItem(uniqueIdentifier: "https://bench.example/items/\(i)", title: corpus.text(4), contentDescription: corpus.text(20),
                            keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: "https://bench.example/items/\(i)",
-                           bodyText: corpus.text(300), source: .crawled, lastUpdated: now)
+                           bodyText: corpus.text(300), source: .crawled, lastUpdated: now).checked
         }
         let index = try! SearchIndex(path: folder + "/index.sqlite")
         let seconds = time {
             for batch in stride(from: 0, to: size, by: 1000) {
-                try! index.commit(SearchIndex.Batch(upserts: Array(items[batch..<min(size, batch + 1000)])), now: now)
+                try! index.commit(ItemBatch(upserts: Array(items[batch..<min(size, batch + 1000)])), now: now)
             }
         }
         print(JSONWriter.string(["items": .init(size), "items_per_s": .init(Double(size) / seconds)]))
@@ -306,4 +307,10 @@ extension SplitMix64 {
     mutating func next(in range: ClosedRange<UInt64>) -> UInt64 {
         range.lowerBound + next() % (range.upperBound - range.lowerBound + 1)
     }
+}
+
+extension SearchableItem {
+    /// The generated item through the item contract, as every store requires; the
+    /// generator makes only items within it.
+    var checked: ValidItem { try! validated(.relayed, now: Date()) }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Ingest
 import ItemMapping
+import Items
 import JSON
-import SearchIndex
 import SQLite
+import SearchIndex
 
 /// Issue 12's ingest benchmark: a Core Data store of the HR shape (companies and N
 /// employees, the to-one `company` and its inverse `employees`), ingested through the demo's
@@ -28,12 +29,12 @@ enum IngestBenchmark {
         final class Capture: IngestSink, @unchecked Sendable {
             // Unchecked: one ingest run uses it, from one thread.
             let inner: IndexBatchSink
-            var items: [SearchableItem] = []
+            var items: [ValidItem] = []
             var keep = true
             var batchLimit: Int { inner.batchLimit }
             init(_ inner: IndexBatchSink) { self.inner = inner }
             func clientState(_ name: String) throws -> String? { try inner.clientState(name) }
-            func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
+            func commit(upserts: [ValidItem], deletions: [String], name: String, expected: String?, state: String) throws {
                 if keep { items += upserts }
                 try inner.commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: state)
             }
@@ -56,7 +57,7 @@ enum IngestBenchmark {
         let raw = try! SearchIndex(path: folder + "/raw.sqlite")
         let rawSeconds = IndexBenchmark.time {
             for start in stride(from: 0, to: items.count, by: 2000) {
-                try! raw.commit(SearchIndex.Batch(upserts: Array(items[start..<min(start + 2000, items.count)])))
+                try! raw.commit(ItemBatch(upserts: Array(items[start..<min(start + 2000, items.count)])))
             }
         }
         var unchanged: IngestReport?

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Items
 import JSON
 import SearchIndex
 import Synchronization
@@ -21,9 +22,9 @@ enum ServeBenchmark {
                 let id = "https://bench.example/items/\(i)"
                 return SearchableItem(uniqueIdentifier: id, title: corpus.text(4), contentDescription: corpus.text(20),
                                       keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: id, bodyText: corpus.text(bodyWords),
-                                      expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: now)
+                                      expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: now).checked
             }
-            try! index.commit(SearchIndex.Batch(upserts: items), now: now)
+            try! index.commit(ItemBatch(upserts: items), now: now)
         }
         let queries = (0..<300).map { _ in corpus.query() }
         try! (queries.joined(separator: "\n") + "\n").write(toFile: directory + "/queries.txt", atomically: true, encoding: .utf8)

@@ -2,6 +2,7 @@ import Dispatch
 import Fetch
 import Foundation
 import HTTPServer
+import Items
 import JSON
 import Router
 import SearchIndex
@@ -37,13 +38,13 @@ enum ShardedBenchmark {
                 let id = "https://bench.example/items/\(i)"
                 return SearchableItem(uniqueIdentifier: id, title: corpus.text(4), contentDescription: corpus.text(20),
                                       keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: id, bodyText: corpus.text(300),
-                                      source: .crawled, lastUpdated: now)
+                                      source: .crawled, lastUpdated: now).checked
             }
-            wholeSeconds += IndexBenchmark.time { try! whole.commit(SearchIndex.Batch(upserts: items), now: now) }
-            var byShard = [[SearchableItem]](repeating: [], count: shards)
+            wholeSeconds += IndexBenchmark.time { try! whole.commit(ItemBatch(upserts: items), now: now) }
+            var byShard = [[ValidItem]](repeating: [], count: shards)
             for item in items { byShard[Shard.number(of: item.key, count: shards)].append(item) }
             shardSeconds += IndexBenchmark.time {
-                for (number, mine) in byShard.enumerated() where !mine.isEmpty { try! parts[number].commit(SearchIndex.Batch(upserts: mine), now: now) }
+                for (number, mine) in byShard.enumerated() where !mine.isEmpty { try! parts[number].commit(ItemBatch(upserts: mine), now: now) }
             }
         }
         let sets = IndexBenchmark.querySets(&corpus).filter { $0.name != "cjk" }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Items
 import JSON
 import SearchIndex
 import Synchronization

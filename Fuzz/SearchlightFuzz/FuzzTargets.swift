@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import Markup
 import PageItems
@@ -47,7 +48,7 @@ enum FuzzTarget: String, CaseIterable {
         case .pushItem:
             guard let value = try? JSONParser.parse(bytes: bytes) else { return }
             for (index, element) in (value["items"]?.arrayValue ?? [value]).enumerated() {
-                if let item = try? SearchableItem(pushed: element, path: "items[\(index)]", owner: "fuzz") {
+                if let item = try? SearchableItem.pushed(element, path: "items[\(index)]", owner: "fuzz").item {
                     _ = JSONWriter.bytes(item.json)
                     _ = Ranking.quality(of: item)
                 }

@@ -1,5 +1,5 @@
+import Items
 import Markup
-import SearchIndex
 
 /// `validate`'s verdict per area, in the terms of Apple's retired validator: what needs
 /// action, what is recommended, what is fine, what the page does not use. A pure function

@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import ItemMapping
+import Items
 import Render
 import SearchIndex
 import StoreSeams

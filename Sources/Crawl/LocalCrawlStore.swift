@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import SearchIndex
 import StoreSeams
 import WebURL
@@ -104,7 +105,7 @@ final class LocalItemWriter: CrawlItemWriter {
     /// Writes a batch's upserts, deletes and confirmations to `index`; returns how many items were deleted.
     static func write(_ batch: CrawlBatch, to index: SearchIndex, now: Date) throws -> Int {
         guard !batch.upserts.isEmpty || !batch.deletes.isEmpty || !batch.confirmations.isEmpty else { return 0 }
-        var write = SearchIndex.Batch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
+        var write = ItemBatch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
         write.confirmations = batch.confirmations
         return try index.commit(write, now: now).deleted
     }

@@ -1,9 +1,9 @@
 import Fetch
 import Foundation
+import Items
 import Markup
 import PageItems
 import Render
-import SearchIndex
 import StoreSeams
 import TextUtilities
 import WebRules
@@ -25,7 +25,7 @@ struct PageAnalyzer: Sendable {
     struct Result: Sendable {
         enum Kind: Sendable {
             /// Index this item (its id may differ from the URL: the canonical).
-            case indexed(SearchableItem)
+            case indexed(ValidItem)
             /// Fetched, nothing to index, for this reason.
             case notIndexed(SkipReason)
             /// 304: unchanged since the last fetch.
@@ -147,9 +147,9 @@ struct PageAnalyzer: Sendable {
         }
         let template = templates?.observe(origin: url.origin, blocks: markup.mainText.contentHashes()) ?? []
         do {
-            var item = try builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now, template: template)
-            item.rendered = result.render?.html != nil
-            result.kind = .indexed(item)
+            result.kind = .indexed(
+                try builder.item(for: markup, url: url, identifier: identifier, associations: associations, now: now, template: template,
+                                 rendered: result.render?.html != nil))
         } catch {
             result.kind = .notIndexed(.invalidItem)
         }

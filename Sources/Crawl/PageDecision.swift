@@ -1,5 +1,5 @@
 import Foundation
-import SearchIndex
+import Items
 import StoreSeams
 import WebRules
 import WebURL
@@ -10,7 +10,7 @@ import WebURL
 /// without a server.
 struct PageDecision {
     var outcome: FrontierOutcome?
-    var upsert: SearchableItem?
+    var upsert: ValidItem?
     var deletes: [String] = []
     /// An item confirmed unchanged, and its new expiration.
     var confirmation: (id: String, until: Date)?

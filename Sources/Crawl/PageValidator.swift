@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import HTTPTypes
+import Items
 import JSON
 import Markup
 import PageItems
@@ -119,7 +120,8 @@ public struct PageValidator {
             }
         }
         switch result.kind {
-        case .indexed(let item):
+        case .indexed(let valid):
+            let item = valid.item
             if let digest = result.digest?.description, let first = try firstURL(withContent: digest), first != current.string {
                 report.duplicateOf = first
                 report.reasons.append(.init(code: SkipReason.duplicate.label, message: "the same body was indexed at \(first)"))

@@ -1,8 +1,8 @@
 import Foundation
+import Items
 import JSON
 import Markup
 import Render
-import SearchIndex
 import WebRules
 
 /// What `searchlight validate` found for one URL: the crawler's own verdicts (robots.txt,

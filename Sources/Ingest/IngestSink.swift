@@ -1,3 +1,5 @@
+import FoundationEssentials
+import Items
 import SearchIndex
 
 /// Where ingest's batches go: the local index, or a running `searchlight serve`
@@ -6,9 +8,17 @@ import SearchIndex
 public protocol IngestSink: Sendable {
     /// The client state stored with the last batch under `name`; nil when there is none.
     func clientState(_ name: String) throws -> String?
-    func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws
+    func commit(upserts: [ValidItem], deletions: [String], name: String, expected: String?, state: String) throws
     /// Items and deletions per batch.
     var batchLimit: Int { get }
+    /// How long a mapped item without an `expirationDate` lives in this sink: nil (until
+    /// ingest deletes it with its record) where the store allows it; the service's push
+    /// format bounds every item's life, so a remote sink gives the longest it takes.
+    var itemLifetime: TimeInterval? { get }
+}
+
+extension IngestSink {
+    public var itemLifetime: TimeInterval? { nil }
 }
 
 /// A sink over any store that commits ``SearchIndex/Batch``es (the data folder's index, the
@@ -16,12 +26,12 @@ public protocol IngestSink: Sendable {
 /// for a key owner (`ingest --owner`).
 public struct IndexBatchSink: IngestSink {
     let readState: @Sendable (String) throws -> [UInt8]?
-    let write: @Sendable (SearchIndex.Batch) throws -> Void
+    let write: @Sendable (ItemBatch) throws -> Void
     public var batchLimit = 2000
     /// Whose items the batches write; nil for the operator.
     public var owner: String?
 
-    public init(clientState: @escaping @Sendable (String) throws -> [UInt8]?, commit: @escaping @Sendable (SearchIndex.Batch) throws -> Void) {
+    public init(clientState: @escaping @Sendable (String) throws -> [UInt8]?, commit: @escaping @Sendable (ItemBatch) throws -> Void) {
         readState = clientState
         write = commit
     }
@@ -35,8 +45,8 @@ public struct IndexBatchSink: IngestSink {
         try readState(name).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    public func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
-        var batch = SearchIndex.Batch(upserts: upserts, deleteIdentifiers: deletions)
+    public func commit(upserts: [ValidItem], deletions: [String], name: String, expected: String?, state: String) throws {
+        var batch = ItemBatch(upserts: upserts, deleteIdentifiers: deletions)
         batch.owner = owner
         batch.clientStateName = name
         batch.expectedClientState = .some(expected.map { Array($0.utf8) })

@@ -1,5 +1,6 @@
-import ItemMapping
 import FoundationEssentials
+import ItemMapping
+import Items
 import SearchIndex
 
 /// One source's ingest: finds what changed since the last run, renders the affected
@@ -157,7 +158,7 @@ public final class Ingestor {
     }
 
     struct Batch {
-        var upserts: [SearchableItem] = []
+        var upserts: [ValidItem] = []
         var deletions: [String] = []
         var changes: [IngestState.ItemChange] = []
         var count: Int { upserts.count + deletions.count }
@@ -197,7 +198,7 @@ public final class Ingestor {
         }
         guard let row, let mapping = mapping(for: row.entity) else { return drop() }
         let record = RecordReference(name: mappings.source, entity: row.entity, key: key.description)
-        let outcome = try ItemRenderer.render(mapping.mapping, record: record, now: now) { path in
+        let outcome = try ItemRenderer.render(mapping.mapping, record: record, now: now, lifetime: sink.itemLifetime) { path in
             guard let resolved = mapping.paths[path] else { return nil }
             return try database.text(of: resolved, from: row)
         }
@@ -208,9 +209,9 @@ public final class Ingestor {
                 report.skipExamples.append("\(row.entity) \(key): \(reason.rawValue)" + (detail.map { " (\($0))" } ?? ""))
             }
             drop()
-        case .item(var item):
-            item.owner = owner
-            let identifier = item.uniqueIdentifier
+        case .item(let rendered):
+            let item = rendered.owned(by: owner)
+            let identifier = item.item.uniqueIdentifier
             if let holder = claimed[identifier], holder != spot {
                 noteDuplicate(row: row, key: key, identifier: identifier, report: &report)
                 return drop()
@@ -222,7 +223,7 @@ public final class Ingestor {
                 return drop()
             }
             claimed[identifier] = spot
-            let digest = ItemDigest.of(item)
+            let digest = ItemDigest.of(item.item, givenExpiration: sink.itemLifetime.map(now.addingTimeInterval))
             if let old, old.identifier == identifier, old.digest == digest {
                 report.unchanged += 1
                 return

@@ -1,10 +1,13 @@
+import FoundationEssentials
+import Items
 import TextUtilities
-import SearchIndex
 
 /// A digest of everything an ingested item puts in the index (not its time of writing): an
 /// item whose digest did not change since the last run is not written again.
 enum ItemDigest {
-    static func of(_ item: SearchableItem) -> Int64 {
+    /// - Parameter givenExpiration: the expiration the contract gave an item whose record
+    ///   names none (`now` plus the sink's lifetime): a time of writing, left out.
+    static func of(_ item: SearchableItem, givenExpiration: Date? = nil) -> Int64 {
         var digest = FNV1a()
         for text in [item.uniqueIdentifier, item.title] { digest.add(text) }
         for text in [item.domainIdentifier, item.contentType, item.contentDescription, item.thumbnailURL, item.webURL, item.price,
@@ -14,7 +17,8 @@ enum ItemDigest {
         }
         digest.add(Int64(item.keywords.count))
         for keyword in item.keywords { digest.add(keyword) }
-        let numbers: [Double?] = [item.rating, item.ratingScale, item.ratingCount.map(Double.init), item.expirationDate?.timeIntervalSince1970]
+        let numbers: [Double?] = [item.rating, item.ratingScale, item.ratingCount.map(Double.init),
+                                 item.expirationDate == givenExpiration ? nil : item.expirationDate?.timeIntervalSince1970]
         for number in numbers {
             digest.add(Int64(bitPattern: number?.bitPattern ?? 0x7FF8_DEAD_0000_0001))
         }

@@ -1,6 +1,6 @@
 import FoundationEssentials
+import Items
 import JSON
-import SearchIndex
 
 extension ItemRenderer {
     /// A crawled page's item with the fields a mapping defines rendered from the page's
@@ -16,7 +16,7 @@ extension ItemRenderer {
         func attempt(_ mapping: Mapping) -> SearchableItem? {
             guard case .item(let rendered) = try? render(mapping, record: nil, now: now, value: { JSONObjectPaths.text(of: $0, in: object) })
             else { return nil }
-            return rendered
+            return rendered.item
         }
         guard let rendered = attempt(fixed) ?? attempt(Self.withoutFailingParts(fixed, title: Template(literal: item.title), attempt))
         else { return item }

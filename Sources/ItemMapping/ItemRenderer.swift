@@ -1,5 +1,5 @@
 import FoundationEssentials
-import SearchIndex
+import Items
 import TextUtilities
 
 /// The one place a mapped record becomes a ``SearchableItem``: each template rendered from
@@ -9,7 +9,7 @@ import TextUtilities
 /// nothing in the index that a push could not. Pure: `value` supplies the record.
 public enum ItemRenderer {
     public enum Outcome: Sendable {
-        case item(SearchableItem)
+        case item(ValidItem)
         case skipped(IngestSkip, String?)
     }
 
@@ -22,7 +22,7 @@ public enum ItemRenderer {
     public static let listSeparator = ", "
 
     public static func render(
-        _ mapping: Mapping, record: RecordReference?, now: Date, value: (RecordKeyPath) throws -> String?
+        _ mapping: Mapping, record: RecordReference?, now: Date, lifetime: TimeInterval? = nil, value: (RecordKeyPath) throws -> String?
     ) throws -> Outcome {
         // A value put into a URL is one URL component: `Acme Corp` → `Acme%20Corp`.
         func component(_ path: RecordKeyPath) throws -> String? { try value(path).map(Unreserved.encodingOthers) }
@@ -72,7 +72,9 @@ public enum ItemRenderer {
                 target.deepLink = try app.deepLink?.render(component)
                 return target
             }
-            return .item(try item.validated(.rendered, now: now))
+            var policy = SearchableItem.Policy.rendered
+            policy.lifetime = lifetime
+            return .item(try item.validated(policy, now: now))
         } catch let invalid as Invalid {
             return .skipped(.invalidItem, invalid.detail)
         } catch let problem as SearchableItem.Problem {

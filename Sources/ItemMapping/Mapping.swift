@@ -1,4 +1,4 @@
-import SearchIndex
+import Items
 
 /// How the records of one entity become search items: WACoreDataSpotlight's simple mapping
 /// (`titlePattern`, `contentDescriptionPattern`, `keywordsPatterns`, `thumbnailPattern`) and

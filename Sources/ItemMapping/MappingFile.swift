@@ -1,6 +1,6 @@
 import FoundationEssentials
+import Items
 import JSON
-import SearchIndex
 import TextUtilities
 
 /// Reads a mapping file (JSON) into a ``MappingSet``, checking its shape; key paths are

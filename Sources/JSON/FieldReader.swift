@@ -48,6 +48,41 @@ public struct FieldReader: Sendable {
         return text
     }
 
+    /// A string as sent, of any length and content: for a reader whose values a contract
+    /// checks afterwards (an item's), so the rules are written once, there.
+    public func text(_ key: String) throws(FieldError) -> String? {
+        guard let value = present(key) else { return nil }
+        guard let text = value.stringValue else { throw FieldError(path: path + "." + key, "expected a string") }
+        return text
+    }
+
+    /// A string as sent that must be there (whether it may be blank is the contract's).
+    public func requiredText(_ key: String) throws(FieldError) -> String {
+        guard let text = try text(key) else { throw FieldError(path: path + "." + key, "required, a string") }
+        return text
+    }
+
+    /// An array of strings as sent, each unchecked.
+    public func texts(_ key: String) throws(FieldError) -> [String] {
+        guard let list = try array(key, maximumCount: .max) else { return [] }
+        var result: [String] = []
+        for (index, element) in list.enumerated() {
+            guard let text = element.stringValue else { throw FieldError(path: "\(path).\(key)[\(index)]", "expected a string") }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// A finite number, whatever its range (the contract's).
+    public func number(_ key: String) throws(FieldError) -> Double? {
+        try number(key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+    }
+
+    /// A whole number that a double holds exactly (|n| ≤ 2⁵³), whatever its range otherwise.
+    public func integer(_ key: String) throws(FieldError) -> Int? {
+        try integer(key, in: -(1 << 53)...(1 << 53))
+    }
+
     /// A string that must be there and hold something other than whitespace.
     public func requiredString(_ key: String, maximumBytes: Int = 1024, multiline: Bool = false) throws(FieldError) -> String {
         guard let text = try string(key, maximumBytes: maximumBytes, multiline: multiline),

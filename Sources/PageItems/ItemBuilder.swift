@@ -1,7 +1,7 @@
 import Foundation
 import ItemMapping
+import Items
 import Markup
-import SearchIndex
 import TextUtilities
 import WebRules
 import WebURL
@@ -59,10 +59,11 @@ public struct ItemBuilder: Sendable {
     ///   - identifier: the item's id, from ``identifier(for:url:)``; the page URL when nil.
     ///   - template: fingerprints of main-text blocks the site repeats on its pages, left out
     ///     of the body (``MainText/contentHashes()``).
+    ///   - rendered: the markup is a browser's rendering of the page, not the HTML as sent.
     /// - Throws: the rule the page's item breaks even cleaned (``SearchableItem/validated(_:now:)``
     ///   with the crawled policy): such a page is not indexed.
     public func item(for markup: PageMarkup, url: WebURL, identifier: WebURL? = nil, associations: Associations = Associations(),
-                     now: Date = Date(), template: Set<UInt64> = []) throws(SearchableItem.Problem) -> SearchableItem
+                     now: Date = Date(), template: Set<UInt64> = [], rendered: Bool = false) throws(SearchableItem.Problem) -> ValidItem
     {
         let id = identifier ?? Self.identifier(for: markup, url: url)
         let universalLinkAppIDs = associations.apple?.appIDs(claiming: id) ?? []
@@ -106,14 +107,12 @@ public struct ItemBuilder: Sendable {
             expirationDate: now.addingTimeInterval(timeToLive),
             source: .crawled,
             lastUpdated: now,
-            language: markup.language.flatMap { SearchableItem.isValidLanguageTag($0) ? $0 : nil })
+            language: markup.language)
         // The item contract for a page: text cleaned and cut, a value that breaks a rule (a
         // rating off its scale, a thumbnail that is not http(s)) left out.
         item.location = schema.coordinates.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
-        var page = try mapped(item, markup: markup, now: now).validated(.crawled, now: now)
-        // A count of ratings says nothing without the rating.
-        if page.rating == nil { page.ratingCount = nil }
-        return page
+        item.rendered = rendered
+        return try mapped(item, markup: markup, now: now).validated(.crawled, now: now)
     }
 
     /// The item with its mapping applied, for the first schema.org object of a mapped type.

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import Postgres
 import SearchIndex
@@ -19,13 +20,8 @@ enum ItemTable {
     static let logLock: Int64 = 0x534C_4954_454D_4C47
     static let now = "extract(epoch from clock_timestamp())"
 
-    static func apply(_ batch: SearchIndex.Batch, now: Date, on connection: PostgresConnection) throws -> (upserted: Int, deleted: Int) {
-        if let state = batch.clientState, state.count > SearchIndex.maximumClientStateBytes {
-            throw SearchIndexError(.invalidItem, "client state is \(state.count) bytes; at most \(SearchIndex.maximumClientStateBytes) are kept")
-        }
-        if let owner = batch.owner, batch.deleteKeys.contains(where: { $0.owner != owner }) {
-            throw SearchIndexError(.forbidden, "a key's owner may delete only its own items")
-        }
+    static func apply(_ batch: ItemBatch, now: Date, on connection: PostgresConnection) throws -> (upserted: Int, deleted: Int) {
+        if let refusal = batch.refusal { throw SearchIndexError(refusal) }
         if let expected = batch.expectedClientState {
             // Two writers of one batch name queue here; the second sees the first's state.
             try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("batch:" + batch.clientStateName)])

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import Postgres
 import SearchIndex
@@ -136,7 +137,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
             guard var last = rows.last?.int64(0) else {
                 // Only other shards' changes: nothing to apply, but they are behind it now.
                 if head > position {
-                    var mark = SearchIndex.Batch()
+                    var mark = ItemBatch()
                     mark.clientStateName = Self.stateName
                     mark.clientState = state(head)
                     try index.commit(mark, now: Date())
@@ -145,7 +146,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 break
             }
             if rows.count < batchSize { last = max(last, head) }
-            var upserts: [ItemKey: SearchableItem] = [:]
+            var upserts: [ItemKey: ValidItem] = [:]
             var deletes = Set<ItemKey>()
             var engagement: [ItemKey: EngagementCounts] = [:]
             for row in rows {
@@ -154,8 +155,9 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 guard shard.holds(key) else { continue }
                 if row.string(3) == "e" {
                     engagement[key] = Self.engagement(row, from: 5)
-                } else if let body = row.string(4), var item = (try? JSONParser.parse(body)).flatMap(SearchableItem.init(stored:)) {
-                    item.owner = key.owner
+                } else if let body = row.string(4), let value = try? JSONParser.parse(body),
+                    let item = SearchableItem.restored(value, owner: key.owner, now: Date())
+                {
                     upserts[key] = item
                     deletes.remove(key)
                 } else {
@@ -163,7 +165,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                     upserts[key] = nil
                 }
             }
-            var batch = SearchIndex.Batch(upserts: upserts.values.sorted { $0.key < $1.key })
+            var batch = ItemBatch(upserts: upserts.values.sorted { $0.item.key < $1.item.key })
             batch.deleteKeys = deletes.sorted()
             batch.clientStateName = Self.stateName
             batch.clientState = state(last)
@@ -198,12 +200,13 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 """)
             while true {
                 let rows = try connection.execute("FETCH \(batchSize) FROM snapshot").rows
-                let items = rows.compactMap { row -> SearchableItem? in
-                    guard var item = row.string(1).flatMap({ try? JSONParser.parse($0) }).flatMap(SearchableItem.init(stored:)) else { return nil }
-                    item.owner = ItemKey.owner(stored: row.string(0))
-                    return shard.holds(item.key) ? item : nil
+                let items = rows.compactMap { row -> ValidItem? in
+                    guard let value = row.string(1).flatMap({ try? JSONParser.parse($0) }),
+                        let item = SearchableItem.restored(value, owner: ItemKey.owner(stored: row.string(0)), now: Date())
+                    else { return nil }
+                    return shard.holds(item.item.key) ? item : nil
                 }
-                if !items.isEmpty { try index.commit(SearchIndex.Batch(upserts: items), now: Date()) }
+                if !items.isEmpty { try index.commit(ItemBatch(upserts: items), now: Date()) }
                 if rows.count < batchSize { break }
             }
             try connection.execute("DECLARE counts NO SCROLL CURSOR FOR SELECT owner, id, \(Self.engagementColumns) FROM engagement e")
@@ -218,7 +221,7 @@ public final class LogFollower: SearchReplica, @unchecked Sendable {
                 try index.setEngagement(engagement)
                 if rows.count < batchSize { break }
             }
-            var mark = SearchIndex.Batch()
+            var mark = ItemBatch()
             mark.clientStateName = Self.stateName
             mark.clientState = state(position)
             try index.commit(mark, now: Date())

@@ -1,6 +1,6 @@
 import Foundation
+import Items
 import Postgres
-import SearchIndex
 import StoreSeams
 import WebURL
 
@@ -46,7 +46,7 @@ public final class PostgresCrawlStore: CrawlStore {
     public func releaseClaims() throws {}
 
     public func purgeExpired(now: Date) throws -> Int {
-        try session.transaction { try ItemTable.apply(SearchIndex.Batch(), now: now, on: $0).deleted }
+        try session.transaction { try ItemTable.apply(ItemBatch(), now: now, on: $0).deleted }
     }
 
     public func makeDue(_ selection: RefetchSelection, now: Date) throws -> Int {
@@ -228,7 +228,7 @@ public final class PostgresCrawlStore: CrawlStore {
     /// Items, log and frontier in one transaction; the worker's leases are renewed in it.
     public func commit(_ batch: CrawlBatch, now: Date) throws -> (discovered: Int, deleted: Int) {
         try session.transaction { connection in
-            var write = SearchIndex.Batch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
+            var write = ItemBatch(upserts: batch.upserts, deleteIdentifiers: Array(batch.deletes))
             write.confirmations = batch.confirmations
             let deleted = try ItemTable.apply(write, now: now, on: connection).deleted
             let discovered = try add(batch.newURLs, now: now, on: connection)

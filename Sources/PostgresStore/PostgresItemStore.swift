@@ -1,6 +1,6 @@
 import Foundation
+import Items
 import Postgres
-import SearchIndex
 import StoreSeams
 
 /// The service's writes in multi-machine mode: into PostgreSQL's `items`, logged for
@@ -12,7 +12,7 @@ public final class PostgresItemStore: ItemStore {
         session = store.session
     }
 
-    public func commit(_ batch: SearchIndex.Batch, now: Date) throws -> (upserted: Int, deleted: Int) {
+    public func commit(_ batch: ItemBatch, now: Date) throws -> (upserted: Int, deleted: Int) {
         try session.transaction { try ItemTable.apply(batch, now: now, on: $0) }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
+import Items
 import JSON
 import Postgres
-import SearchIndex
 import StoreSeams
 
 extension SharedStore: SearchNodeDirectory {
@@ -36,7 +36,7 @@ extension SharedStore: SearchNodeDirectory {
             let runs = try connection.execute("SELECT report FROM runs ORDER BY started DESC LIMIT $1", [.int(Int64(count))]).rows
                 .compactMap { $0.string(0).flatMap { try? JSONParser.parse($0) } }
             let running = CrawlLock.holder(path: DataFolder(dataDirectory).lockPath)
-            return CrawlStatus(dataDirectory: dataDirectory, index: SearchIndex.Statistics(itemsBySource: bySource, expired: expired, domains: domains),
+            return CrawlStatus(dataDirectory: dataDirectory, index: ItemCounts(itemsBySource: bySource, expired: expired, domains: domains),
                                urls: urls, running: running, runs: runs, store: Self.redacted(url), nodes: nodes)
         }
     }

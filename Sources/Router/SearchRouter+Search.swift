@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 import Service

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import SearchIndex
 import TextUtilities
@@ -18,7 +19,7 @@ enum ShardResultRule {
     static func checked(_ json: JSONValue, now: Date) -> JSONValue? {
         guard json.objectValue != nil else { return nil }
         var hit = SearchHit(json: json)
-        guard let item = try? hit.item.validated(.relayed, now: now) else { return nil }
+        guard let item = try? hit.item.validated(.relayed, now: now).item else { return nil }
         guard hit.score.isFinite, item.apps.allSatisfy(isAcceptable) else { return nil }
         if let action = hit.action, !isAcceptable(action, of: item) { return nil }
         if let snippet = hit.snippet {

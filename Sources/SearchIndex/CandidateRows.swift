@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 import SQLite
 
 /// The item rows a search's candidates need — whether each is still there and unexpired,

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 import SQLite
 
 /// The `changes` table: one row per commit that changed what a search can return — the rows

@@ -1,3 +1,4 @@
+import Items
 import JSON
 import TextUtilities
 

@@ -1,7 +1,8 @@
+import Items
 import JSON
-import TextUtilities
 import SQLite
 import Synchronization
+import TextUtilities
 
 /// Counts of a search's matches by a field's value (Meilisearch's and Typesense's facets),
 /// for the fields a person narrows app content by: its content type and its site.

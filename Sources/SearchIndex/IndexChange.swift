@@ -1,3 +1,4 @@
+import Items
 import TextUtilities
 
 /// What one commit to the index changed, as the change log keeps it (``ChangeLog``): the

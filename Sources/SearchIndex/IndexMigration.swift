@@ -1,4 +1,5 @@
 import Glibc
+import Items
 import SQLite
 
 /// Brings an index of an older schema version to ``IndexSchema/version`` in place, in one

@@ -1,3 +1,4 @@
+import Items
 import SQLite
 
 /// The tables of `index.sqlite`, created and migrated here and nowhere else.

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Items
 import JSON
 import SQLite
 import TextUtilities

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 import JSON
 import SQLite
 

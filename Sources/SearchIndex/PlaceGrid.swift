@@ -1,4 +1,5 @@
 import Glibc
+import Items
 import SQLite
 import Synchronization
 

@@ -1,6 +1,7 @@
-import TextUtilities
 import FoundationEssentials
 import Glibc
+import Items
+import TextUtilities
 
 /// How results are ordered.
 ///

@@ -1,3 +1,4 @@
+import Items
 /// Pseudo-relevance feedback for long requests — RM3 (Abdul-Jaleel et al., 2004), as
 /// Anserini runs it over BM25: the first answer's best documents stand for what the request
 /// is about, and the words they share most, weighted by how well each document matched,

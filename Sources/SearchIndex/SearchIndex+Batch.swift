@@ -1,65 +1,14 @@
 import FoundationEssentials
+import Items
 import SQLite
 
 extension SearchIndex {
-    /// One atomic write: upserts, deletions and, optionally, the indexer's client state.
-    ///
-    /// Items are identified by owner and identifier (``ItemKey``). A batch is written by
-    /// one ``owner`` — an API key's owner, or nil for the operator (the crawler, the
-    /// command line) — and its identifiers, domains and confirmations name that owner's
-    /// items only: a tenant's `tart` and the operator's `tart` are different items, and
-    /// nobody's write can replace or delete another's.
-    public struct Batch: Sendable {
-        public var upserts: [SearchableItem] = []
-        /// Identifiers of the writer's items to delete.
-        public var deleteIdentifiers: [String] = []
-        /// Items to delete by their whole key; for the operator's writes only (a search
-        /// copy following a shared store, which deletes every owner's items).
-        public var deleteKeys: [ItemKey] = []
-        public var deleteDomains: [String] = []
-        /// The writer's items confirmed unchanged (a 304): their expiration moves to the given date.
-        public var confirmations: [String: Date] = [:]
-        /// Store this state (at most 250 bytes) with the batch under ``clientStateName``.
-        public var clientState: [UInt8]?
-        public var clientStateName = "default"
-        /// Commit only if the stored state equals this (compare-and-swap); `.some(nil)`
-        /// expects no state yet.
-        public var expectedClientState: [UInt8]??
-        /// Who writes: an API key's owner, whose upserts are all its own whatever they say;
-        /// nil for the operator, whose upserts keep the owner they carry (a search copy
-        /// writes every owner's items) and whose deletions name the operator's items.
-        public var owner: String?
-
-        public init(upserts: [SearchableItem] = [], deleteIdentifiers: [String] = [], deleteDomains: [String] = []) {
-            self.upserts = upserts
-            self.deleteIdentifiers = deleteIdentifiers
-            self.deleteDomains = deleteDomains
-        }
-
-        /// The upserts as they are stored: a key owner's are its own.
-        public var ownedUpserts: [SearchableItem] {
-            guard let owner else { return upserts }
-            return upserts.map { item in
-                var item = item
-                item.owner = owner
-                return item
-            }
-        }
-    }
-
-    public static let maximumClientStateBytes = 250
-
     /// Commits a batch in one transaction — items, their postings as a new segment, and
     /// the counts — purging expired items on the way; then merges segments if a level is
     /// full (each merge its own transaction).
     @discardableResult
-    public func commit(_ batch: Batch, now: Date = Date()) throws(SearchIndexError) -> (upserted: Int, deleted: Int) {
-        if let state = batch.clientState, state.count > Self.maximumClientStateBytes {
-            throw .invalidItem("client state is \(state.count) bytes; at most \(Self.maximumClientStateBytes) are kept")
-        }
-        if let owner = batch.owner, batch.deleteKeys.contains(where: { $0.owner != owner }) {
-            throw .forbidden("a key's owner may delete only its own items")
-        }
+    public func commit(_ batch: ItemBatch, now: Date = Date()) throws(SearchIndexError) -> (upserted: Int, deleted: Int) {
+        if let refusal = batch.refusal { throw SearchIndexError(refusal) }
         return try withConnectionAndTokenizer { connection, tokenizer in
             let result = try connection.transaction {
                 if let expected = batch.expectedClientState {
@@ -121,21 +70,29 @@ extension SearchIndex {
         }
     }
 
-    public func upsert(_ items: [SearchableItem], now: Date = Date()) throws(SearchIndexError) {
-        try commit(Batch(upserts: items), now: now)
+    /// Writes the operator's items, each held to the item contract under `policy`
+    /// (``ItemBatch/init(validating:as:now:)``); the first that breaks a rule refuses the write.
+    public func upsert(_ items: [SearchableItem], as policy: SearchableItem.Policy = .relayed, now: Date = Date()) throws(SearchIndexError) {
+        let batch: ItemBatch
+        do {
+            batch = try ItemBatch(validating: items, as: policy, now: now)
+        } catch {
+            throw .invalidItem(error.description)
+        }
+        try commit(batch, now: now)
     }
 
     /// Deletes the operator's items by unique identifier; returns how many existed.
     @discardableResult
     public func delete(identifiers: [String]) throws(SearchIndexError) -> Int {
-        try commit(Batch(deleteIdentifiers: identifiers)).deleted
+        try commit(ItemBatch(deleteIdentifiers: identifiers)).deleted
     }
 
     /// Deletes every item of the operator whose domain identifier is `domain` or below it
     /// (`a.b` removes `a.b` and `a.b.c`, not `a.bc`).
     @discardableResult
     public func delete(domainIdentifiers: [String]) throws(SearchIndexError) -> Int {
-        try commit(Batch(deleteDomains: domainIdentifiers)).deleted
+        try commit(ItemBatch(deleteDomains: domainIdentifiers)).deleted
     }
 
     /// Deletes every item of every owner, or every item of one key owner.
@@ -154,7 +111,7 @@ extension SearchIndex {
     /// Removes expired items; returns how many.
     @discardableResult
     public func purgeExpired(now: Date = Date()) throws(SearchIndexError) -> Int {
-        try commit(Batch(), now: now).deleted
+        try commit(ItemBatch(), now: now).deleted
     }
 
     /// The client state stored with the last committed batch of that name.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 import SQLite
 
 /// An item's engagement: what keys reported for it, and what anonymous clients (the
@@ -18,17 +19,6 @@ public struct EngagementCounts: Sendable, Hashable {
         self.anonymousImpressions = anonymousImpressions
         self.anonymousClicks = anonymousClicks
         self.anonymousNetworks = anonymousNetworks
-    }
-}
-
-/// What one anonymous report on one item counted.
-public struct AnonymousEngagement: Sendable, Hashable {
-    public var impression: Bool
-    public var click: Bool
-
-    public init(impression: Bool, click: Bool) {
-        self.impression = impression
-        self.click = click
     }
 }
 

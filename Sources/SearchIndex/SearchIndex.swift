@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 import JSON
 import SQLite
 import TextUtilities
@@ -129,23 +130,7 @@ public final class SearchIndex: Sendable {
     }
 
     /// What the index holds, for `searchlight status`.
-    public struct Statistics: Sendable {
-        /// Items by source (`crawled`, `pushed`, `activity`), expired ones included.
-        public var itemsBySource: [String: Int]
-        /// Items past their expiration date, out of results and purged at the next write.
-        public var expired: Int
-        /// Distinct domain identifiers.
-        public var domains: Int
-        public var items: Int { itemsBySource.values.reduce(0, +) }
-
-        public init(itemsBySource: [String: Int], expired: Int, domains: Int) {
-            self.itemsBySource = itemsBySource
-            self.expired = expired
-            self.domains = domains
-        }
-    }
-
-    public func statistics(now: Date = Date()) throws(SearchIndexError) -> Statistics {
+    public func statistics(now: Date = Date()) throws(SearchIndexError) -> ItemCounts {
         try withConnection { connection in
             var bySource: [String: Int] = [:]
             // Items an ingest wrote are pushed items with an app record: counted as ingested.
@@ -157,7 +142,7 @@ public final class SearchIndex: Sendable {
             try expired.step()
             let domains = try connection.statement("SELECT count(DISTINCT domain) FROM items")
             try domains.step()
-            return Statistics(itemsBySource: bySource, expired: expired.int(0), domains: domains.int(0))
+            return ItemCounts(itemsBySource: bySource, expired: expired.int(0), domains: domains.int(0))
         }
     }
 

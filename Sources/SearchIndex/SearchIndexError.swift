@@ -1,3 +1,4 @@
+import Items
 import JSON
 import SQLite
 
@@ -68,5 +69,15 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
         if error.isCorrupt { return SearchIndexError(.corrupt, "\(path) is damaged or not an index: \(error.message)") }
         if error.isBusy { return SearchIndexError(.locked, "\(path) is locked by another process; try again") }
         return SearchIndexError(.database, "\(path): \(error.message)")
+    }
+}
+
+extension SearchIndexError {
+    /// The error a store gives for a batch it refuses (``ItemBatch/refusal``).
+    public init(_ refusal: ItemBatch.Refusal) {
+        switch refusal {
+        case .clientStateTooLarge: self.init(.invalidItem, refusal.message)
+        case .othersItems: self.init(.forbidden, refusal.message)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Items
 /// A user's query as words and their tokens; no part of the text is ever syntax.
 ///
 /// The text is split into words at whitespace; each word is tokenized as documents are

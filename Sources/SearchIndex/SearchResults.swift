@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Items
 import JSON
 
 /// What to search for and for whom.

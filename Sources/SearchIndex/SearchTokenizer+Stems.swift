@@ -1,3 +1,4 @@
+import Items
 /// Stems beside the words: a document's word that its language stems to something else
 /// (`flexibility` → `flexibl`) is indexed as itself and, at the same position, as its stem
 /// with a marker byte in front (`\u{1}flexibl`), as Lucene's `KeywordRepeatFilter` keeps the

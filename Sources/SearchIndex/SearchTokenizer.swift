@@ -1,4 +1,5 @@
 import CSQLite
+import Items
 import SQLite
 
 /// The `searchlight` FTS5 tokenizer: `unicode61 remove_diacritics 2` for words (so café

@@ -1,3 +1,4 @@
+import Items
 extension Array where Element == Int64 {
     /// The first index in `from..<to` of this ascending array whose value is at least
     /// `value` (`to` when none): a binary search, as segments' rowids and filters' rows are kept.

@@ -1,4 +1,5 @@
 import Glibc
+import Items
 
 /// A direct-mapped cache of word → stem for ``Stemmers``: slots of fixed size in one
 /// allocation, so a hit costs a hash and a compare and never allocates. Words and stems of

@@ -1,4 +1,5 @@
 import CStemmer
+import Items
 
 /// Snowball stemmers (libstemmer) by language, made on first use and kept: one set per
 /// tokenizer session, which is used under its connection's lock — libstemmer's objects

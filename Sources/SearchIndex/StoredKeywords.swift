@@ -1,3 +1,4 @@
+import Items
 /// How an item's keywords are kept in `items.keywords`: joined with ", " — the text the index
 /// analyses and snippets quote — unless one of them holds a comma; then each follows a
 /// U+001F, which no keyword can hold (the item contract refuses control characters), so a

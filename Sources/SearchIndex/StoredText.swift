@@ -1,4 +1,5 @@
 import CLibDeflate
+import Items
 import SQLite
 
 /// How an item's body is kept in `item_bodies`: compressed with raw DEFLATE (libdeflate),

@@ -1,6 +1,6 @@
 import Foundation
+import Items
 import JSON
-import SearchIndex
 import WebURL
 
 /// One device's report of a public activity (the NSUserActivity model with
@@ -17,21 +17,21 @@ struct ActivityReport {
     var deviceID: String
     var apps: [AppTarget]
 
-    /// Reads a report with the limits of a pushed item (``SearchableItem/Limits``).
+    /// Reads a report; what becomes the item's is checked by the item contract
+    /// (``item(owner:now:)``), the page URL first, since the report is counted by it.
     init(_ body: FieldReader) throws(FieldError) {
-        typealias Limits = SearchableItem.Limits
         activityType = try body.requiredString("activityType", maximumBytes: 256)
-        title = try body.requiredString("title", maximumBytes: Limits.titleBytes)
-        guard let url = try SearchableItem.url(body, "webpageURL") else {
-            throw FieldError(path: "body.webpageURL", "required, an absolute http(s) URL")
+        title = try body.requiredText("title")
+        switch SearchableItem.acceptableURL(try body.requiredText("webpageURL")) {
+        case .success(let url): webpageURL = url
+        case .failure(let problem): throw FieldError(path: "body.webpageURL", problem.message)
         }
-        webpageURL = url
-        keywords = try body.strings("keywords", maximumCount: Limits.keywords, maximumBytes: Limits.keywordBytes)
-        contentDescription = try body.string("contentDescription", maximumBytes: Limits.descriptionBytes, multiline: true)
-        thumbnailURL = try SearchableItem.url(body, "thumbnailURL")
+        keywords = try body.texts("keywords")
+        contentDescription = try body.text("contentDescription")
+        thumbnailURL = try body.text("thumbnailURL")
         deviceID = try body.requiredString("deviceId", maximumBytes: 256)
         var apps: [AppTarget] = []
-        for (index, value) in (try body.array("apps", maximumCount: Limits.apps) ?? []).enumerated() {
+        for (index, value) in (try body.array("apps", maximumCount: .max) ?? []).enumerated() {
             apps.append(try AppTarget(pushed: value, path: "body.apps[\(index)]"))
         }
         self.apps = apps
@@ -42,10 +42,14 @@ struct ActivityReport {
 
     /// The searchable item, as of this report, held to the item contract; it lives
     /// ``SearchableItem/defaultLifetime`` past the last report.
-    func item(owner: String, now: Date) throws(SearchableItem.Problem) -> SearchableItem {
-        try SearchableItem(
+    func item(owner: String, now: Date) throws(FieldError) -> ValidItem {
+        do {
+            return try SearchableItem(
             uniqueIdentifier: itemID, contentType: activityType, title: title, contentDescription: contentDescription, keywords: keywords,
             thumbnailURL: thumbnailURL, webURL: webpageURL, apps: apps, source: .activity, owner: owner, lastUpdated: now
-        ).validated(.pushed, now: now)
+            ).validated(.pushed, now: now)
+        } catch {
+            throw FieldError(path: "body." + error.field, error.message)
+        }
     }
 }

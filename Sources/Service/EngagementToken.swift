@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 import SearchIndex
 import StoreSeams
 

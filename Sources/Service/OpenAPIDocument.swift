@@ -1,5 +1,6 @@
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 

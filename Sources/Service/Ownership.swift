@@ -1,4 +1,4 @@
-import SearchIndex
+import Items
 import StoreSeams
 import TextUtilities
 import WebURL

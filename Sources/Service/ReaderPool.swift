@@ -1,4 +1,5 @@
 import Dispatch
+import Items
 import SearchIndex
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import Items
 import SearchIndex
 import StoreSeams
 import Synchronization

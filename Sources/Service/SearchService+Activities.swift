@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
+import Items
 import JSON
-import SearchIndex
 import StoreSeams
 import WebURL
 
@@ -17,6 +17,7 @@ extension SearchService {
                                              "deviceId", "apps"])
         let now = configuration.clock()
         let report = try ActivityReport(body)
+        let item = try report.item(owner: key.owner, now: now)
         guard let host = WebURL(report.webpageURL)?.host, Ownership.isHost(host, within: key.domain) else {
             throw APIError.forbidden("a key for \(key.domain) may only report activities whose webpageURL is on \(key.domain)")
         }
@@ -26,13 +27,7 @@ extension SearchService {
                                              webpageURL: report.webpageURL, deviceHash: deviceHash, networkHash: networkHash, now: now)
         let isPublic = min(reach.devices, reach.networks) >= configuration.activityThreshold
         if isPublic {
-            let item: SearchableItem
-            do {
-                item = try report.item(owner: key.owner, now: now)
-            } catch {
-                throw FieldError(path: "body." + error.field, error.message)
-            }
-            var batch = SearchIndex.Batch(upserts: [item])
+            var batch = ItemBatch(upserts: [item])
             batch.owner = key.owner
             try write { try $0.commit(batch, now: now) }
         }

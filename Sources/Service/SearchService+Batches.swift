@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Items
 import JSON
 import SearchIndex
 import StoreSeams
@@ -23,12 +24,12 @@ extension SearchService {
         guard body.contains("expectedClientState") else {
             throw APIError(400, "invalid-field", "body.expectedClientState: required (null when the batch has no state yet)")
         }
-        let limit = SearchIndex.maximumClientStateBytes
+        let limit = ItemBatch.maximumClientStateBytes
         let expected = try body.string("expectedClientState", maximumBytes: limit)
         let state = try body.requiredString("clientState", maximumBytes: limit)
         let deletions = try body.strings("deleteIdentifiers", maximumCount: configuration.maximumItemsPerRequest,
                                          maximumBytes: SearchableItem.Limits.identifierBytes)
-        var batch = SearchIndex.Batch(upserts: try items(body, key: key), deleteIdentifiers: deletions)
+        var batch = ItemBatch(upserts: try items(body, key: key), deleteIdentifiers: deletions)
         guard batch.upserts.count + deletions.count <= configuration.maximumItemsPerRequest else {
             throw APIError.tooLarge("at most \(configuration.maximumItemsPerRequest) items and deletions per batch")
         }
@@ -42,7 +43,7 @@ extension SearchService {
     }
 
     /// Commits a batch, saying which batch a compare-and-swap failure is about.
-    private func commitChecked(_ batch: SearchIndex.Batch, name: String) throws -> (upserted: Int, deleted: Int) {
+    private func commitChecked(_ batch: ItemBatch, name: String) throws -> (upserted: Int, deleted: Int) {
         do {
             return try write { try $0.commit(batch, now: configuration.clock()) }
         } catch let error as SearchIndexError where error.kind == .conflict {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 import StoreSeams

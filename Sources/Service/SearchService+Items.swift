@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Items
 import JSON
 import SearchIndex
 import StoreSeams
@@ -8,13 +9,18 @@ import StoreSeams
 /// owner and identifier, so two tenants' `tart`s never meet.
 extension SearchService {
     /// Reads `items` from a body, each one owned by the key and allowed for its domain.
-    func items(_ body: FieldReader, key: APIKey) throws -> [SearchableItem] {
+    func items(_ body: FieldReader, key: APIKey) throws -> [ValidItem] {
         let list = try body.array("items", maximumCount: configuration.maximumItemsPerRequest) ?? []
         let now = configuration.clock()
-        var items: [SearchableItem] = []
+        var items: [ValidItem] = []
         for (index, value) in list.enumerated() {
-            let item = try SearchableItem(pushed: value, path: "items[\(index)]", owner: key.owner, now: now)
-            guard Ownership.allows(item, forDomain: key.domain) else {
+            let item: ValidItem
+            do {
+                item = try SearchableItem.pushed(value, path: "items[\(index)]", owner: key.owner, now: now)
+            } catch {
+                throw SearchIndexError.invalidField(error)
+            }
+            guard Ownership.allows(item.item, forDomain: key.domain) else {
                 throw APIError.forbidden("items[\(index)]: a key for \(key.domain) may only write items whose webURL is on \(key.domain) "
                     + "and whose domainIdentifier, if any, is under \(Ownership.reversedDomain(key.domain))")
             }
@@ -26,7 +32,7 @@ extension SearchService {
     func pushItems(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let key = try authenticated(request)
         let items = try items(try body(request, known: ["items"]), key: key)
-        var batch = SearchIndex.Batch(upserts: items)
+        var batch = ItemBatch(upserts: items)
         batch.owner = key.owner
         let result = try write { try $0.commit(batch, now: configuration.clock()) }
         return .json(["upserted": JSONValue(result.upserted)])
@@ -51,7 +57,7 @@ extension SearchService {
         guard ids.count <= configuration.maximumItemsPerRequest else {
             throw APIError.tooLarge("\(ids.count) ids; at most \(configuration.maximumItemsPerRequest) per request")
         }
-        var batch = SearchIndex.Batch(deleteIdentifiers: ids)
+        var batch = ItemBatch(deleteIdentifiers: ids)
         batch.owner = key.owner
         return .json(["deleted": JSONValue(try write { try $0.commit(batch, now: configuration.clock()) }.deleted)])
     }
@@ -61,7 +67,7 @@ extension SearchService {
         guard Ownership.allows(domainIdentifier: domainIdentifier, forDomain: key.domain) else {
             throw APIError.forbidden("a key for \(key.domain) may only delete domains under \(Ownership.reversedDomain(key.domain))")
         }
-        var batch = SearchIndex.Batch(deleteDomains: [domainIdentifier])
+        var batch = ItemBatch(deleteDomains: [domainIdentifier])
         batch.owner = key.owner
         return .json(["deleted": JSONValue(try write { try $0.commit(batch, now: configuration.clock()) }.deleted)])
     }

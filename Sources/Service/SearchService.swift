@@ -1,11 +1,12 @@
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 import StoreSeams
-import TextUtilities
 import Synchronization
+import TextUtilities
 import WebURL
 
 /// The shared index as an HTTP API: search for everyone, and for API-key holders the

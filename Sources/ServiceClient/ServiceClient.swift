@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 import TextUtilities

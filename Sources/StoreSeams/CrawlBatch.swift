@@ -1,11 +1,11 @@
 import Foundation
-import SearchIndex
+import Items
 import WebURL
 
 /// Everything a crawl writes between two flushes, to the index and the frontier together:
 /// the unit ``CrawlStore/commit(_:now:)`` applies.
 public struct CrawlBatch: Sendable {
-    public var upserts: [SearchableItem] = []
+    public var upserts: [ValidItem] = []
     public var deletes = Set<String>()
     /// Items confirmed unchanged (a 304): their expiration moves to the date.
     public var confirmations: [String: Date] = [:]
@@ -67,6 +67,6 @@ public struct CrawlBatch: Sendable {
     /// Deletes an item, dropping an upsert of it from this batch.
     public mutating func delete(_ id: String) {
         deletes.insert(id)
-        upserts.removeAll { $0.uniqueIdentifier == id }
+        upserts.removeAll { $0.item.uniqueIdentifier == id }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
+import Items
 import JSON
-import SearchIndex
 import TextUtilities
 
 /// The state of a data folder, for `searchlight status`: what the index holds, what the
@@ -23,7 +23,7 @@ public struct CrawlStatus: Sendable {
     }
 
     public var dataDirectory: String
-    public var index: SearchIndex.Statistics?
+    public var index: ItemCounts?
     public var urls: URLCounts?
     public var running: CrawlLock.Holder?
     /// The latest run reports, newest first, as written to `runs/`.
@@ -53,7 +53,7 @@ public struct CrawlStatus: Sendable {
         }
     }
 
-    public init(dataDirectory: String, index: SearchIndex.Statistics?, urls: URLCounts?, running: CrawlLock.Holder?, runs: [JSONValue],
+    public init(dataDirectory: String, index: ItemCounts?, urls: URLCounts?, running: CrawlLock.Holder?, runs: [JSONValue],
                 store: String? = nil, nodes: [Node] = []) {
         self.dataDirectory = dataDirectory
         self.index = index

@@ -1,5 +1,5 @@
 import Foundation
-import SearchIndex
+import Items
 import WebURL
 
 /// Whether this run may crawl a host.

@@ -1,5 +1,5 @@
 import Foundation
-import SearchIndex
+import Items
 
 /// Where the service writes items, and reads what a write must check. The embedded
 /// ``SearchIndex`` is one; PostgreSQL (multi-machine mode) is another, whose writes reach
@@ -7,7 +7,7 @@ import SearchIndex
 public protocol ItemStore: Sendable {
     /// One atomic write, with the owner and client-state rules of ``SearchIndex/Batch``.
     @discardableResult
-    func commit(_ batch: SearchIndex.Batch, now: Date) throws -> (upserted: Int, deleted: Int)
+    func commit(_ batch: ItemBatch, now: Date) throws -> (upserted: Int, deleted: Int)
     @discardableResult
     func deleteAll(owner: String?) throws -> Int
     func clientState(batch name: String) throws -> [UInt8]?
@@ -20,8 +20,6 @@ public protocol ItemStore: Sendable {
     /// most once a day (``SearchIndex/recordAnonymousEngagement(_:network:day:impression:click:)``).
     func recordAnonymousEngagement(_ key: ItemKey, network: [UInt8], day: Int, impression: Bool, click: Bool) throws -> AnonymousEngagement
 }
-
-extension SearchIndex: ItemStore {}
 
 /// Where the service keeps API keys and activity reports: `service.sqlite`
 /// (``ServiceStore``) or PostgreSQL.

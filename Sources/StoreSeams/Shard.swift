@@ -1,4 +1,4 @@
-import SearchIndex
+import Items
 import TextUtilities
 
 /// One part of the index split `count` ways: an item belongs to the shard its owner-scoped

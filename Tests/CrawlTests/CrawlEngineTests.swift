@@ -2,6 +2,7 @@ import Crawl
 import Fetch
 import Foundation
 import HTTPTypes
+import Items
 import SearchIndex
 import SearchlightTestSupport
 import Testing

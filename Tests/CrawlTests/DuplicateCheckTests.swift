@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 @testable import Crawl
+import Items
 import SearchIndex
 import SearchlightTestSupport
 import StoreSeams
@@ -18,7 +19,7 @@ import WebURL
     static func page(_ url: String, body: String, text: String) -> PageAnalyzer.Result {
         let address = WebURL(url)!
         var page = PageAnalyzer.Result(entry: FrontierEntry(id: 1, url: address, origin: address.origin, depth: 1),
-                                       kind: .indexed(SearchableItem(uniqueIdentifier: url, title: "Tart", webURL: url, source: .crawled)),
+                                       kind: .indexed(try! SearchableItem(uniqueIdentifier: url, title: "Tart", webURL: url, source: .crawled).validated(.crawled, now: Date())),
                                        status: 200, bytes: body.utf8.count)
         page.digest = ContentDigest(of: Array(body.utf8))
         page.fingerprint = TextFingerprint(title: "Tart", text: text)

@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import Items
 @testable import Crawl
 import Testing
 

@@ -1,5 +1,6 @@
 import Crawl
 import Foundation
+import Items
 import SearchIndex
 import StoreSeams
 import Synchronization
@@ -144,14 +145,14 @@ import WebURL
 
 /// A batch's size in pages: a page indexed is an item write and a frontier outcome, one page.
 @Suite struct CrawlBatchCountTests {
-    @Test func aPageIndexedCountsOnce() {
+    @Test func aPageIndexedCountsOnce() throws {
         var batch = CrawlBatch()
         for number in 0..<256 {
             let url = WebURL("https://count.example/\(number)")!
             let entry = FrontierEntry(id: Int64(number), url: url, origin: url.origin, depth: 1)
             batch.outcomes.append(FrontierOutcome(keeping: entry, state: .done, due: Date()))
             if number % 2 == 0 {
-                batch.upserts.append(SearchableItem(uniqueIdentifier: url.string, title: "Page \(number)", source: .crawled))
+                batch.upserts.append(try SearchableItem(uniqueIdentifier: url.string, title: "Page \(number)", source: .crawled).validated(.crawled, now: Date()))
             }
         }
         #expect(batch.count == 256, "256 pages, a commit's worth: the configured size, not twice it")

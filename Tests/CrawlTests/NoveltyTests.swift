@@ -1,3 +1,4 @@
+import Items
 @testable import Crawl
 import Testing
 import WebRules

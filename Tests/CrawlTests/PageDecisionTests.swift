@@ -1,6 +1,9 @@
 import Fetch
+import HTTPTypes
 import Foundation
 @testable import Crawl
+import Items
+import PageItems
 import SearchIndex
 import StoreSeams
 import Testing
@@ -22,7 +25,30 @@ import WebURL
         return PageDecision(page, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
     }
 
-    static let item = SearchableItem(uniqueIdentifier: url.string, title: "A page", webURL: url.string, source: .crawled)
+    static let item = try! SearchableItem(uniqueIdentifier: url.string, title: "A page", webURL: url.string, source: .crawled)
+        .validated(.crawled, now: Date())
+
+    /// No path indexes an item the contract refuses: a page whose item breaks a rule even
+    /// cleaned (here its identifier, a same-site canonical longer than any item URL may be,
+    /// which the crawl will not follow) is not indexed, and is counted with its reason.
+    @Test func aPageTheContractRefusesIsSkippedWithItsReason() throws {
+        let canonical = "https://site.example/" + String(repeating: "long-", count: 500)
+        let html = "<html><head><title>Refused</title><link rel=canonical href=\"\(canonical)\"></head><body><p>Some text.</p></body></html>"
+        let response = FetchResponse(request: FetchRequest(url: Self.url.string), status: 200,
+                                     headers: [HTTPField("Content-Type", "text/html")], body: Array(html.utf8))
+        let admission = LinkAdmission(keys: FrontierKey(), scope: try CrawlScope(seeds: [WebURL("https://site.example/")!]), maximumDepth: 5)
+        let entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)
+        let page = PageAnalyzer(builder: ItemBuilder(), admission: admission)
+            .analyze(response, entry: entry, associations: ItemBuilder.Associations(), robots: nil, now: Self.now)
+        guard case .notIndexed(let reason) = page.kind else {
+            Issue.record("indexed an item the contract refuses: \(page.kind)")
+            return
+        }
+        #expect(reason == .invalidItem)
+        let decision = try Self.decide(page.kind)
+        #expect(!decision.indexed && decision.upsert == nil)
+        #expect(decision.skipped[.invalidItem] == 1 && decision.outcome?.reason == SkipReason.invalidItem.label)
+    }
 
     @Test func anIndexablePageIsWrittenAndReplacesItsOldItem() throws {
         var entry = FrontierEntry(id: 1, url: Self.url, origin: Self.url.origin, depth: 1)

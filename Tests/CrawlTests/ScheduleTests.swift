@@ -3,6 +3,7 @@ import Fetch
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import SearchIndex
 import SearchlightTestSupport
 import StoreSeams

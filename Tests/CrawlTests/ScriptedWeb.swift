@@ -3,6 +3,7 @@ import Dispatch
 import Fetch
 import Foundation
 import HTTPTypes
+import Items
 import StoreSeams
 import Synchronization
 

@@ -1,9 +1,10 @@
-import ItemMapping
 import Foundation
 import Ingest
+import ItemMapping
+import Items
 import JSON
-import SearchIndex
 import SQLite
+import SearchIndex
 import Testing
 
 /// Ingest on Core Data–shaped stores: first run, changes, deletes, related records,

@@ -1,6 +1,7 @@
-import ItemMapping
 import Foundation
 import Ingest
+import ItemMapping
+import Items
 import JSON
 import SearchIndex
 import Testing

@@ -1,9 +1,10 @@
-import ItemMapping
 import DemoWeb
 import Foundation
 import Ingest
-import SearchIndex
+import ItemMapping
+import Items
 import SQLite
+import SearchIndex
 
 /// The demo's HR files (store SQL, model, mapping).
 enum DemoFiles {
@@ -35,7 +36,7 @@ final class IndexSink: IngestSink, @unchecked Sendable {
         try index.clientState(batch: name).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
+    func commit(upserts: [ValidItem], deletions: [String], name: String, expected: String?, state: String) throws {
         if failBefore == commits { throw Killed() }
         try IndexBatchSink(index: index).commit(upserts: upserts, deletions: deletions, name: name, expected: expected, state: state)
         commits += 1

@@ -1,10 +1,12 @@
 import Foundation
+import Items
 import JSON
 import Markup
 import PageItems
 import SearchIndex
-import WebRules
 import Testing
+import TextUtilities
+import WebRules
 import WebURL
 
 @Suite struct ItemBuilderTests {
@@ -108,7 +110,7 @@ import WebURL
     @Test func titleAndThumbnailFallBackThroughTheFamilies() throws {
         let url = WebURL("https://x.example/a")!
         func build(_ html: String) throws -> SearchableItem {
-            try ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url)
+            try ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url).item
         }
         #expect(try build("<title>T</title><meta name=twitter:title content=Tw><meta property=og:title content=Og>").title == "Og")
         #expect(try build("<title>T</title><meta name=twitter:title content=Tw>").title == "Tw")
@@ -141,13 +143,13 @@ import WebURL
              "webURL": "https://example.com/people/42", "expirationDate": "2026-12-31T00:00:00Z",
              "apps": [{"platform": "ios", "appStoreId": "1234567890", "deepLink": "friends://person/42"}]}
             """)
-        let item = try SearchableItem(pushed: json)
+        let item = try SearchableItem.pushed(json)
         #expect(item.uniqueIdentifier == "person-42")
-        #expect(item.expirationDate == ISO8601DateFormatter().date(from: "2026-12-31T00:00:00Z"))
+        #expect(item.expirationDate == Date(timeIntervalSince1970: ISO8601.seconds(from: "2026-12-31T00:00:00Z")!))
         #expect(item.apps.first?.appStoreID == "1234567890")
         #expect(item.source == .pushed)
         let now = Date()
-        let defaulted = try SearchableItem(pushed: ["uniqueIdentifier": "x", "title": "X"], now: now)
+        let defaulted = try SearchableItem.pushed(["uniqueIdentifier": "x", "title": "X"], now: now)
         #expect(defaulted.expirationDate == now.addingTimeInterval(30 * 86_400), "a month by default")
     }
 
@@ -164,10 +166,28 @@ import WebURL
         (#"{"uniqueIdentifier": "a", "title": "x", "apps": [{"platform": "ios"}]}"#, "apps[0]"),
         (#"{"uniqueIdentifier": "a", "title": "x", "rating": "high"}"#, "rating"),
         (#"["not", "an", "object"]"#, "expected an object"),
+        // The contract's rules, given at the member's path.
+        (#"{"uniqueIdentifier": "a", "title": "   "}"#, "item.title: must not be empty"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "rating": 7}"#, "item.rating"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "ratingScale": 0}"#, "item.ratingScale"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "language": "not a tag"}"#, "item.language"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "latitude": 91, "longitude": 0}"#, "item.latitude"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "latitude": 45}"#, "item.longitude: latitude and longitude go together"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "apps": [{"platform": "ios", "deepLink": "javascript:alert(1)"}]}"#, "item.apps[0].deepLink"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "apps": [{"platform": "android", "package": "not a package"}]}"#, "item.apps[0].package"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "apps": [{"platform": "ios", "bundleId": "b", "name": "\u0007"}]}"#, "item.apps[0].name"),
+        (#"{"uniqueIdentifier": "a", "title": "x", "keywords": ["\u0001"]}"#, "item.keywords[0]"),
     ])
     func rejectsWithThePathOfTheProblem(_ text: String, _ mentioned: String) throws {
-        let error = #expect(throws: SearchIndexError.self) { try SearchableItem(pushed: try JSONParser.parse(text)) }
-        #expect(error?.message.contains(mentioned) == true, "\(error?.message ?? "")")
-        #expect(error?.isClientError == true)
+        let error = #expect(throws: FieldError.self) { try SearchableItem.pushed(try JSONParser.parse(text)) }
+        #expect(error?.description.contains(mentioned) == true, "\(error?.description ?? "")")
+    }
+
+    /// The rule every source shares: a count of ratings without the rating says nothing.
+    @Test func aRatingCountWithoutItsRatingIsLeftOut() throws {
+        let pushed = try SearchableItem.pushed(["uniqueIdentifier": "a", "title": "x", "ratingCount": 12])
+        #expect(pushed.ratingCount == nil)
+        let rated = try SearchableItem.pushed(["uniqueIdentifier": "a", "title": "x", "rating": 4, "ratingCount": 12])
+        #expect(rated.ratingCount == 12)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Items
 import Postgres
 import PostgresStore
 import SearchIndex
@@ -19,9 +20,9 @@ import Testing
             let failures = Mutex<[String]>([])
             DispatchQueue.concurrentPerform(iterations: stores.count) { index in
                 let (owner, items) = stores[index]
-                var batch = SearchIndex.Batch(upserts: [SearchableItem(uniqueIdentifier: id, title: "\(owner) \(round)")])
-                batch.owner = owner
                 do {
+                    var batch = try ItemBatch(validating: [SearchableItem(uniqueIdentifier: id, title: "\(owner) \(round)")])
+                    batch.owner = owner
                     _ = try items.commit(batch, now: Date())
                 } catch {
                     failures.withLock { $0.append("\(owner): \(error)") }
@@ -49,7 +50,7 @@ import Testing
         let folder = try TemporaryDirectory("log-trim")
         defer { folder.remove() }
         func push(_ range: Range<Int>) throws {
-            _ = try items.commit(SearchIndex.Batch(upserts: range.map { SearchableItem(uniqueIdentifier: "log-\($0)", title: "Trim item \($0)") }), now: Date())
+            _ = try items.commit(ItemBatch(validating: range.map { SearchableItem(uniqueIdentifier: "log-\($0)", title: "Trim item \($0)") }), now: Date())
         }
         let connection = try PostgresConnection(url: url)
         func logSize() throws -> Int { try connection.execute("SELECT count(*) FROM item_log").first?.int(0) ?? -1 }

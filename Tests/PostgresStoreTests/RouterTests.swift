@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Items
 import JSON
 import PostgresStore
 import SearchIndex
@@ -82,7 +83,7 @@ import Testing
     @Test func aRouterReachesNodesOverHTTPSWithTheirCA() throws {
         let store = try PostgresCluster.shared.get().newDatabase()
         let shared = try SharedStore(url: store)
-        _ = try PostgresItemStore(shared).commit(SearchIndex.Batch(upserts: Self.items()), now: Date())
+        _ = try PostgresItemStore(shared).commit(ItemBatch(validating: Self.items()), now: Date())
         let folder = try TemporaryDirectory("router-tls")
         defer { folder.remove() }
         let (certificate, key) = (folder.path + "/server.pem", folder.path + "/server-key.pem")
@@ -109,7 +110,7 @@ import Testing
     @Test func aRouterOverFourShardsOfTwoReplicasAnswersAsOneIndexThroughFaults() throws {
         let store = try PostgresCluster.shared.get().newDatabase()
         let shared = try SharedStore(url: store)
-        _ = try PostgresItemStore(shared).commit(SearchIndex.Batch(upserts: Self.items()), now: Date())
+        _ = try PostgresItemStore(shared).commit(ItemBatch(validating: Self.items()), now: Date())
         // The reference: one SQLite index of the same items, copied from the same store.
         let folder = try TemporaryDirectory("router-reference")
         defer { folder.remove() }

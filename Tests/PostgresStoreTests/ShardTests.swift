@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import Postgres
 import PostgresStore
@@ -49,7 +50,7 @@ import Testing
         let folder = try TemporaryDirectory("shards")
         defer { folder.remove() }
         let all = (0..<60).map { "party-\($0)" }
-        _ = try items.commit(SearchIndex.Batch(upserts: all.map { SearchableItem(uniqueIdentifier: $0, title: "Zebra \($0)") }), now: Date())
+        _ = try items.commit(ItemBatch(validating: all.map { SearchableItem(uniqueIdentifier: $0, title: "Zebra \($0)") }), now: Date())
 
         func identifiers(_ path: String) throws -> Set<String> {
             Set(try SearchIndex(path: path, mode: .existing).search(SearchRequest("zebra", limit: 100)).hits.map(\.item.uniqueIdentifier))
@@ -70,8 +71,9 @@ import Testing
         // Changes through the log reach only the shard that holds the item.
         let moved = try #require(held[1].first)
         let late = (0..<12).map { "late-\($0)" }
-        _ = try items.commit(SearchIndex.Batch(upserts: late.map { SearchableItem(uniqueIdentifier: $0, title: "Zebra \($0)") },
-                                               deleteIdentifiers: [moved]), now: Date())
+        var lateBatch = try ItemBatch(validating: late.map { SearchableItem(uniqueIdentifier: $0, title: "Zebra \($0)") })
+        lateBatch.deleteIdentifiers = [moved]
+        _ = try items.commit(lateBatch, now: Date())
         for number in 0..<3 {
             let path = folder.path + "/shard-\(number).sqlite"
             try LogFollower(store: shared, indexPath: path, name: "node-\(number)", shard: Shard(index: number, count: 3)!).catchUp()
@@ -102,7 +104,7 @@ import Testing
         let zero = try LogFollower(store: shared, indexPath: folder.path + "/legacy-0.sqlite", name: "legacy-0", shard: Shard(index: 0, count: 3)!)
         let before = try #require(try zero.position())
         let onlyElsewhere = (0..<30).map { "elsewhere-\($0)" }.filter { Shard.number(of: ItemKey(owner: nil, identifier: $0), count: 3) != 0 }
-        _ = try items.commit(SearchIndex.Batch(upserts: onlyElsewhere.map { SearchableItem(uniqueIdentifier: $0, title: "Zebra \($0)") }), now: Date())
+        _ = try items.commit(ItemBatch(validating: onlyElsewhere.map { SearchableItem(uniqueIdentifier: $0, title: "Zebra \($0)") }), now: Date())
         try zero.catchUp()
         let head = try connection.execute("SELECT max(seq) FROM item_log").first?.int(0) ?? 0
         let after = try zero.position()

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import Postgres
 import SearchIndex
@@ -40,7 +41,7 @@ import Testing
         #expect(try connection.execute("SELECT owner FROM item_log WHERE id = 'tart'").first?.string(0) == "recipes")
         #expect(try connection.execute("SELECT owner FROM activity_devices WHERE activity = 'a1'").first?.string(0) == "recipes")
         // The identifier is free for another owner now, and a node's copy holds both.
-        var batch = SearchIndex.Batch(upserts: [SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart again")])
+        var batch = try ItemBatch(validating: [SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart again")])
         batch.owner = "bakery"
         _ = try items.commit(batch, now: Date())
         let folder = try TemporaryDirectory("migrated-copy")

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 @testable import SearchIndex
 import Testing
 
@@ -50,11 +51,11 @@ import Testing
         let now = Date()
         try t.index.upsert([item("page", "Lemon page", expires: now.addingTimeInterval(3_600))], now: now)
         let dependencies = try t.index.search(SearchRequest("lemon", now: now)).dependencies
-        var later = SearchIndex.Batch()
+        var later = ItemBatch()
         later.confirmations = ["page": now.addingTimeInterval(7_200)]
         try t.index.commit(later, now: now)
         #expect(try t.index.changes(after: 1).changes.isEmpty, "a revisit's 304 extends the item: no answer changes")
-        var earlier = SearchIndex.Batch()
+        var earlier = ItemBatch()
         earlier.confirmations = ["page": now.addingTimeInterval(60)]
         try t.index.commit(earlier, now: now)
         #expect(try t.index.changes(after: 1).changes.first?.affects(dependencies) == true)
@@ -65,7 +66,7 @@ import Testing
         let t = try TemporaryIndex()
         for round in 0..<20 { try t.index.upsert([item("i\(round)", "Round \(round)")]) }
         #expect(try t.index.changes(after: 0).changes.count == 20, "eight-segment merges happened on the way, unlogged")
-        try t.index.commit(SearchIndex.Batch())
+        try t.index.commit(ItemBatch())
         #expect(try t.index.changes(after: 20).changes.isEmpty)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 @testable import SearchIndex
 import Testing
@@ -185,9 +186,9 @@ import Testing
 
     @Test func placesArePushedCheckedAndKept() throws {
         let now = Date()
-        let pushed = try SearchableItem(pushed: ["uniqueIdentifier": "p", "title": "Cafe", "latitude": 48.86, "longitude": 2.34], now: now)
+        let pushed = try SearchableItem.pushed(["uniqueIdentifier": "p", "title": "Cafe", "latitude": 48.86, "longitude": 2.34], now: now).item
         #expect(pushed.location == GeoPoint(latitude: 48.86, longitude: 2.34))
-        #expect(try SearchableItem(pushed: pushed.pushedJSON, now: now).location == pushed.location)
+        #expect(try SearchableItem.pushed(pushed.pushedJSON, now: now).item.location == pushed.location)
         #expect(SearchableItem(stored: pushed.storedJSON)?.location == pushed.location)
         let bad: [JSONValue] = [
             ["uniqueIdentifier": "p", "title": "Cafe", "latitude": 48.86],
@@ -195,7 +196,7 @@ import Testing
             ["uniqueIdentifier": "p", "title": "Cafe", "latitude": 0, "longitude": -180.5],
             ["uniqueIdentifier": "p", "title": "Cafe", "latitude": "48.86", "longitude": 2.34],
         ]
-        for value in bad { #expect(throws: SearchIndexError.self) { try SearchableItem(pushed: value, now: now) } }
+        for value in bad { #expect(throws: FieldError.self) { try SearchableItem.pushed(value, now: now).item } }
         // The contract drops what a crawled page gives out of range.
         var page = item("https://example.com/", "Cafe")
         page.source = .crawled

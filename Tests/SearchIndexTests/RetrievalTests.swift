@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import SQLite
 import Testing
 import TextUtilities
@@ -224,7 +225,7 @@ extension RetrievalTests {
             SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart", source: .pushed, owner: "recipes"),
             SearchableItem(uniqueIdentifier: "doomed", title: "Lemon doomed", source: .pushed, owner: "recipes"),
         ])
-        var batch = SearchIndex.Batch(deleteIdentifiers: ["doomed"])
+        var batch = ItemBatch(deleteIdentifiers: ["doomed"])
         batch.owner = "recipes"
         try t.index.commit(batch)
         // Make the file what version 3 wrote.
@@ -255,7 +256,7 @@ extension RetrievalTests {
         #expect(try index.engagement(ItemKey(owner: "recipes", identifier: "doomed")).impressions == 0, "engagement of a gone item is gone")
         #expect(try index.search(SearchRequest("lemon")).hits.count == 2, "the postings still find both")
         // Another owner may now use the identifier, and new rows never take an old rowid.
-        var other = SearchIndex.Batch(upserts: [SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart again")])
+        var other = try ItemBatch(validating: [SearchableItem(uniqueIdentifier: "tart", title: "Lemon tart again")])
         other.owner = "bakery"
         try index.commit(other)
         #expect(try index.search(SearchRequest("lemon")).hits.count == 3)

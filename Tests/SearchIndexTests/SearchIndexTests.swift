@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import SearchIndex
 import Testing
@@ -71,14 +72,14 @@ import Testing
 
     @Test func batchesCommitAtomicallyWithClientState() throws {
         let t = try TemporaryIndex()
-        var batch = SearchIndex.Batch(upserts: [item("a", "first")])
+        var batch = try ItemBatch(validating: [item("a", "first")])
         batch.clientState = Array("cursor=1".utf8)
         batch.clientStateName = "people"
         try t.index.commit(batch)
         #expect(try t.index.clientState(batch: "people") == Array("cursor=1".utf8))
         #expect(try t.index.clientState(batch: "other") == nil)
 
-        var stale = SearchIndex.Batch(upserts: [item("b", "second")])
+        var stale = try ItemBatch(validating: [item("b", "second")])
         stale.clientState = Array("cursor=2".utf8)
         stale.clientStateName = "people"
         stale.expectedClientState = .some(Array("cursor=0".utf8))
@@ -88,13 +89,13 @@ import Testing
         try t.index.commit(stale)
         #expect(try t.index.clientState(batch: "people") == Array("cursor=2".utf8))
 
-        var fresh = SearchIndex.Batch()
+        var fresh = ItemBatch()
         fresh.clientStateName = "new"
         fresh.clientState = [1]
         fresh.expectedClientState = .some(nil)
         try t.index.commit(fresh)
 
-        var tooBig = SearchIndex.Batch(upserts: [item("c", "third")])
+        var tooBig = try ItemBatch(validating: [item("c", "third")])
         tooBig.clientState = [UInt8](repeating: 0, count: 251)
         #expect(throws: SearchIndexError.self) { try t.index.commit(tooBig) }
         #expect(try t.index.item(ItemKey(owner: nil, identifier: "c")) == nil)

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import SearchIndex
 import Testing
@@ -38,10 +39,10 @@ import Testing
             parts = try (0..<3).map { _ in try TemporaryIndex() }
             let now = Date(timeIntervalSince1970: 1_790_000_000)
             let all = ShardedRankingTests.items()
-            try whole.index.commit(SearchIndex.Batch(upserts: all), now: now)
+            try whole.index.commit(ItemBatch(validating: all), now: now)
             for (number, part) in parts.enumerated() {
                 let mine = all.enumerated().filter { ShardedRankingTests.shard(of: $0.offset) == number }.map(\.element)
-                try part.index.commit(SearchIndex.Batch(upserts: mine), now: now)
+                try part.index.commit(ItemBatch(validating: mine), now: now)
             }
         }
 

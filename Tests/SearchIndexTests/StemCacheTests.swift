@@ -1,3 +1,4 @@
+import Items
 @testable import SearchIndex
 import Testing
 

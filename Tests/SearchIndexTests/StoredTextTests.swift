@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import SQLite
 import Testing
 
@@ -11,7 +12,10 @@ import Testing
         let t = try TemporaryIndex()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let long = (0..<300).map { "Le café numéro \($0) sert un thé vert 绿茶 et des croissants." }.joined(separator: " ")
-        try t.index.upsert([item("long", "Cafés", body: long, updated: now), item("short", "Thé", body: "Un thé 绿茶 court.", updated: now)], now: now)
+        // A crawled page's body, which may pass a pushed item's 16 KB.
+        var page = item("long", "Cafés", body: long, updated: now)
+        page.source = .crawled
+        try t.index.upsert([page, item("short", "Thé", body: "Un thé 绿茶 court.", updated: now)], now: now)
         let raw = try SQLiteConnection(path: t.directory.appendingPathComponent("index.sqlite").path)
         let stored = try raw.prepare("SELECT i.uid, typeof(b.body), length(b.body) FROM items i JOIN item_bodies b ON b.rowid = i.rowid ORDER BY i.uid")
         var kinds: [String: (String, Int)] = [:]

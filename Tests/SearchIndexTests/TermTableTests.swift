@@ -1,3 +1,4 @@
+import Items
 import Testing
 
 @testable import SearchIndex

@@ -2,10 +2,11 @@ import DemoWeb
 import Fetch
 import Foundation
 import HTTPTypes
+import Items
 import JSON
+import SQLite
 import SearchIndex
 import SearchlightTestSupport
-import SQLite
 import Testing
 
 /// `searchlight ingest` and `searchlight resolve` through the executable: the seed's

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import PostgresStore
 import SearchIndex

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Items
 import JSON
 import SearchIndex
 @testable import Service

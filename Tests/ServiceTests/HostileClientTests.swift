@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import HTTPServer
+import Items
 import JSON
 import SearchIndex
 import SearchlightTestSupport

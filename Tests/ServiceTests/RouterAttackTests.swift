@@ -4,6 +4,7 @@ import HTTPServer
 import HTTPTypes
 import JSON
 @testable import Router
+import Items
 import SearchIndex
 import Service
 import StoreSeams

@@ -1,5 +1,6 @@
 import JSON
 @testable import Router
+import Items
 import SearchIndex
 import StoreSeams
 import Testing

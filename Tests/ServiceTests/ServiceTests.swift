@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import HTTPServer
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 import SearchlightTestSupport
@@ -355,7 +356,7 @@ import Testing
         // A crawl's commit through its own connection (as from another process) shows within
         // the refresh interval (5 s) of the first search that notices it.
         let crawl = try SearchIndex(path: running.indexPath, mode: .existing)
-        try crawl.commit(SearchIndex.Batch(upserts: [SearchableItem(
+        try crawl.commit(ItemBatch(validating: [SearchableItem(
             uniqueIdentifier: "https://recipes.example/cake", title: "Lemon cake", webURL: "https://recipes.example/cake",
             source: .crawled)]))
         #expect(Set(running.ids("lemon")).isSubset(of: ["tart", "special", "pie", "https://recipes.example/cake"]))
@@ -388,7 +389,7 @@ import Testing
 
         // A crawl commits through its own connection, as from another process.
         let crawl = try SearchIndex(path: running.indexPath, mode: .existing)
-        try crawl.commit(SearchIndex.Batch(upserts: [SearchableItem(
+        try crawl.commit(ItemBatch(validating: [SearchableItem(
             uniqueIdentifier: "https://recipes.example/brownie", title: "Chocolate brownie", webURL: "https://recipes.example/brownie",
             source: .crawled)]))
         let hits = counter(hit)
@@ -425,7 +426,7 @@ import Testing
         #expect(running.ids("chocolate") == ["cake"])
         let crawl = try SearchIndex(path: running.indexPath, mode: .existing)
         for page in 0..<3 {
-            try crawl.commit(SearchIndex.Batch(upserts: [SearchableItem(
+            try crawl.commit(ItemBatch(validating: [SearchableItem(
                 uniqueIdentifier: "https://recipes.example/\(page)", title: "Chocolate brownie \(page)", webURL: "https://recipes.example/\(page)",
                 source: .crawled)]))
             #expect(running.ids("chocolate") == ["cake"], "served stale")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Items
 import JSON
 import SearchIndex
 import SearchlightTestSupport

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Items
 
 /// Okapi BM25 as SQLite FTS5's `bm25()` computes it (ext/fts5/fts5_aux.c), so that the
 /// index ranks as an FTS5 table with the same columns and weights would, but for `b`:

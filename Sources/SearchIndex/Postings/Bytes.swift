@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Items
 
 /// Little-endian integers and floats into a growing byte buffer (postings' varints are
 /// written with ``writeVarint(_:_:_:)``).

@@ -1,3 +1,4 @@
+import Items
 import SQLite
 
 /// The counts BM25 needs, kept in `meta` and updated by every write in its transaction:

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Items
 
 /// Reads a document's text to count where tokens stand one after another: how often each
 /// phrase occurs, weighted by column, as FTS5 counts phrase instances for bm25. A single

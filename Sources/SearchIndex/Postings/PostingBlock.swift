@@ -1,3 +1,4 @@
+import Items
 /// One block of up to ``SegmentLayout/blockSize`` postings, bit-packed as Lucene and
 /// Tantivy pack theirs: a posting costs the bits its gap and its frequency need in that
 /// block, not two varints.

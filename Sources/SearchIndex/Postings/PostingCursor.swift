@@ -1,3 +1,4 @@
+import Items
 /// Walks one term's postings in one segment in ordinal order, decoding a block only when a
 /// document in it is needed; block bounds can be read without decoding (``shallow(_:)``,
 /// ``bound(from:below:)``), which is what lets a search skip what cannot reach its top k.

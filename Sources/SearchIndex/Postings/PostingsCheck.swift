@@ -1,3 +1,4 @@
+import Items
 /// Reads arbitrary bytes as one term's postings in a segment of `documents` documents, every
 /// way a search reads them — walked posting by posting, skipped ahead, read a window at a
 /// time with block bounds, and as a merge decodes them — and returns how many postings were

@@ -1,3 +1,4 @@
+import Items
 /// Collects the documents of one commit — each as its terms' weighted frequencies and its
 /// length — and writes them as a new segment.
 ///

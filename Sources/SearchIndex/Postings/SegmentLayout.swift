@@ -1,3 +1,4 @@
+import Items
 /// The byte layout of one segment: an immutable inverted index over a set of documents,
 /// stored in `segment_chunks` (``SegmentStore``) and described by its `segments` row.
 ///

@@ -1,3 +1,4 @@
+import Items
 import SQLite
 
 /// Keeps the number of segments small: when eight segments share a level — by the

@@ -1,3 +1,4 @@
+import Items
 /// Spelling candidates from a segment's sorted dictionary, found as a Levenshtein walk
 /// over it: terms are read in order, each one's distance rows (optimal string alignment,
 /// a transposition counting as one edit) extend those of the common prefix with the term

@@ -1,3 +1,4 @@
+import Items
 import SQLite
 
 /// One segment's documents and dictionary, read once and kept (segments never change):

@@ -1,3 +1,4 @@
+import Items
 extension SegmentSearcher {
     /// The positions in `rowids` (ascending) of the documents `query` matches, with their order
     /// keys: a document matches when it holds every token of one of the query's units (a

@@ -1,4 +1,5 @@
 import Glibc
+import Items
 import SQLite
 
 /// A query the segments answer: clauses of units, where a unit is one token (a term) or

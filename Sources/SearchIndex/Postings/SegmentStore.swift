@@ -1,3 +1,4 @@
+import Items
 import SQLite
 
 /// The segments' tables in `index.sqlite`, owned with the rest of its schema by

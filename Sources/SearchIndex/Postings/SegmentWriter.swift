@@ -1,3 +1,4 @@
+import Items
 /// Writes one segment (``SegmentLayout``) term by term, in byte order of the terms,
 /// handing out fixed-size chunks as they fill so that even a merge into a segment of
 /// millions of documents holds only one chunk of postings in memory.

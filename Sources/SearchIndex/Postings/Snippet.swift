@@ -1,3 +1,4 @@
+import Items
 import TextUtilities
 
 /// The best fragment of a result's text for the words searched, with the matches marked,

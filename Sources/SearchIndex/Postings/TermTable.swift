@@ -1,5 +1,6 @@
-import TextUtilities
 import Glibc
+import Items
+import TextUtilities
 
 /// Interns terms (byte strings) to dense ids: an open-addressing hash table over one byte
 /// arena, so that collecting a batch's postings allocates nothing per token.

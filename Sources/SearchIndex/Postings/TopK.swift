@@ -1,3 +1,4 @@
+import Items
 /// The k best candidates so far, as a heap whose root is the worst kept: what a search
 /// keeps while it walks the postings, and the threshold a document must reach to get in.
 ///

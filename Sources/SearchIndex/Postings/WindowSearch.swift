@@ -1,3 +1,4 @@
+import Items
 /// Top-k retrieval over one segment, a window of documents at a time — the
 /// way Lucene's MaxScore bulk scorer works:
 ///

@@ -1,3 +1,4 @@
+import Items
 import SearchIndex
 import Service
 

@@ -1,3 +1,4 @@
+import Items
 import PostgresStore
 import SearchIndex
 import Service

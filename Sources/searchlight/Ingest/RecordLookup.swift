@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import ItemMapping
+import Items
 import SearchIndex
 
 /// Finds the record behind an ingested item: the source's database, model and mapping as

@@ -1,7 +1,7 @@
 import Foundation
 import Ingest
 import ItemMapping
-import SearchIndex
+import Items
 import ServiceClient
 
 /// `ingest --server URL --key KEY`: ingest batches sent to a running `searchlight serve`
@@ -13,6 +13,9 @@ struct RemoteBatchSink: IngestSink {
     let client: ServiceClient
     /// The service takes at most 1,000 items and deletions per request.
     var batchLimit = 500
+    /// The push format's longest life (a day short of it, so a clock ahead of the
+    /// service's is no problem): mapped items stay until ingest deletes them.
+    var itemLifetime: TimeInterval? { SearchableItem.Limits.lifetime - 86_400 }
 
     init(server: String, key: String, caCertificates: String?) {
         client = ServiceClient(server: server, caCertificates: caCertificates, userAgent: UserAgent.string, key: key)
@@ -26,15 +29,9 @@ struct RemoteBatchSink: IngestSink {
         }
     }
 
-    func commit(upserts: [SearchableItem], deletions: [String], name: String, expected: String?, state: String) throws {
-        let lifetime = Date().addingTimeInterval(SearchableItem.Limits.lifetime - 86_400)
-        let items = upserts.map { item -> SearchableItem in
-            var item = item
-            if item.expirationDate == nil { item.expirationDate = lifetime }
-            return item
-        }
+    func commit(upserts: [ValidItem], deletions: [String], name: String, expected: String?, state: String) throws {
         do {
-            try client.commitBatch(name, items: items, deletions: deletions, expected: expected, state: state)
+            try client.commitBatch(name, items: upserts.map(\.item), deletions: deletions, expected: expected, state: state)
         } catch {
             throw CommandFailure(error.message)
         }

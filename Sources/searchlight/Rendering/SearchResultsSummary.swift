@@ -1,5 +1,6 @@
 import Foundation
 
+import Items
 import SearchIndex
 import TextUtilities
 

@@ -1,6 +1,6 @@
 import Crawl
+import Items
 import Markup
-import SearchIndex
 
 /// The readable form of a ``ValidationReport``: the verdict and its reasons first, then
 /// each check with its evidence.

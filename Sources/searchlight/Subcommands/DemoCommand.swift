@@ -2,6 +2,7 @@ import Crawl
 import DemoWeb
 import Fetch
 import Foundation
+import Items
 import SearchIndex
 import WebURL
 

@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import JSON
 import SearchIndex
 
@@ -36,8 +37,8 @@ struct IndexAddCommand: Command {
         store = try StoreOption(arguments)
         clientState = arguments.value(Option.clientState)
         batchName = arguments.value(Option.batch) ?? "default"
-        if let state = clientState, state.utf8.count > SearchIndex.maximumClientStateBytes {
-            throw UsageError("--client-state is \(state.utf8.count) bytes; at most \(SearchIndex.maximumClientStateBytes) are kept")
+        if let state = clientState, state.utf8.count > ItemBatch.maximumClientStateBytes {
+            throw UsageError("--client-state is \(state.utf8.count) bytes; at most \(ItemBatch.maximumClientStateBytes) are kept")
         }
     }
 
@@ -60,11 +61,15 @@ struct IndexAddCommand: Command {
         guard let list = document["items"]?.arrayValue ?? document.arrayValue else {
             throw CommandFailure("\(file): expected {\"items\": [...]} or an array of items")
         }
-        var items: [SearchableItem] = []
+        var items: [ValidItem] = []
         for (index, value) in list.enumerated() {
-            items.append(try SearchableItem(pushed: value, path: "items[\(index)]"))
+            do {
+                items.append(try SearchableItem.pushed(value, path: "items[\(index)]"))
+            } catch {
+                throw SearchIndexError.invalidField(error)
+            }
         }
-        var batch = SearchIndex.Batch(upserts: items)
+        var batch = ItemBatch(upserts: items)
         batch.clientState = clientState.map { Array($0.utf8) }
         batch.clientStateName = batchName
         try store.items(data).commit(batch, now: Date())

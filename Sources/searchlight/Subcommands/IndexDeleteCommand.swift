@@ -1,4 +1,5 @@
 import Foundation
+import Items
 import SearchIndex
 
 /// `searchlight index delete --id ID... | --domain D... | --all [--owner NAME] [--data DIR]`
@@ -53,10 +54,10 @@ struct IndexDeleteCommand: Command {
             throw CommandFailure("no index at \(data.indexPath)")
         }
         let items = try store.items(data)
-        var batch: SearchIndex.Batch
+        var batch: ItemBatch
         switch target {
-        case .identifiers(let ids): batch = SearchIndex.Batch(deleteIdentifiers: ids)
-        case .domains(let domains): batch = SearchIndex.Batch(deleteDomains: domains)
+        case .identifiers(let ids): batch = ItemBatch(deleteIdentifiers: ids)
+        case .domains(let domains): batch = ItemBatch(deleteDomains: domains)
         case .all:
             let deleted = try items.deleteAll(owner: owner.name)
             Console.writeLine("deleted \(deleted) item\(deleted == 1 ? "" : "s")")

@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import ItemMapping
+import Items
 import JSON
 import SearchIndex
 

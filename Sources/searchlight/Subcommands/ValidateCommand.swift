@@ -1,6 +1,7 @@
 import Crawl
 import Fetch
 import Foundation
+import Items
 import JSON
 import Render
 import SearchIndex

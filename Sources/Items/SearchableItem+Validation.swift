@@ -69,8 +69,8 @@ extension SearchableItem {
     public static let crawledTextBytes = 32 * 1024
 
     /// The item within every rule, or the first rule it breaks. No expiration date means
-    /// the policy's lifetime from `now`.
-    public func validated(_ policy: Policy, now: Date) throws(Problem) -> SearchableItem {
+    /// the policy's lifetime from `now`. The only maker of ``ValidItem``.
+    public func validated(_ policy: Policy, now: Date) throws(Problem) -> ValidItem {
         var item = self
         var failure: Problem?
         /// Records a broken rule: with `.fail` the first one is thrown, with `.drop` the
@@ -110,12 +110,12 @@ extension SearchableItem {
         // its URL, as long as a URL may be.
         let identifierLimit = source == .crawled ? Limits.urlBytes : Limits.identifierBytes
         item.uniqueIdentifier = text("uniqueIdentifier", uniqueIdentifier, .max)
-        if item.uniqueIdentifier.isEmpty { throw failure ?? Problem(kind: .empty, field: "uniqueIdentifier", value: nil, message: "must not be empty") }
+        if item.uniqueIdentifier.isBlank { throw failure ?? Problem(kind: .empty, field: "uniqueIdentifier", value: nil, message: "must not be empty") }
         if item.uniqueIdentifier.utf8.count > identifierLimit {
             throw Problem(kind: .tooLong, field: "uniqueIdentifier", value: nil, message: "at most \(identifierLimit) bytes")
         }
         item.title = text("title", title, Limits.titleBytes)
-        if item.title.isEmpty { throw failure ?? Problem(kind: .empty, field: "title", value: nil, message: "must not be empty") }
+        if item.title.isBlank { throw failure ?? Problem(kind: .empty, field: "title", value: nil, message: "must not be empty") }
         item.domainIdentifier = optionalText("domainIdentifier", domainIdentifier, Limits.domainIdentifierBytes)
         if let domain = item.domainIdentifier, !Self.isValidDomainIdentifier(domain) {
             broken("domainIdentifier", domain, "expected dot-separated labels of letters, digits, '-' and '_'")
@@ -151,6 +151,8 @@ extension SearchableItem {
             broken("ratingCount", String(count), "must be from 0 to \(Limits.ratingCount)")
             item.ratingCount = nil
         }
+        // A count of ratings says nothing without the rating.
+        if item.rating == nil { item.ratingCount = nil }
 
         item.apps = []
         for (index, var app) in apps.enumerated() {
@@ -158,10 +160,19 @@ extension SearchableItem {
                 broken("apps", nil, "at most \(Limits.apps)")
                 break
             }
+            app.name = optionalText("apps[\(index)].name", app.name, Limits.appNameBytes)
             app.deepLink = optionalText("apps[\(index)].deepLink", app.deepLink, Limits.urlBytes)
             if let link = app.deepLink, !AppTarget.isAcceptableDeepLink(link) {
-                broken("apps[\(index)].deepLink", link, "expected an absolute URI such as myapp://item/42 (not javascript:, data:, vbscript: or file:)")
+                broken("apps[\(index)].deepLink", link, "expected an http(s) URL or an app's own scheme such as myapp://item/42 (not a scheme a browser or the system handles, such as javascript:, data:, file: or ms-msdt:)")
                 app.deepLink = nil
+            }
+            if let bundle = app.bundleID, !AppTarget.isValidIdentifier(bundle) {
+                broken("apps[\(index)].bundleId", bundle, "expected a reverse-DNS name such as com.example.app")
+                app.bundleID = nil
+            }
+            if let package = app.package, !AppTarget.isValidIdentifier(package) {
+                broken("apps[\(index)].package", package, "expected a reverse-DNS name such as com.example.app")
+                app.package = nil
             }
             item.apps.append(app)
         }
@@ -181,7 +192,7 @@ extension SearchableItem {
             item.location = nil
         }
         if let failure { throw failure }
-        return item
+        return ValidItem(checked: item)
     }
 
     /// Control characters become spaces (tab and line breaks stay where text may be
@@ -254,4 +265,9 @@ extension SearchableItem {
             index += 1
         }
     }
+}
+
+extension String {
+    /// Empty or only whitespace: no identifier or title at all.
+    fileprivate var isBlank: Bool { utf8.allSatisfy { $0 == 0x20 || (0x09...0x0D).contains($0) } }
 }

@@ -20,7 +20,7 @@ public struct GeoPoint: Sendable, Hashable {
     }
 
     /// The mean earth radius (IUGG), in kilometres.
-    static let earthRadius = 6371.0088
+    package static let earthRadius = 6371.0088
 
     /// The great-circle distance to `other` in kilometres (haversine; within 0.5 % of the
     /// ellipsoid's, which is closer than any page's coordinates are).
@@ -28,12 +28,12 @@ public struct GeoPoint: Sendable, Hashable {
         Self.kilometres(haversine: Self.haversine(self, cosine: cos(latitude * Self.radians), other, cosine: cos(other.latitude * Self.radians)))
     }
 
-    static let radians = Double.pi / 180
+    package static let radians = Double.pi / 180
 
     /// The haversine of the central angle between `a` and `b`, given the cosines of their
     /// latitudes (a search near a place computes its center's once, not per place).
     @inline(__always)
-    static func haversine(_ a: GeoPoint, cosine cosA: Double, _ b: GeoPoint, cosine cosB: Double) -> Double {
+    package static func haversine(_ a: GeoPoint, cosine cosA: Double, _ b: GeoPoint, cosine cosB: Double) -> Double {
         let halfLatitude = sin((b.latitude - a.latitude) * radians / 2)
         let halfLongitude = sin((b.longitude - a.longitude) * radians / 2)
         return halfLatitude * halfLatitude + cosA * cosB * halfLongitude * halfLongitude
@@ -41,7 +41,7 @@ public struct GeoPoint: Sendable, Hashable {
 
     /// The distance a haversine stands for, in kilometres.
     @inline(__always)
-    static func kilometres(haversine h: Double) -> Double { 2 * earthRadius * asin(min(1, sqrt(h))) }
+    package static func kilometres(haversine h: Double) -> Double { 2 * earthRadius * asin(min(1, sqrt(h))) }
 
     /// Reads `lat,lng` (`48.8566,2.3522`), as `near=` gives it; nil unless both are numbers
     /// in range.

@@ -1,5 +1,5 @@
 import Foundation
-import SearchIndex
+import Items
 import Testing
 
 /// The item contract (`SearchableItem.validated`): one set of rules, three ways of meeting

@@ -47,4 +47,13 @@ extension SearchableItem {
             location = GeoPoint(latitude: latitude, longitude: longitude)
         }
     }
+
+    /// An item another store wrote (``storedJSON``) read back for this one: owned by
+    /// `owner`, held to the contract as a relayed item. Nil when it does not read or breaks
+    /// a rule (a store's row damaged or written by other code), which the caller counts.
+    public static func restored(_ value: JSONValue, owner: String?, now: Date) -> ValidItem? {
+        guard var item = SearchableItem(stored: value) else { return nil }
+        item.owner = owner
+        return try? item.validated(.relayed, now: now)
+    }
 }

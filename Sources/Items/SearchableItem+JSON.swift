@@ -24,6 +24,7 @@ extension SearchableItem {
         public static let shortTextBytes = 64
         public static let addressBytes = 512
         public static let apps = 8
+        public static let appNameBytes = 256
         /// `ratingScale` is 0 < scale ≤ this; `rating` is 0…scale.
         public static let ratingScale = 100.0
         public static let ratingCount = 1_000_000_000_000
@@ -38,68 +39,57 @@ extension SearchableItem {
     ]
 
     /// Reads one pushed item and holds it to the item contract (``validated(_:now:)``):
-    /// items without `expirationDate` expire ``defaultLifetime`` after `now`.
-    public init(pushed value: JSONValue, path: String = "item", owner: String? = nil, now: Date = Date()) throws(SearchIndexError) {
+    /// items without `expirationDate` expire ``defaultLifetime`` after `now`. Reading only
+    /// parses (types, unknown and repeated members, dates, both coordinates or neither);
+    /// every limit and value rule is the contract's, whose problem is given at its path.
+    public static func pushed(_ value: JSONValue, path: String = "item", owner: String? = nil, now: Date = Date()) throws(FieldError) -> ValidItem {
+        let reader = try FieldReader(value: value, path: path)
+        let item = try SearchableItem(reading: reader, owner: owner, now: now)
         do {
-            try self.init(reading: try FieldReader(value: value, path: path), owner: owner, now: now)
+            return try item.validated(.pushed, now: now)
         } catch {
-            throw .invalidField(error)
+            throw FieldError(path: reader.path + "." + error.field, error.message)
         }
     }
 
     private init(reading reader: FieldReader, owner: String?, now: Date) throws(FieldError) {
         try reader.rejectUnknown(Self.knownFields)
         try reader.rejectDuplicates()
-        let scale = try reader.number("ratingScale", in: 0...Limits.ratingScale) ?? 5
         var expiration: Date?
-        if let text = try reader.string("expirationDate", maximumBytes: Limits.shortTextBytes) {
-            guard let seconds = ISO8601.seconds(from: text) else {
+        if let text = try reader.text("expirationDate") {
+            guard text.utf8.count <= 64, let seconds = ISO8601.seconds(from: text) else {
                 throw FieldError(path: reader.path + ".expirationDate", "expected an ISO 8601 date such as 2026-12-31T00:00:00Z")
             }
             expiration = Date(timeIntervalSince1970: seconds)
         }
         var apps: [AppTarget] = []
-        for (index, app) in (try reader.array("apps", maximumCount: Limits.apps) ?? []).enumerated() {
+        for (index, app) in (try reader.array("apps", maximumCount: .max) ?? []).enumerated() {
             apps.append(try AppTarget(pushed: app, path: "\(reader.path).apps[\(index)]"))
         }
         self.init(
-            uniqueIdentifier: try reader.requiredString("uniqueIdentifier", maximumBytes: Limits.identifierBytes),
-            domainIdentifier: try reader.string("domainIdentifier", maximumBytes: Limits.domainIdentifierBytes),
-            contentType: try reader.string("contentType", maximumBytes: Limits.contentTypeBytes),
-            title: try reader.requiredString("title", maximumBytes: Limits.titleBytes),
-            contentDescription: try reader.string("contentDescription", maximumBytes: Limits.descriptionBytes, multiline: true),
-            keywords: try reader.strings("keywords", maximumCount: Limits.keywords, maximumBytes: Limits.keywordBytes),
-            thumbnailURL: try Self.url(reader, "thumbnailURL"), webURL: try Self.url(reader, "webURL"),
-            // A zero scale is the contract's to refuse (below), before any rating is measured on it.
-            rating: try reader.number("rating", in: 0...(scale > 0 ? scale : Limits.ratingScale)), ratingScale: scale,
-            ratingCount: try reader.integer("ratingCount", in: 0...Limits.ratingCount),
-            price: try reader.string("price", maximumBytes: Limits.shortTextBytes),
-            currency: try reader.string("currency", maximumBytes: Limits.shortTextBytes),
-            telephone: try reader.string("telephone", maximumBytes: Limits.shortTextBytes),
-            address: try reader.string("address", maximumBytes: Limits.addressBytes),
-            apps: apps, allowsWebFallback: try reader.bool("allowsWebFallback") ?? true,
-            bodyText: try reader.string("text", maximumBytes: Limits.textBytes, multiline: true) ?? "",
-            expirationDate: expiration, source: .pushed, owner: owner, lastUpdated: now,
+            uniqueIdentifier: try reader.requiredText("uniqueIdentifier"), domainIdentifier: try reader.text("domainIdentifier"),
+            contentType: try reader.text("contentType"), title: try reader.requiredText("title"),
+            contentDescription: try reader.text("contentDescription"), keywords: try reader.texts("keywords"),
+            thumbnailURL: try reader.text("thumbnailURL"), webURL: try reader.text("webURL"),
+            rating: try reader.number("rating"), ratingScale: try reader.number("ratingScale") ?? 5,
+            ratingCount: try reader.integer("ratingCount"),
+            price: try reader.text("price"), currency: try reader.text("currency"), telephone: try reader.text("telephone"),
+            address: try reader.text("address"), apps: apps, allowsWebFallback: try reader.bool("allowsWebFallback") ?? true,
+            bodyText: try reader.text("text") ?? "", expirationDate: expiration, source: .pushed, owner: owner, lastUpdated: now,
             record: try reader.object["source"].map { value throws(FieldError) in
                 try RecordReference.pushed(try FieldReader(value: value, path: reader.path + ".source"))
             },
-            language: try reader.string("language", maximumBytes: 35))
+            language: try reader.text("language"))
         location = try Self.location(reader)
-        do {
-            self = try validated(.pushed, now: now)
-        } catch {
-            throw FieldError(path: reader.path + "." + error.field, error.message)
-        }
     }
 
-    /// `latitude` and `longitude`, both or neither, each within its range.
+    /// `latitude` and `longitude`, both or neither (their ranges are the contract's).
     private static func location(_ reader: FieldReader) throws(FieldError) -> GeoPoint? {
-        let latitude = try reader.number("latitude", in: -90...90)
-        let longitude = try reader.number("longitude", in: -180...180)
-        switch (latitude, longitude) {
+        switch (try reader.number("latitude"), try reader.number("longitude")) {
         case (let latitude?, let longitude?): return GeoPoint(latitude: latitude, longitude: longitude)
         case (nil, nil): return nil
-        default: throw FieldError(path: reader.path + (latitude == nil ? ".latitude" : ".longitude"), "latitude and longitude go together")
+        case (nil, _): throw FieldError(path: reader.path + ".latitude", "latitude and longitude go together")
+        case (_, nil): throw FieldError(path: reader.path + ".longitude", "latitude and longitude go together")
         }
     }
 
@@ -118,15 +108,6 @@ extension SearchableItem {
     public static func isValidDomainIdentifier(_ text: String) -> Bool {
         text.utf8.count <= Limits.domainIdentifierBytes && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             !label.isEmpty && label.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
-        }
-    }
-
-    /// An absolute http(s) URL without user information, in normal form.
-    public static func url(_ reader: FieldReader, _ key: String) throws(FieldError) -> String? {
-        guard let text = try reader.string(key, maximumBytes: Limits.urlBytes) else { return nil }
-        switch acceptableURL(text) {
-        case .success(let url): return url
-        case .failure(let problem): throw FieldError(path: reader.path + "." + key, problem.message)
         }
     }
 
@@ -163,7 +144,7 @@ extension SearchableItem {
         ]))
     }
 
-    /// The item as a client pushes it (`POST /v1/batches/{name}`), which ``init(pushed:path:owner:now:)``
+    /// The item as a client pushes it (`POST /v1/batches/{name}`), which ``pushed(_:path:owner:now:)``
     /// reads back whole: the body text as `text`, the record as `source`, and of each app only
     /// what a pusher may say.
     public var pushedJSON: JSONValue {
@@ -203,9 +184,9 @@ extension AppTarget {
             storeID = id
         }
         self.init(
-            platform: platform, appStoreID: storeID, bundleID: try Self.identifier(reader, "bundleId"),
-            package: try Self.identifier(reader, "package"), name: try reader.string("name", maximumBytes: 256),
-            deepLink: try Self.deepLink(reader), isUniversalLink: false, evidence: .pushed)
+            platform: platform, appStoreID: storeID, bundleID: try reader.text("bundleId"),
+            package: try reader.text("package"), name: try reader.text("name"),
+            deepLink: try reader.text("deepLink"), isUniversalLink: false, evidence: .pushed)
         if platform == .ios, appStoreID == nil, bundleID == nil, deepLink == nil {
             throw FieldError(path: path, "an iOS app needs appStoreId, bundleId or deepLink")
         }
@@ -214,25 +195,13 @@ extension AppTarget {
         }
     }
 
-    /// A bundle id or package name: dot-separated letters, digits, `-` and `_`.
-    private static func identifier(_ reader: FieldReader, _ key: String) throws(FieldError) -> String? {
-        guard let text = try reader.string(key, maximumBytes: 255) else { return nil }
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F }) else {
-            throw FieldError(path: reader.path + "." + key, "expected a reverse-DNS name such as com.example.app")
-        }
-        return text
-    }
-
-    private static func deepLink(_ reader: FieldReader) throws(FieldError) -> String? {
-        guard let text = try reader.string("deepLink", maximumBytes: SearchableItem.Limits.urlBytes) else { return nil }
-        guard isAcceptableDeepLink(text) else {
-            throw FieldError(path: reader.path + ".deepLink", "expected an http(s) URL or an app's own scheme such as myapp://item/42 (not a scheme a browser or the system handles, such as javascript:, data:, file: or ms-msdt:)")
-        }
-        return text
+    /// A bundle id or package name: dot-separated letters, digits, `-` and `_`, at most 255 bytes.
+    public static func isValidIdentifier(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 255 && text.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F })
     }
 
     /// The stored form (also the app part of item JSON).
-    var storedJSON: JSONValue {
+    package var storedJSON: JSONValue {
         .object(JSONObject(omittingNils: [
             "platform": .string(platform.rawValue), "appStoreId": appStoreID.map(JSONValue.string),
             "bundleId": bundleID.map(JSONValue.string), "package": package.map(JSONValue.string),
@@ -243,7 +212,7 @@ extension AppTarget {
 
     /// Reads the stored form back; written only by the index itself, so trusted, and any
     /// entry that does not read is dropped.
-    static func decodeStored(_ text: String) -> [AppTarget] {
+    package static func decodeStored(_ text: String) -> [AppTarget] {
         guard let list = try? JSONParser.parse(text).arrayValue else { return [] }
         return list.compactMap { value -> AppTarget? in
             guard let platform = value["platform"]?.stringValue.flatMap(Platform.init(rawValue:)) else { return nil }
