@@ -51,19 +51,22 @@ let package = Package(
         .target(name: "ItemMapping", dependencies: ["JSON", "Items", "TextUtilities"]),
         .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "Items", "SearchIndex", "SQLite", "TextUtilities"]),
         .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "Items", "SearchIndex", "StoreSeams", "WebURL"]),
-        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "Items", "SearchIndex", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
-        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "Items", "SearchIndex", "TextUtilities"]),
+        .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
+        /// What the API's two sides share: paths, `/v1/search`'s parameters and the shard
+        /// rounds' body both ways, errors, the router credential, engagement tokens, the access log.
+        .target(name: "ServiceAPI", dependencies: ["HTTPServer", "HTTPTypes", "Items", "JSON", "SearchIndex", "StoreSeams", "TextUtilities"]),
+        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "Items", "SearchIndex", "ServiceAPI", "TextUtilities"]),
         /// `serve --router`: one answer from the shards of a split index (statistics round,
         /// fan-out with fail-over and hedging, merge).
-        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "Items", "SearchIndex", "Service", "StoreSeams"]),
+        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "Items", "SearchIndex", "ServiceAPI", "StoreSeams"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "ServiceAPI", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
-            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "Items", "SearchIndex", "Service"],
+            name: "SearchlightTestSupport", dependencies: ["HTTPTypes", "HTTPServer", "DemoWeb", "Fetch", "JSON", "PostgresStore", "Items", "SearchIndex", "ServiceAPI", "Service"],
             path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ItemsTests", dependencies: ["Items", "JSON"]),
@@ -73,7 +76,7 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "Items", "SearchIndex", "Service",
+            dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "Service",
                            "SQLite", "StoreSeams", "WebURL", "searchlight", "SearchlightTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL", "JSON", "SearchlightTestSupport"]),
@@ -87,7 +90,7 @@ let package = Package(
             dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "Items", "PageItems", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchlightTestSupport"]),
+            dependencies: ["ServiceAPI", "Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(
             name: "SearchlightCLITests",
@@ -95,7 +98,7 @@ let package = Package(
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(
-            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "Router", "Items", "SearchIndex", "Service", "TextUtilities", "WebRules",
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "ServiceAPI", "Router", "Items", "SearchIndex", "Service", "TextUtilities", "WebRules",
                                                       "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
 
@@ -103,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "searchlight-bench",
             dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "Items", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore",
-                           "Fetch", "HTTPServer", "Router", "Service", "StoreSeams", "TextUtilities"],
+                           "Fetch", "HTTPServer", "ServiceAPI", "Router", "Service", "StoreSeams", "TextUtilities"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]
 )

@@ -8,6 +8,7 @@ import PageItems
 import Router
 import SearchIndex
 import Service
+import ServiceAPI
 import TextUtilities
 import WebRules
 import WebURL

@@ -5,7 +5,7 @@ import HTTPTypes
 import Items
 import JSON
 import SearchIndex
-import Service
+import ServiceAPI
 
 extension SearchRouter {
     /// Both rounds of a routed search, then the merge (``ResultMerge``).
@@ -18,24 +18,16 @@ extension SearchRouter {
             throw busy
         }
         defer { searchesInFlight.wrappingSubtract(1, ordering: .relaxed) }
-        let search = try SearchService.searchRequest(request, maximumResults: configuration.maximumSearchLimit, now: Date())
+        let search = try SearchParameters.request(from: request, maximumResults: configuration.maximumSearchLimit, now: Date())
         var map = mapForSearch()
         guard map.count > 0 else {
             count(\.failed)
             throw APIError(503, "no-nodes", "no search node of the store is reporting; start `searchlight serve --store …` nodes")
         }
-        var fields: [(String, JSONValue)] = [
-            ("q", .string(search.text)), ("limit", JSONValue(search.offset + search.limit)), ("offset", 0),
-            ("platform", .string(search.platform.rawValue)), ("installed", .array(search.installed.sorted().map(JSONValue.string))),
-            ("snippets", .bool(search.snippets)), ("typing", .bool(search.typing)), ("now", JSONValue(search.now.timeIntervalSince1970)),
-        ]
-        if !search.filter.isEmpty { fields.append(("filter", search.filter.json)) }
-        if !search.facets.isEmpty { fields.append(("facets", .array(search.facets.map(\.rawValue).sorted().map(JSONValue.string)))) }
-        if search.sort != .relevance { fields.append(("sort", .string(search.sort.rawValue))) }
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)
         var parts: [CorpusStatistics] = []
-        for (shard, read) in post("/v1/shard/statistics", JSONObject(fields), map, read: { _, json in try? CorpusStatistics(json: json) }).enumerated()
+        for (shard, read) in post(APIPath.shardStatistics, ShardSearchBody.json(for: search), map, read: { _, json in try? CorpusStatistics(json: json) }).enumerated()
         where !missing.contains(shard) {
             switch read {
             case .value(let statistics): parts.append(statistics)
@@ -46,12 +38,11 @@ extension SearchRouter {
         // Round two: every shard searches with the whole index's statistics; shards that
         // gave none are not asked (their results would be ranked against numbers that
         // leave them out).
-        fields.append(("statistics", CorpusStatistics.merged(parts).json))
         map = map.without(missing)
         var merge = ResultMerge()
         let keep = ResultOrder.candidates(offset: search.offset, limit: search.limit)
         let now = search.now
-        let reads = post("/v1/shard/search", JSONObject(fields), map) { shard, json -> ResultMerge? in
+        let reads = post(APIPath.shardSearch, ShardSearchBody.json(for: search, statistics: CorpusStatistics.merged(parts)), map) { shard, json -> ResultMerge? in
             var part = ResultMerge()
             return part.add(json, shard: shard, keep: keep, now: now) ? part : nil
         }

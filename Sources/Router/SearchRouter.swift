@@ -6,7 +6,7 @@ import HTTPTypes
 import Items
 import JSON
 import SearchIndex
-import Service
+import ServiceAPI
 import StoreSeams
 import Synchronization
 
@@ -168,7 +168,7 @@ public final class SearchRouter: Sendable {
         } catch {
             response = APIError.internalError(error).response
         }
-        let hardened = SearchService.hardened(response)
+        let hardened = response.hardened
         configuration.accessLog?.record(request, hardened, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
         return hardened
     }
@@ -179,10 +179,10 @@ public final class SearchRouter: Sendable {
             throw APIError(421, "router", "this is a router: it answers GET /v1/search, /healthz and /metrics; send writes to any search node of the store")
         }
         switch path {
-        case "/v1/search": return try search(request)
-        case "/healthz": return health()
-        case "/metrics": return metrics()
-        case "/v1/openapi.json": return .json(OpenAPIDocument.json)
+        case APIPath.search: return try search(request)
+        case APIPath.health: return health()
+        case APIPath.metrics: return metrics()
+        case APIPath.openAPI: return .json(OpenAPIDocument.json)
         default: throw APIError.notFound("a router answers GET /v1/search, /healthz and /metrics, not \(path.prefix(200))")
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Items
 import JSON
+import ServiceAPI
 import WebURL
 
 /// One device's report of a public activity (the NSUserActivity model with

@@ -1,3 +1,4 @@
+import ServiceAPI
 import WebURL
 
 /// The network a client address belongs to: an IPv4 address's /24, an IPv6 address's

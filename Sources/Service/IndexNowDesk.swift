@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPTypes
 import JSON
+import ServiceAPI
 import Synchronization
 import TextUtilities
 import WebURL

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSON
+import ServiceAPI
 import WebURL
 
 /// One IndexNow notice (indexnow.org): a site says these URLs of its host were added,

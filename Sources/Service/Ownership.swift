@@ -1,4 +1,5 @@
 import Items
+import ServiceAPI
 import StoreSeams
 import TextUtilities
 import WebURL

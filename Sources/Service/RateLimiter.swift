@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ServiceAPI
 import Synchronization
 
 /// Token buckets by name (a client network, an API key): each holds up to `burst` tokens

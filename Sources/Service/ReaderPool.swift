@@ -1,6 +1,7 @@
 import Dispatch
 import Items
 import SearchIndex
+import ServiceAPI
 import Synchronization
 
 /// Read connections to the index, each lent to one search at a time. Each `SearchIndex`

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ServiceAPI
 import TextUtilities
 
 /// The API's routes: a request's method and path segments matched to a handler.
@@ -15,10 +16,10 @@ enum Route {
 
     /// Every path the API answers, with its methods (the OpenAPI document lists the same).
     static let table: [(path: String, methods: [String])] = [
-        ("/healthz", ["GET"]), ("/metrics", ["GET"]), ("/v1/openapi.json", ["GET"]), ("/v1/search", ["GET"]),
+        (APIPath.health, ["GET"]), (APIPath.metrics, ["GET"]), (APIPath.openAPI, ["GET"]), (APIPath.search, ["GET"]),
         ("/v1/items", ["POST", "DELETE"]), ("/v1/items/{id}/source", ["GET"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
-        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]), ("/v1/shard/statistics", ["POST"]), ("/v1/shard/search", ["POST"]),
-        ("/indexnow", ["GET", "POST"]),
+        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]), (APIPath.shardStatistics, ["POST"]), (APIPath.shardSearch, ["POST"]),
+        (APIPath.indexNow, ["GET", "POST"]),
     ]
 
     init(method: String, segments: [String]) throws(APIError) {
@@ -112,8 +113,8 @@ enum Route {
         case .readBatch, .commitBatch: "/v1/batches/{name}"
         case .reportActivity: "/v1/activities"
         case .recordEngagement: "/v1/engagement"
-        case .shardStatistics: "/v1/shard/statistics"
-        case .shardSearch: "/v1/shard/search"
+        case .shardStatistics: APIPath.shardStatistics
+        case .shardSearch: APIPath.shardSearch
         case .indexNow: "/indexnow"
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Items
 import SearchIndex
+import ServiceAPI
 
 extension SearchCache {
     /// A cached answer.

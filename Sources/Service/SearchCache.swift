@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Items
 import SearchIndex
+import ServiceAPI
 import StoreSeams
 import Synchronization
 

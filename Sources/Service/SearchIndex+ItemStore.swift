@@ -1,4 +1,5 @@
 import SearchIndex
+import ServiceAPI
 import StoreSeams
 
 /// The embedded index is the service's item store on one machine (PostgreSQL's

@@ -1,5 +1,6 @@
 import HTTPServer
 import HTTPTypes
+import ServiceAPI
 
 /// The search page `serve` answers a browser with at `/`: a page, its script and its style
 /// sheet, all compiled into the binary (no CDN, works offline). The page talks only to

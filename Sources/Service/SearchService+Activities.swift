@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Items
 import JSON
+import ServiceAPI
 import StoreSeams
 import WebURL
 

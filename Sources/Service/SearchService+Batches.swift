@@ -3,6 +3,7 @@ import HTTPServer
 import Items
 import JSON
 import SearchIndex
+import ServiceAPI
 import StoreSeams
 
 /// Batches with client state (CoreSpotlight's `beginBatch`/`endBatch(withClientState:)`):

@@ -4,6 +4,7 @@ import HTTPTypes
 import Items
 import JSON
 import SearchIndex
+import ServiceAPI
 import StoreSeams
 
 /// Impressions and clicks, the ranking's engagement signal, and the rules that keep it

@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import ServiceAPI
 
 /// `GET /indexnow?url=&key=[&keyLocation=]` and `POST /indexnow` (indexnow.org): a site
 /// tells the crawl which of its URLs changed (``IndexNowDesk``). 202 once the URLs are due

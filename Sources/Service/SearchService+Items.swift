@@ -3,6 +3,7 @@ import HTTPServer
 import Items
 import JSON
 import SearchIndex
+import ServiceAPI
 import StoreSeams
 
 /// Pushed items (the CoreSpotlight model): a key's items are its owner's, identified by

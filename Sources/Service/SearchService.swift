@@ -4,6 +4,7 @@ import HTTPTypes
 import Items
 import JSON
 import SearchIndex
+import ServiceAPI
 import StoreSeams
 import Synchronization
 import TextUtilities
@@ -129,7 +130,7 @@ public final class SearchService: Sendable {
     public func serve(_ configuration: HTTPServer.Configuration) throws -> HTTPServer {
         var configuration = configuration
         configuration.maximumBodyBytes = self.configuration.maximumBodyBytes
-        configuration.refusal = { status, code, message in Self.hardened(APIError(status, code, message).response) }
+        configuration.refusal = { status, code, message in APIError(status, code, message).response.hardened }
         return try HTTPServer(configuration: configuration, admission: { [self] in admit($0) }, handler: { [self] in handle($0) })
     }
 
@@ -147,13 +148,13 @@ public final class SearchService: Sendable {
             route = try Route(method: request.method, segments: Self.segments(request.path))
         } catch {
             // A request for no route (or with a bad name in its path) is answered from its head.
-            let response = Self.hardened(error.response)
+            let response = error.response.hardened
             metrics.record(route: "unknown", status: response.status, seconds: 0)
             return .answer(response)
         }
         if route.isShardRoute {
             guard router.acceptsHead(request.header(RouterCredential.header), method: request.method, path: request.path, now: Date()) else {
-                return .answer(Self.hardened(APIError.forbidden("/v1/shard/… answers a router of this store (serve --router) only").response))
+                return .answer(APIError.forbidden("/v1/shard/… answers a router of this store (serve --router) only").response.hardened)
             }
             return .accept(BodyAllowance(holder: .principal("router"), maximumBytes: Self.shardBodyBytes))
         }
@@ -162,7 +163,7 @@ public final class SearchService: Sendable {
             do {
                 try checkContentType(request)
             } catch {
-                return .answer(Self.hardened((error as? APIError ?? APIError.internalError(error)).response))
+                return .answer((error as? APIError ?? APIError.internalError(error)).response.hardened)
             }
             return .accept(BodyAllowance(holder: .anonymous(network: network), maximumBytes: Self.indexNowBodyBytes, maximumSeconds: 30))
         }
@@ -178,7 +179,7 @@ public final class SearchService: Sendable {
             try checkContentType(request)
             return .accept(BodyAllowance(holder: .principal(key.id), context: key))
         } catch {
-            let response = Self.hardened((error as? APIError ?? APIError.internalError(error)).response)
+            let response = (error as? APIError ?? APIError.internalError(error)).response.hardened
             metrics.record(route: route.label, status: response.status, seconds: 0)
             configuration.accessLog?.record(request, response, seconds: 0)
             return .answer(response)
@@ -195,16 +196,6 @@ public final class SearchService: Sendable {
     /// The largest body an anonymous engagement report may have.
     static let anonymousBodyBytes = 64 * 1024
 
-    /// Every answer tells browsers not to guess its type (a JSON answer holding markup must
-    /// never be read as HTML).
-    public static func hardened(_ response: HTTPServerResponse) -> HTTPServerResponse {
-        var response = response
-        if !response.headers.contains(where: { $0.hasName("X-Content-Type-Options") }) {
-            response.headers.append(HTTPField("X-Content-Type-Options", "nosniff"))
-        }
-        return response
-    }
-
     /// Handles one request: routes it, turns every failure into a JSON error, records
     /// the metrics.
     public func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
@@ -212,7 +203,7 @@ public final class SearchService: Sendable {
         let (route, response) = respond(to: request)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000_000
         metrics.record(route: route, status: response.status, seconds: seconds)
-        let hardened = Self.hardened(response)
+        let hardened = response.hardened
         configuration.accessLog?.record(request, hardened, seconds: seconds)
         return hardened
     }
@@ -247,47 +238,11 @@ public final class SearchService: Sendable {
 
     /// The parameters `GET /v1/search` reads; any other is refused, so a misspelt one
     /// (`limt`, `ofset`) is not silently ignored.
-    static let searchParameters: Set<String> = Set(["q", "limit", "offset", "platform", "installed", "snippets", "typing", "facets", "sort"])
-        .union(SearchFilter.parameterNames)
-
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        let search = try Self.searchRequest(request, maximumResults: configuration.maximumSearchLimit, now: configuration.clock())
+        let search = try SearchParameters.request(from: request, maximumResults: configuration.maximumSearchLimit, now: configuration.clock())
         try checkCaughtUp()
         guard let cache else { return Self.answer(try readers.withReader { try $0.search(search) }, tokens: tokens, now: search.now).response }
         return try cache.response(for: search)
-    }
-
-    /// The search `GET /v1/search` asks for (a router reads it the same way); 400 for
-    /// parameters it does not take or values out of range.
-    public static func searchRequest(_ request: HTTPServerRequest, maximumResults: Int, now: Date) throws -> SearchRequest {
-        for item in request.rawQueryItems {
-            let name = PercentDecoding.decode(item.name, plusIsSpace: true)
-            guard Self.searchParameters.contains(name) else {
-                throw APIError.invalidQuery("unknown parameter '\(name.prefix(64))': /v1/search takes "
-                    + Self.searchParameters.sorted().joined(separator: ", "))
-            }
-        }
-        guard let query = request.queryValue("q") else { throw APIError.invalidQuery("q is required") }
-        func number(_ name: String) throws -> Int? {
-            guard let text = request.queryValue(name) else { return nil }
-            guard let number = Int(text) else { throw APIError.invalidQuery("\(name) must be a whole number") }
-            return number
-        }
-        let limit = try number("limit") ?? 10
-        let platformName = request.queryValue("platform") ?? "ios"
-        guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.invalidQuery("platform must be ios or android") }
-        let installed = Set(request.queryValues("installed").flatMap { $0.split(separator: ",") }.map(String.init))
-        let snippets = ["1", "true"].contains(request.queryValue("snippets") ?? "")
-        var search = SearchRequest(query, limit: limit, platform: platform, installed: installed, snippets: snippets)
-        search.typing = ["1", "true"].contains(request.queryValue("typing") ?? "")
-        search.offset = try number("offset") ?? 0
-        search.filter = try SearchFilter { request.queryValue($0) }
-        if ["1", "true"].contains(request.queryValue("installedOnly") ?? "") { search.filter.restrict(toAppsIn: installed, platform: platform) }
-        search.facets = try Facet.parse(request.queryValue("facets") ?? "")
-        search.sort = try SearchSort(parameter: request.queryValue("sort"))
-        search.now = now
-        try search.validate(maximumResults: maximumResults)
-        return search
     }
 
     /// Searches on a node that follows a shared store are refused (503) while its copy is
@@ -389,11 +344,5 @@ public final class SearchService: Sendable {
         try reader.rejectUnknown(known)
         try reader.rejectDuplicates()
         return reader
-    }
-}
-
-extension HTTPServerResponse {
-    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
-        HTTPServerResponse(status: status, headers: [HTTPField("Content-Type", "application/json")], body: .bytes(JSONWriter.bytes(value) + [0x0A]))
     }
 }

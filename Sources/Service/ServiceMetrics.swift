@@ -1,4 +1,5 @@
 import Foundation
+import ServiceAPI
 import StoreSeams
 import Synchronization
 

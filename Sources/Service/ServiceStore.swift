@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import ServiceAPI
 import StoreSeams
 
 /// The service's own file, `service.sqlite` next to the index: API keys (only the hash of

@@ -4,6 +4,7 @@ import HTTPTypes
 import Items
 import JSON
 import SearchIndex
+import ServiceAPI
 import TextUtilities
 
 /// A client of a running `searchlight serve` (`search --server`, `ingest --server`): the
@@ -27,16 +28,7 @@ public struct ServiceClient: Sendable {
 
     /// `GET /v1/search`, asked as a local search is asked.
     public func search(_ request: SearchRequest) throws(ServiceClientError) -> SearchResponse {
-        var parameters = [("q", request.text), ("limit", String(request.limit)), ("platform", request.platform.rawValue)]
-        parameters += request.installed.sorted().map { ("installed", $0) }
-        if request.snippets { parameters.append(("snippets", "1")) }
-        if request.offset > 0 { parameters.append(("offset", String(request.offset))) }
-        if request.typing { parameters.append(("typing", "1")) }
-        parameters += request.filter.queryParameters
-        if !request.facets.isEmpty { parameters.append(("facets", request.facets.map(\.rawValue).sorted().joined(separator: ","))) }
-        if request.sort != .relevance { parameters.append(("sort", request.sort.rawValue)) }
-        let query = parameters.map { "\($0.0)=\(Unreserved.encodingOthers($0.1))" }.joined(separator: "&")
-        let answer = try send("/v1/search?" + query, method: "GET", body: nil, timeout: 30)
+        let answer = try send(APIPath.search + "?" + SearchParameters.query(for: request), method: "GET", body: nil, timeout: 30)
         do {
             return try SearchResponse(json: answer)
         } catch {
@@ -46,13 +38,13 @@ public struct ServiceClient: Sendable {
 
     /// The client state an ingest batch stream last committed (`GET /v1/batches/{name}`).
     public func batchState(_ name: String) throws(ServiceClientError) -> String? {
-        try send("/v1/batches/" + Unreserved.encodingOthers(name), method: "GET", body: nil, timeout: 60)["clientState"]?.stringValue
+        try send(APIPath.batch(name), method: "GET", body: nil, timeout: 60)["clientState"]?.stringValue
     }
 
     /// `POST /v1/batches/{name}`: items and deletions applied at once, only if the stream's
     /// state is still `expected` (compare-and-swap), which becomes `state`.
     public func commitBatch(_ name: String, items: [SearchableItem], deletions: [String], expected: String?, state: String) throws(ServiceClientError) {
-        _ = try send("/v1/batches/" + Unreserved.encodingOthers(name), method: "POST", body: .object(JSONObject([
+        _ = try send(APIPath.batch(name), method: "POST", body: .object(JSONObject([
             ("items", .array(items.map(\.pushedJSON))), ("deleteIdentifiers", .array(deletions.map(JSONValue.string))),
             ("expectedClientState", expected.map(JSONValue.string) ?? .null), ("clientState", .string(state)),
         ])), timeout: 60)

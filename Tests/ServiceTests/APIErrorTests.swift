@@ -4,6 +4,7 @@ import Items
 import JSON
 import SearchIndex
 @testable import Service
+import ServiceAPI
 import Testing
 
 /// What a client reads of a server fault: a reference, not the fault.

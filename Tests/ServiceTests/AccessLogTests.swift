@@ -3,6 +3,7 @@ import HTTPServer
 import HTTPTypes
 import Items
 @testable import Service
+import ServiceAPI
 import Testing
 
 /// The access log's line: what a client sends cannot forge a line, nor restyle or reorder

@@ -2,6 +2,7 @@ import Foundation
 import Items
 import JSON
 @testable import Service
+import ServiceAPI
 import Synchronization
 import Testing
 import WebURL

@@ -7,6 +7,7 @@ import JSON
 import SearchIndex
 import SearchlightTestSupport
 import Service
+import ServiceAPI
 import StoreSeams
 import Synchronization
 import Testing

@@ -5,6 +5,7 @@ import JSON
 import SearchIndex
 import SearchlightTestSupport
 import Service
+import ServiceAPI
 import Testing
 
 /// What a node answers a router (`/v1/shard/statistics`, `/v1/shard/search`): only to a

@@ -7,6 +7,7 @@ import JSON
 import PostgresStore
 import Router
 import Service
+import ServiceAPI
 import StoreSeams
 
 /// `searchlight serve [--data DIR] [--listen HOST:PORT]`

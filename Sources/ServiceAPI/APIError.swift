@@ -20,7 +20,7 @@ public struct APIError: Error, Sendable {
         self.message = message
     }
 
-    static func badRequest(_ message: String) -> APIError { APIError(400, "bad-request", message) }
+    package static func badRequest(_ message: String) -> APIError { APIError(400, "bad-request", message) }
 
     /// A failure of the server's own (a database error, a bug): the client gets a reference,
     /// the operator the detail on standard error under it — what failed inside (paths, SQL,
@@ -32,14 +32,14 @@ public struct APIError: Error, Sendable {
     }
     /// A search parameter that is missing, malformed, out of range or unknown: the same
     /// code the index gives a query it cannot take.
-    static func invalidQuery(_ message: String) -> APIError { APIError(400, "invalid-query", message) }
-    static func invalidJSON(_ message: String) -> APIError { APIError(400, "invalid-json", message) }
-    static let unauthorized = APIError(401, "unauthorized", "this needs an API key: Authorization: Bearer <key>")
-    static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
+    package static func invalidQuery(_ message: String) -> APIError { APIError(400, "invalid-query", message) }
+    package static func invalidJSON(_ message: String) -> APIError { APIError(400, "invalid-json", message) }
+    package static let unauthorized = APIError(401, "unauthorized", "this needs an API key: Authorization: Bearer <key>")
+    package static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
     public static func notFound(_ message: String) -> APIError { APIError(404, "not-found", message) }
-    static func tooLarge(_ message: String) -> APIError { APIError(413, "too-large", message) }
+    package static func tooLarge(_ message: String) -> APIError { APIError(413, "too-large", message) }
 
-    static func methodNotAllowed(_ allowed: [String]) -> APIError {
+    package static func methodNotAllowed(_ allowed: [String]) -> APIError {
         var error = APIError(405, "method-not-allowed", "use \(allowed.joined(separator: " or "))")
         error.headers = [HTTPField("Allow", allowed.joined(separator: ", "))]
         return error
@@ -60,7 +60,7 @@ public struct APIError: Error, Sendable {
 
     /// A body field that is missing, wrong or out of its limits: 400, or 413 for a list
     /// with too many entries.
-    init(_ error: FieldError) {
+    package init(_ error: FieldError) {
         self.init(error.isTooLarge ? 413 : 400, error.isTooLarge ? "too-large" : "invalid-field", error.description)
     }
 

@@ -31,13 +31,13 @@ public struct RouterCredential: Sendable {
     }
 
     /// A presented header's parts.
-    struct Presented: Equatable {
-        var time: Int
-        var nonce: String
-        var head: [UInt8]
-        var body: [UInt8]
+    package struct Presented: Equatable {
+        package var time: Int
+        package var nonce: String
+        package var head: [UInt8]
+        package var body: [UInt8]
 
-        init?(_ value: String?) {
+        package init?(_ value: String?) {
             guard let value, value.utf8.count <= 200 else { return nil }
             var fields: [Substring: Substring] = [:]
             for part in value.split(separator: ",") {
@@ -57,13 +57,13 @@ public struct RouterCredential: Sendable {
 
     /// Whether the header's time is within the window and its head part signs this method
     /// and path: checked before the body is read.
-    func acceptsHead(_ value: String?, method: String, path: String, now: Date) -> Bool {
+    package func acceptsHead(_ value: String?, method: String, path: String, now: Date) -> Bool {
         guard let presented = Presented(value), abs(Double(presented.time) - now.timeIntervalSince1970) <= Self.window else { return false }
         return SHA256.equal(presented.head, head(presented.time, presented.nonce, method, path))
     }
 
     /// Whether the header's body part signs this request with this body.
-    func acceptsBody(_ value: String?, method: String, path: String, body: [UInt8]) -> Bool {
+    package func acceptsBody(_ value: String?, method: String, path: String, body: [UInt8]) -> Bool {
         guard let presented = Presented(value) else { return false }
         return SHA256.equal(presented.body, signature(presented.time, presented.nonce, method, path, body))
     }
@@ -80,12 +80,14 @@ public struct RouterCredential: Sendable {
 /// The router credentials a node has accepted within the last two windows, so that each is
 /// accepted once. Bounded: past ``capacity`` entries the expired go, and if none has, the
 /// request is refused (a router sends a few per search; a million in 20 seconds is not one).
-final class ReplayGuard: Sendable {
-    static let capacity = 1 << 20
+package final class ReplayGuard: Sendable {
+    package static let capacity = 1 << 20
     private let seen = Mutex([UInt64: Double]())
 
+    package init() {}
+
     /// True the first time `signature` is offered (at `now`), false after.
-    func first(_ signature: [UInt8], now: Double) -> Bool {
+    package func first(_ signature: [UInt8], now: Double) -> Bool {
         let id = signature.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return seen.withLock { seen in
             if seen.count >= Self.capacity { seen = seen.filter { now - $0.value <= 2 * RouterCredential.window } }

@@ -29,7 +29,7 @@ public enum OpenAPIDocument {
         ]))
     }
 
-    static func response() throws -> HTTPServerResponse { .json(json) }
+    package static func response() throws -> HTTPServerResponse { .json(json) }
 
     // MARK: paths
 

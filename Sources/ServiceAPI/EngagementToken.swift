@@ -18,8 +18,8 @@ public struct EngagementToken: Sendable {
     /// Items of an answer a token covers: the first ones, as many as the search page shows.
     public static let maximumItems = 20
     /// How long after its answer a token is accepted.
-    static let lifetime: TimeInterval = 3600
-    static let version: UInt8 = 1
+    package static let lifetime: TimeInterval = 3600
+    package static let version: UInt8 = 1
     private static let digestBytes = 8
     private static let signatureBytes = 16
 

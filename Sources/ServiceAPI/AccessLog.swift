@@ -30,7 +30,7 @@ public final class AccessLog: Sendable {
         file.withLock { try? $0.write(contentsOf: Array(line.utf8)) }
     }
 
-    static func line(_ request: HTTPServerRequest, _ response: HTTPServerResponse, seconds: Double, at date: Date) -> String {
+    package static func line(_ request: HTTPServerRequest, _ response: HTTPServerResponse, seconds: Double, at date: Date) -> String {
         let query = request.rawQueryItems.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: "&")
         let target = String((request.path + (query.isEmpty ? "" : "?" + query)).utf8.prefix(2048)) ?? request.path
         let bytes: String
@@ -55,7 +55,7 @@ public final class AccessLog: Sendable {
     }
 
     /// `02/Dec/2026:18:40:00 +0000`, in UTC.
-    static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

@@ -1,0 +1,18 @@
+import TextUtilities
+
+/// The API's fixed paths, spelled once for the service that answers them, the router that
+/// answers some and asks shards for others, and the client.
+public enum APIPath {
+    public static let health = "/healthz"
+    public static let metrics = "/metrics"
+    public static let openAPI = "/v1/openapi.json"
+    public static let search = "/v1/search"
+    /// A router's statistics round: what a query reads from one shard.
+    public static let shardStatistics = "/v1/shard/statistics"
+    /// A router's search round: one shard's candidates ranked with the whole index's statistics.
+    public static let shardSearch = "/v1/shard/search"
+    public static let indexNow = "/indexnow"
+
+    /// `/v1/batches/{name}` with the name as one path segment.
+    public static func batch(_ name: String) -> String { "/v1/batches/" + Unreserved.encodingOthers(name) }
+}

@@ -1,0 +1,48 @@
+import FoundationEssentials
+import Items
+import JSON
+import SearchIndex
+
+/// The body of both router rounds (`POST /v1/shard/statistics` and `/v1/shard/search`):
+/// the search as the router read it, written by the router and read by every node, so a
+/// shard ranks exactly the search one index would.
+public enum ShardSearchBody {
+    public static let fields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics", "now", "filter",
+                                             "facets", "sort"]
+
+    /// The body for `search`: every result up to the page's end from offset 0 (the router
+    /// pages the merge), at the router's instant; `statistics` for the search round.
+    public static func json(for search: SearchRequest, statistics: CorpusStatistics? = nil) -> JSONObject {
+        var fields: [(String, JSONValue)] = [
+            ("q", .string(search.text)), ("limit", JSONValue(search.offset + search.limit)), ("offset", 0),
+            ("platform", .string(search.platform.rawValue)), ("installed", .array(search.installed.sorted().map(JSONValue.string))),
+            ("snippets", .bool(search.snippets)), ("typing", .bool(search.typing)), ("now", JSONValue(search.now.timeIntervalSince1970)),
+        ]
+        if !search.filter.isEmpty { fields.append(("filter", search.filter.json)) }
+        if !search.facets.isEmpty { fields.append(("facets", .array(search.facets.map(\.rawValue).sorted().map(JSONValue.string)))) }
+        if search.sort != .relevance { fields.append(("sort", .string(search.sort.rawValue))) }
+        if let statistics { fields.append(("statistics", statistics.json)) }
+        return JSONObject(fields)
+    }
+
+    /// The search a body asks for, with the statistics it carries (nil in the statistics
+    /// round). `now` is used only when the body names no instant.
+    public static func request(from body: FieldReader, now: Date) throws -> (search: SearchRequest, statistics: CorpusStatistics?) {
+        let text = try body.requiredString("q", maximumBytes: 4 * SearchQuery.maximumLength, multiline: true)
+        let platformName = try body.string("platform") ?? "ios"
+        guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.invalidQuery("platform must be ios or android") }
+        let installed = Set(try body.strings("installed", maximumCount: SearchRequest.Limits.installedApps, maximumBytes: SearchRequest.Limits.installedAppBytes))
+        var search = SearchRequest(text, limit: try body.integer("limit", in: 1...SearchRequest.Limits.results) ?? 10, platform: platform,
+                                   installed: installed, snippets: try body.bool("snippets") ?? false)
+        search.offset = try body.integer("offset", in: 0...SearchRequest.Limits.results) ?? 0
+        search.typing = try body.bool("typing") ?? false
+        if let filter = body.object["filter"] { search.filter = try SearchFilter(json: filter) }
+        search.facets = try Facet.parse(try body.strings("facets", maximumCount: Facet.allCases.count, maximumBytes: 32).joined(separator: ","))
+        search.sort = try SearchSort(parameter: try body.string("sort", maximumBytes: 16))
+        // Every shard ranks at the router's instant: freshness moves with the clock, and
+        // shards asked a few milliseconds apart would otherwise break ties by who was asked last.
+        search.now = try body.number("now", in: 0...1e11).map(Date.init(timeIntervalSince1970:)) ?? now
+        try search.validate()
+        return (search, try body.object["statistics"].map { value throws in try CorpusStatistics(json: value) })
+    }
+}
