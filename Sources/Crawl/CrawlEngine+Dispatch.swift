@@ -8,9 +8,7 @@ import StoreSeams
 extension CrawlEngine {
     func dispatch(now: Date) throws {
         var visited = 0
-        while visited < order.count, inFlight < configuration.concurrency {
-            let origin = order[cursor % order.count]
-            cursor += 1
+        while visited < hosts.order.count, hosts.inFlight < configuration.concurrency, let origin = hosts.nextInTurn() {
             visited += 1
             try dispatch(origin, now: now)
         }
@@ -19,8 +17,8 @@ extension CrawlEngine {
     /// Does what the host asks for until it has nothing to send now.
     func dispatch(_ origin: String, now: Date) throws {
         while var host = hosts[origin] {
-            let limits = HostMachine.Limits(perHost: configuration.perHostConnections, globalSlot: inFlight < configuration.concurrency,
-                                            pageSlot: dispatchedPages < configuration.maximumPages, pageCap: configuration.maximumPagesPerHost)
+            let limits = HostMachine.Limits(perHost: configuration.perHostConnections, globalSlot: hosts.inFlight < configuration.concurrency,
+                                            pageSlot: hosts.dispatchedPages < configuration.maximumPages, pageCap: configuration.maximumPagesPerHost)
             let action = host.next(now: now, limits: limits)
             hosts[origin] = host
             switch action {
@@ -28,25 +26,25 @@ extension CrawlEngine {
                 return
             case .claim:
                 // Links found since the last flush are only claimable once written.
-                if !batch.newURLs.isEmpty { try flushLinks(now: now) }
+                if !writer.batch.newURLs.isEmpty { try flushLinks(now: now) }
                 hosts[origin]?.supply(try store.claim(origin: origin, now: now, limit: 32))
             case .exclude(let entry, let reason, let due, let deleteItem):
                 report.skip(reason)
-                if deleteItem, let item = entry.itemID { batch.delete(item) }
+                if deleteItem, let item = entry.itemID { writer.batch.delete(item) }
                 var outcome = FrontierOutcome(keeping: entry, state: .excluded, due: due)
                 outcome.reason = reason.label
                 if deleteItem { outcome.itemID = nil }
-                batch.outcomes.append(outcome)
+                writer.batch.outcomes.append(outcome)
             case .fetchFile(let url, let file):
-                inFlight += 1
+                hosts.inFlight += 1
                 let inbox = self.inbox
                 var request = FetchRequest(url: url)
                 request.maximumBodyBytes = file.maximumBodyBytes
                 request.recordsRequestHeaders = archive != nil
                 downloader.start(request) { inbox.post(.file(origin: origin, file, $0)) }
             case .fetchPage(let entry, let headers):
-                inFlight += 1
-                dispatchedPages += 1
+                hosts.inFlight += 1
+                hosts.dispatchedPages += 1
                 let (associations, robots) = (host.associations, host.robots)
                 let (analyzer, inbox, extraction, clock) = (self.analyzer, self.inbox, self.extraction, configuration.clock)
                 var request = FetchRequest(url: entry.url.string, headers: headers)

@@ -16,7 +16,7 @@ extension CrawlEngine {
         case .page(let result, let response):
             try handlePage(result, response, now: now)
         case .file(let origin, let file, let response):
-            inFlight -= 1
+            hosts.inFlight -= 1
             hosts[origin]?.finished()
             archive?.archive(response, url: response.request.url, digest: nil, duplicateOf: nil)
             guard var host = hosts[origin] else { return }
@@ -49,7 +49,7 @@ extension CrawlEngine {
             hosts[nested.origin]?.queueSitemap(nested)
         }
         for entry in reading.entries {
-            batch.sitemapNotes.append((entry.url, entry.lastModified, entry.changeFrequency))
+            writer.batch.sitemapNotes.append((entry.url, entry.lastModified, entry.changeFrequency))
             try addLink(FrontierURL(url: entry.url, depth: 1, foundOn: url.string, fromSitemap: true, priority: entry.priority,
                                 changeFrequency: entry.changeFrequency, sitemapLastModified: entry.lastModified))
         }
@@ -57,7 +57,7 @@ extension CrawlEngine {
 
     func handlePage(_ result: PageAnalyzer.Result, _ response: FetchResponse, now: Date) throws {
         let entry = result.entry
-        inFlight -= 1
+        hosts.inFlight -= 1
         hosts[entry.origin]?.finished()
         let duplicate = try duplicates.duplicate(of: result, store: store)
         if let print = result.fingerprint,
@@ -70,8 +70,8 @@ extension CrawlEngine {
         let decision = PageDecision(result, duplicate: duplicate, admission: admission, configuration: configuration, now: now)
         duplicates.learn(decision, page: result)
         report.record(decision, page: result)
-        batch.apply(decision, page: result)
-        if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { batch.hosts[entry.origin] = record }
+        writer.batch.apply(decision, page: result)
+        if let seconds = decision.backOff, let record = hosts[entry.origin]?.backOff(for: seconds, now: now) { writer.batch.hosts[entry.origin] = record }
         for (origin, requests) in result.render?.requests ?? [:] { hosts[origin]?.counted(requests: requests, now: now) }
         for link in decision.links { try addLink(link) }
         var duplicateOf: String?
@@ -86,12 +86,12 @@ extension CrawlEngine {
     }
 
     func addLink(_ link: FrontierURL) throws {
-        guard seen.insert(link.url.string) else { return }
+        guard writer.isFirstMention(link.url.string) else { return }
         if hosts[link.url.origin]?.isTrapped(link.url) == true {
             report.skip(.trapPattern)
             return
         }
-        batch.newURLs.append(link)
+        writer.batch.newURLs.append(link)
         try activate(link.url.origin)
     }
 }

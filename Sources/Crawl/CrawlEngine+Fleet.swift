@@ -9,12 +9,12 @@ extension CrawlEngine {
     /// another's run, or left by a killed worker whose lease ran out.
     func lookForFreedHosts(now: Date) throws {
         var surplus = try store.hostsOverShare(now: now)
-        for origin in order where surplus > 0 && hosts[origin]?.inFlight == 0 {
+        for origin in hosts.order where surplus > 0 && hosts[origin]?.inFlight == 0 {
             try handOver(origin, now: now)
             surplus -= 1
         }
         for origin in try store.originsWithWork(now: now) where hosts[origin]?.hasPagesLeft != true {
-            declined.remove(origin)
+            hosts.reconsider(origin)
             try activate(origin)
         }
     }
@@ -28,14 +28,13 @@ extension CrawlEngine {
         try flush(now: now)
         hosts[origin] = nil
         duplicates.stop(origin)
-        order.removeAll { $0 == origin }
         try store.releaseHost(origin)
     }
 
     /// Whether an idle worker may end its run, after looking once more for freed hosts.
     func fleetIsDone(now: Date) throws -> Bool {
         try lookForFreedHosts(now: now)
-        guard !hasWork(now: now) else { return false }
+        guard !hosts.hasWork(now: now) else { return false }
         let free = try store.originsWithWork(now: now).filter { hosts[$0] == nil }.count
         return FleetMembership.mayEnd(heldElsewhere: try store.originsHeldElsewhere(now: now), freeWithWork: free)
     }

@@ -20,9 +20,6 @@ import WebURL
 /// records the pages they came from, so a killed run refetches what it did not record,
 /// never losing an item.
 public final class CrawlEngine {
-    /// A host backed off for longer than this is left for a later run rather than waited for.
-    static let longestWait: TimeInterval = 30
-
     public let configuration: CrawlConfiguration
     let store: CrawlStore
     let downloader: Downloader
@@ -32,26 +29,11 @@ public final class CrawlEngine {
     /// As many analyses at once as before the pool (twice the cores), the width the crawl was measured at.
     let extraction = ExtractionPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount) * 2)
     let inbox = Inbox()
-    var hosts: [String: HostMachine] = [:]
-    var order: [String] = []
-    var cursor = 0
-    var inFlight = 0
-    var dispatchedPages = 0
-    var seen = SeenFilter()
-    var batch = CrawlBatch()
+    var hosts: HostTable
+    var writer: CrawlWriter
     var report: RunReport
-    var lastFlush = Date.distantPast
     var duplicates = DuplicateCheck()
     var fleet: FleetMembership
-    /// Hosts another worker holds: not asked for again this run.
-    var declined = Set<String>()
-    /// Writes items off this thread, when the store has a writer for them.
-    private(set) var itemWrites: ItemWriteQueue?
-    /// The records of batches whose items are being written, oldest first, with their flush time.
-    var unrecorded: [(records: CrawlBatch, now: Date)] = []
-    /// Batches whose items may be written or waiting to be recorded at once: a flush past it
-    /// waits for the oldest (memory stays bounded when the index falls behind).
-    static let itemBatchesInFlight = 2
 
     public init(configuration: CrawlConfiguration, store: CrawlStore, downloader: Downloader, warc: WARCWriter?, runID: String) throws {
         self.configuration = configuration
@@ -84,8 +66,9 @@ public final class CrawlEngine {
         self.analyzer = analyzer
         report = RunReport(id: runID, started: configuration.clock.now)
         fleet = FleetMembership(started: configuration.clock.now)
+        hosts = HostTable(pageCap: configuration.maximumPagesPerHost, perHostConnections: configuration.perHostConnections)
         let inbox = self.inbox
-        itemWrites = try store.makeItemWriter().map { ItemWriteQueue(writer: $0, wake: { inbox.wake() }) }
+        writer = CrawlWriter(store: store, itemWrites: try store.makeItemWriter().map { ItemWriteQueue(writer: $0, wake: { inbox.wake() }) })
     }
 
     /// A run on the data folder: the embedded store, libcurl, WARC files in `warc/`.
@@ -119,7 +102,7 @@ public final class CrawlEngine {
         report.expired = try store.purgeExpired(now: started)
         for seed in configuration.seeds {
             let key = admission.keys.key(for: seed)
-            if seen.insert(key.string) { batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
+            if writer.isFirstMention(key.string) { writer.batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
         }
         try flush(now: started)
         // What was refused for its private address is tried again once a run allows it.
@@ -143,53 +126,48 @@ public final class CrawlEngine {
             if stopping == nil {
                 if shouldStop() { stopping = "signal" } else if now.timeIntervalSince(started) >= configuration.maximumTime { stopping = "max-time" }
             }
-            try recordWrittenItems()
+            report.deleted += try writer.recordWrittenItems()
             for event in inbox.drain() { try handle(event, now: now) }
             if stopping == nil { try dispatch(now: now) }
-            if stopping == nil, dispatchedPages >= configuration.maximumPages, hasWork(now: now) { stopping = "max-pages" }
-            if batch.count >= 256 || now.timeIntervalSince(lastFlush) >= 1 { try flush(now: now) }
+            if stopping == nil, hosts.dispatchedPages >= configuration.maximumPages, hosts.hasWork(now: now) { stopping = "max-pages" }
+            if writer.isDue(now: now) { try flush(now: now) }
             if let progress, now.timeIntervalSince(lastProgress) >= 1 {
                 progress(progressSnapshot(now: now, started: started))
                 lastProgress = now
             }
-            if inFlight == 0, stopping != nil || !hasWork(now: now) {
+            if hosts.inFlight == 0, stopping != nil || !hosts.hasWork(now: now) {
                 // New links not yet written may still give hosts work.
-                if stopping == nil, !batch.newURLs.isEmpty {
+                if stopping == nil, !writer.batch.newURLs.isEmpty {
                     try flush(now: now)
                     continue
                 }
                 guard stopping == nil, store.isShared else { break }
             }
             if stopping == nil, store.isShared {
-                switch fleet.decide(now: now, idle: inFlight == 0 && !hasWork(now: now)) {
+                switch fleet.decide(now: now, idle: hosts.inFlight == 0 && !hosts.hasWork(now: now)) {
                 case .wait: break
                 case .look: try lookForFreedHosts(now: now)
                 case .askWhetherDone:
                     if try fleetIsDone(now: now) { break run }
-                    if hasWork(now: now) { continue }
+                    if hosts.hasWork(now: now) { continue }
                 }
             }
-            inbox.wait(timeout: nextWakeUp(now: now))
+            inbox.wait(timeout: hosts.nextWakeUp(now: now))
         }
         return try finish(stoppedBy: stopping ?? "finished")
     }
 
     func progressSnapshot(now: Date, started: Date) -> CrawlProgress {
-        let hosts = order.compactMap { origin -> CrawlProgress.Host? in
-            guard let host = self.hosts[origin] else { return nil }
-            let stage = host.hasWork(pageCap: configuration.maximumPagesPerHost) ? host.stage : .done
-            return CrawlProgress.Host(origin: origin, stage: stage, pages: host.pagesThisRun, queued: host.queued, inFlight: host.inFlight,
-                                      backingOffUntil: host.backoffUntil.flatMap { $0 > now ? $0 : nil })
-        }
+        let hosts = self.hosts.progress(now: now)
         return CrawlProgress(fetched: report.fetched, indexed: report.indexed, errors: report.skipped.values.reduce(0, +),
-                             queued: hosts.reduce(0) { $0 + $1.queued }, inFlight: inFlight, seconds: now.timeIntervalSince(started),
+                             queued: hosts.reduce(0) { $0 + $1.queued }, inFlight: self.hosts.inFlight, seconds: now.timeIntervalSince(started),
                              hosts: hosts.sorted { ($0.inFlight, $0.queued, $0.pages) > ($1.inFlight, $1.queued, $1.pages) })
     }
 
     func finish(stoppedBy: String) throws -> RunReport {
         let end = configuration.clock.now
         var unsent: [Int64] = []
-        for origin in order {
+        for origin in hosts.order {
             guard var host = hosts[origin] else { continue }
             if host.hasPagesLeft, host.pagesThisRun >= configuration.maximumPagesPerHost { report.hosts[origin, default: RunReport.Host()].capped = true }
             if host.hasPagesLeft, let until = host.backoffUntil, until > end { report.skip(.hostBackingOff) }
@@ -199,11 +177,7 @@ public final class CrawlEngine {
         // Claimed URLs that were never sent go back to the queue.
         try store.release(unsent)
         let finished = configuration.clock.now
-        try flush(now: finished)
-        while !unrecorded.isEmpty {
-            itemWrites?.waitForAWrite()
-            try recordWrittenItems()
-        }
+        report.add(try writer.finish(now: finished, nextAllowed: hosts.readyTimes))
         let schedule = try store.schedule(now: finished)
         report.due = schedule.due
         report.nextDue = schedule.next
@@ -227,24 +201,23 @@ public final class CrawlEngine {
             hosts[origin]?.exhausted = false
             return
         }
-        guard !declined.contains(origin) else { return }
+        guard !hosts.isDeclined(origin) else { return }
         let now = configuration.clock.now
         guard case .granted(let record) = try store.acquireHost(origin, now: now) else {
-            declined.insert(origin)
+            hosts.decline(origin)
             return
         }
         var host = HostMachine(origin: origin, record: record, configuration: configuration, now: now)
         let effects = host.useCachedRobots(configuration: configuration, now: now)
         try duplicates.start(origin, store: store)
         hosts[origin] = host
-        order.append(origin)
         try apply(effects, for: origin)
     }
 
     /// Saves what a host's event changed and routes the sitemaps it found: to the host itself,
     /// or to another in scope (which learns whose robots.txt named it).
     func apply(_ effects: HostMachine.Effects, for origin: String) throws {
-        if let record = effects.save { batch.hosts[origin] = record }
+        if let record = effects.save { writer.batch.hosts[origin] = record }
         if let skip = effects.skip { report.skip(skip) }
         for sitemap in effects.sitemaps where admission.readsSitemap(sitemap, namedBy: origin) {
             if sitemap.origin != origin { try activate(sitemap.origin) }
@@ -252,67 +225,16 @@ public final class CrawlEngine {
         }
     }
 
-    func hasWork(now: Date) -> Bool {
-        hosts.values.contains { hasWork($0, now: now) }
-    }
-
-    func hasWork(_ host: HostMachine, now: Date) -> Bool {
-        guard host.hasWork(pageCap: configuration.maximumPagesPerHost) else { return false }
-        guard host.inFlight == 0, let until = host.backoffUntil else { return true }
-        return until.timeIntervalSince(now) <= Self.longestWait
-    }
-
-    func nextWakeUp(now: Date) -> TimeInterval {
-        var wake = 0.2
-        for host in hosts.values where hasWork(host, now: now) && host.inFlight < configuration.perHostConnections {
-            wake = min(wake, max(0.001, host.readyAt.timeIntervalSince(now)))
-        }
-        return wake
-    }
-
     // MARK: writing
 
-    /// Commits what has accumulated. With an item writer: the links now, the items on the
-    /// writer's thread, their records once they are written (``recordWrittenItems()``);
-    /// else the whole batch in one commit.
+    /// Commits what has accumulated (``CrawlWriter/flush(now:nextAllowed:)``).
     func flush(now: Date) throws {
-        lastFlush = now
-        for (origin, host) in hosts where host.hasSent { batch.nextAllowed[origin] = host.readyAt }
-        guard !batch.isEmpty else { return }
-        let written = batch
-        batch = CrawlBatch()
-        guard let itemWrites else {
-            let result = try store.commit(written, now: now)
-            report.discovered += result.discovered
-            report.deleted += result.deleted
-            return
-        }
-        report.discovered += try store.commitLinks(written, now: now)
-        while unrecorded.count >= Self.itemBatchesInFlight {
-            itemWrites.waitForAWrite()
-            try recordWrittenItems()
-        }
-        itemWrites.submit(written.items, now: now)
-        unrecorded.append((written.records, now))
+        report.add(try writer.flush(now: now, nextAllowed: hosts.readyTimes))
     }
 
-    /// Writes the links found since the last flush, so that a claim sees them; the items and
-    /// their records wait for the next flush. Without an item writer, flushes everything.
+    /// Writes the links found since the last flush, so that a claim sees them.
     func flushLinks(now: Date) throws {
-        guard itemWrites != nil else { return try flush(now: now) }
-        report.discovered += try store.commitLinks(batch, now: now)
-        batch.removeLinks()
-    }
-
-    /// Records the batches whose items the writer has written, oldest first. A write that
-    /// failed ends the run with its error (its pages stay unrecorded: fetched again next run).
-    func recordWrittenItems() throws {
-        guard let itemWrites else { return }
-        for result in itemWrites.takeFinished() {
-            report.deleted += try result.get()
-            let (records, now) = unrecorded.removeFirst()
-            try store.commitRecords(records, now: now)
-        }
+        report.add(try writer.flushLinks(now: now, nextAllowed: hosts.readyTimes))
     }
 }
 

@@ -94,6 +94,12 @@ public struct RunReport: Sendable {
         if patterns.count < Self.maximumPatterns { patterns.append(pattern) }
     }
 
+    /// Counts what a write added: URLs new to the frontier, items deleted.
+    mutating func add(_ written: CrawlWriter.Written) {
+        discovered += written.discovered
+        deleted += written.deleted
+    }
+
     mutating func skip(_ reason: SkipReason, count: Int = 1) {
         skipped[reason.label, default: 0] += count
     }
