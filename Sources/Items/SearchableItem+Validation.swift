@@ -85,7 +85,7 @@ extension SearchableItem {
             case .refuse:
                 if value.utf8.count > limit {
                     if failure == nil { failure = Problem(kind: .tooLong, field: field, value: nil, message: "at most \(limit) bytes") }
-                } else if Self.hasControlCharacter(value, multiline: multiline), failure == nil {
+                } else if TerminalText.containsC0DELOrC1(value, allowingLineBreaks: multiline), failure == nil {
                     failure = Problem(kind: .controlCharacter, field: field, value: nil, message: "control characters are not allowed")
                 }
                 return value
@@ -237,33 +237,7 @@ extension SearchableItem {
         guard utf8.count <= limit else { return false }
         if let first = utf8.first, first == 0x20 || (0x09...0x0D).contains(first) { return false }
         if let last = utf8.last, last == 0x20 || (0x09...0x0D).contains(last) { return false }
-        return !hasControlCharacter(text, multiline: multiline)
-    }
-
-    /// A C0 control (tab and line breaks allowed when `multiline`), DEL, or a C1 control.
-    private static func hasControlCharacter(_ text: String, multiline: Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { hasControlCharacter($0, multiline: multiline) }
-    }
-
-    private static func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>, multiline: Bool) -> Bool {
-        var index = 0
-        while true {
-            // Only these bytes can begin a control character; the rest, CJK and other
-            // multi-byte text included, is skipped in words.
-            index = ByteScan.firstControlCandidate(bytes, from: index)
-            guard index < bytes.count else { return false }
-            let byte = bytes[index]
-            switch byte {
-            case 0xC2:
-                if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
-            case 0x09, 0x0A, 0x0D:
-                if !multiline { return true }
-            default:
-                return true
-            }
-            index += 1
-        }
+        return !TerminalText.containsC0DELOrC1(text, allowingLineBreaks: multiline)
     }
 }
 

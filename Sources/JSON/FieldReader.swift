@@ -143,6 +143,7 @@ public struct FieldReader: Sendable {
 
     private static func check(_ text: String, path: String, maximumBytes: Int, multiline: Bool) throws(FieldError) {
         guard text.utf8.count <= maximumBytes else { throw FieldError(path: path, "longer than \(maximumBytes) bytes") }
+        guard TerminalText.containsC0DELOrC1(text, allowingLineBreaks: multiline) else { return }
         for scalar in text.unicodeScalars where TerminalText.isC0DELOrC1(scalar) {
             if multiline, scalar == "\t" || scalar == "\n" || scalar == "\r" { continue }
             throw FieldError(path: path, "contains a control character (U+\(String(scalar.value, radix: 16, uppercase: true)))")

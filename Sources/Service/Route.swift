@@ -71,10 +71,9 @@ enum Route {
         }
     }
 
-    /// True when `text` holds a C0 control character or DEL (NUL among them).
-    static func hasControlCharacters(_ text: String) -> Bool {
-        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
-    }
+    /// True when `text` holds a control character (C0, NUL among them, DEL or C1), as no
+    /// item's text field may.
+    static func hasControlCharacters(_ text: String) -> Bool { TerminalText.containsC0DELOrC1(text, allowingLineBreaks: false) }
 
     /// Writes, and reading a batch's state, need a key.
     var needsKey: Bool {

@@ -26,6 +26,32 @@ public enum TerminalText {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
+    /// Whether `text` holds a C0, DEL or C1 control (``isC0DELOrC1(_:)``); tab, line feed
+    /// and carriage return are allowed when `allowingLineBreaks` (a multi-line field). One
+    /// pass over the UTF-8 bytes (C1 is written C2 80–9F), multi-byte text skipped in words.
+    public static func containsC0DELOrC1(_ text: String, allowingLineBreaks: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { containsC0DELOrC1($0, allowingLineBreaks: allowingLineBreaks) }
+    }
+
+    public static func containsC0DELOrC1(_ bytes: UnsafeBufferPointer<UInt8>, allowingLineBreaks: Bool) -> Bool {
+        var index = 0
+        while true {
+            // Only these bytes can begin a control character.
+            index = ByteScan.firstControlCandidate(bytes, from: index)
+            guard index < bytes.count else { return false }
+            switch bytes[index] {
+            case 0xC2:
+                if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+            case 0x09, 0x0A, 0x0D:
+                if !allowingLineBreaks { return true }
+            default:
+                return true
+            }
+            index += 1
+        }
+    }
+
     /// `text` with every control written as `\uXXXX`; line feeds and tabs are kept when
     /// `keepingLines` (multi-line output), escaped otherwise.
     public static func escaped(_ text: String, keepingLines: Bool = false) -> String {

@@ -64,6 +64,9 @@ import Testing
         #expect(running.call("POST", "/v1/batches/a%01b", json: body, key: a).status == 400)
         #expect(running.call("GET", "/v1/batches/a%00b", key: a).status == 400)
         #expect(running.call("DELETE", "/v1/items?id=a%00b", key: a).status == 400)
+        // A C1 control (CSI, U+009B) is a control as an item's text would count it.
+        #expect(running.call("POST", "/v1/batches/a%C2%9Bb", json: body, key: a).status == 400, "C1 in a batch name")
+        #expect(running.call("DELETE", "/v1/items?id=a%C2%85b", key: a).status == 400)
         #expect(running.call("POST", "/v1/batches/ab", json: body, key: a).status == 200)
         #expect(running.call("POST", "/v1/items", json: items(item("x\u{0}y", "Nul", webURL: "https://a.example/n")), key: a).status == 400)
     }

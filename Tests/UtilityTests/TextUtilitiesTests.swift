@@ -137,4 +137,18 @@ import TextUtilities
         #expect(TerminalText.escaped("one\ntwo\tthree\r") == "one\\u000atwo\\u0009three\\u000d")
         #expect(TerminalText.escaped("one\ntwo\tthree\r", keepingLines: true) == "one\ntwo\tthree\\u000d")
     }
+
+    /// The one set of controls no item text or request name holds, found on bytes: it agrees
+    /// with the per-scalar rule on every scalar from U+0000 to U+00FF and on wider text.
+    @Test func controlsOnBytesAgreeWithTheScalarRule() {
+        for value in UInt32(0)...0xFF {
+            let scalar = Unicode.Scalar(value)!
+            let text = "ab" + String(Character(scalar)) + "直播"
+            let lineBreak = scalar == "\t" || scalar == "\n" || scalar == "\r"
+            #expect(TerminalText.containsC0DELOrC1(text, allowingLineBreaks: false) == TerminalText.isC0DELOrC1(scalar), "U+\(value)")
+            #expect(TerminalText.containsC0DELOrC1(text, allowingLineBreaks: true) == (TerminalText.isC0DELOrC1(scalar) && !lineBreak), "U+\(value)")
+        }
+        #expect(!TerminalText.containsC0DELOrC1(String(repeating: "直播 café ", count: 40), allowingLineBreaks: false))
+        #expect(TerminalText.containsC0DELOrC1(String(repeating: "直播 café ", count: 40) + "\u{9B}", allowingLineBreaks: true))
+    }
 }
