@@ -170,7 +170,7 @@ final class Frontier {
             }
         }
         let revisit = try connection.statement("""
-            SELECT \(Self.columns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY due LIMIT ?
+            SELECT \(Self.columns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY \(ClaimOrder.revisitsSQL) LIMIT ?
             """)
         revisit.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
         try read(revisit)
@@ -179,7 +179,7 @@ final class Frontier {
         if claimed.count < limit {
             let fresh = try connection.statement("""
                 SELECT \(Self.columns) FROM urls INDEXED BY urls_new WHERE origin = ? AND claimed = 0 AND fetched = 0 AND due <= ?
-                ORDER BY from_sitemap DESC, depth, id LIMIT ?
+                ORDER BY \(ClaimOrder.newURLsSQL) LIMIT ?
                 """)
             fresh.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - claimed.count))])
             try read(fresh)

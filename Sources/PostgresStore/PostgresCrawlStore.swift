@@ -175,19 +175,19 @@ public final class PostgresCrawlStore: CrawlStore {
             var entries = try connection.execute("""
                 UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
                     SELECT id FROM urls WHERE origin = $1 AND fetched AND due <= $2 AND \(free)
-                    ORDER BY due LIMIT $3 FOR UPDATE SKIP LOCKED)
+                    ORDER BY \(ClaimOrder.revisitsSQL) LIMIT $3 FOR UPDATE SKIP LOCKED)
                 RETURNING \(Self.urlColumns)
                 """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block)), .text(worker)]).rows.compactMap(Self.entry)
-            entries.sort { ($0.due, $0.id) < ($1.due, $1.id) }
+            entries.sort { ClaimOrder.revisitBefore(($0.due, $0.id), ($1.due, $1.id)) }
             if entries.count < block {
                 let fresh = try connection.execute("""
                     UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
                         SELECT id FROM urls WHERE origin = $1 AND NOT fetched AND due <= $2 AND \(free)
-                        ORDER BY from_sitemap DESC, depth, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+                        ORDER BY \(ClaimOrder.newURLsSQL) LIMIT $3 FOR UPDATE SKIP LOCKED)
                     RETURNING \(Self.urlColumns)
                     """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block - entries.count)), .text(worker)])
                     .rows.compactMap(Self.entry)
-                entries += fresh.sorted { ($0.entry.fromSitemap ? 0 : 1, $0.entry.depth, $0.id) < ($1.entry.fromSitemap ? 0 : 1, $1.entry.depth, $1.id) }
+                entries += fresh.sorted { ClaimOrder.newBefore($0.entry, $1.entry) }
             }
             return entries.map(\.entry)
         }
