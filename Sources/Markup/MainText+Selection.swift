@@ -19,7 +19,10 @@ extension MainText {
                 depth += 1
             }
         }
-        let negative = inheritedNegative(nodes, textBytes: textBytes)
+        // A thread whose posts are all marked as comments (a forum's) has no other text: its
+        // comments are then the content, not the section under an article.
+        let discussion = isDiscussion(blocks: blocks, nodes: nodes)
+        let negative = inheritedNegative(nodes, textBytes: textBytes, commentsAreContent: discussion)
         for block in blocks {
             // Boilerplate is not scored at all, as Readability drops unlikely candidates first.
             guard block.bytes >= 25, block.linkDensity < 0.5, !negative[Int(block.node)] else { continue }
@@ -35,7 +38,8 @@ extension MainText {
         var final = [Double](repeating: -.infinity, count: nodes.count)
         for index in nodes.indices where scores[index] > 0 && !negative[index] {
             let density = textBytes[index] > 0 ? Double(linkBytes[index]) / Double(textBytes[index]) : 0
-            final[index] = (scores[index] + nodes[index].hint.weight + nodes[index].tag.hintWeight) * (1 - density)
+            let hint = discussion && nodes[index].hint == .comments ? 0 : nodes[index].hint.weight
+            final[index] = (scores[index] + hint + nodes[index].tag.hintWeight) * (1 - density)
         }
         var content = Set<Int32>()
         if let body = nodes.indices.first(where: { nodes[$0].hint == .articleBody && textBytes[$0] >= 250 }) {
@@ -252,7 +256,7 @@ extension MainText {
     /// `sidebar`, `share`, `widget`) counts only for a node holding less than half the page's
     /// text: pages wrap everything in a `form`, Blogger in a `div class="widget Blog"`, themes
     /// in a `content-sidebar-wrap`. Comments may hold more than the article: up to four fifths.
-    private static func inheritedNegative(_ nodes: [Node], textBytes: [Int]) -> [Bool] {
+    private static func inheritedNegative(_ nodes: [Node], textBytes: [Int], commentsAreContent: Bool) -> [Bool] {
         var negative = [Bool](repeating: false, count: nodes.count)
         // Whether a node sits in an article or main element: its header and footer are the
         // article's own (HTML's sectioning rules), not the site's.
@@ -269,7 +273,7 @@ extension MainText {
             case .header, .footer: small && !inArticle[index]
             default: false
             }
-            let own = structural || hint == .landmark && small || hint == .comments && textBytes[index] * 5 < total * 4
+            let own = structural || hint == .landmark && small || hint == .comments && !commentsAreContent && textBytes[index] * 5 < total * 4
             negative[index] = own || (parent >= 0 && negative[Int(parent)])
             // Positive hints inside boilerplate (an `article` in a sidebar) stay boilerplate;
             // an `articleBody` wins outright.
@@ -291,6 +295,24 @@ extension MainText {
         }
         return false
     }
+
+    /// Whether the page's prose is all in comment sections: less than ``discussionProse``
+    /// bytes of paragraphs (70 bytes or more, few links) outside them, and more inside.
+    private static func isDiscussion(blocks: [Block], nodes: [Node]) -> Bool {
+        var inComments = [Bool](repeating: false, count: nodes.count)
+        for index in nodes.indices {
+            let parent = nodes[index].parent
+            inComments[index] = nodes[index].hint == .comments || (parent >= 0 && inComments[Int(parent)])
+        }
+        var outside = 0
+        var inside = 0
+        for block in blocks where block.bytes >= 70 && block.linkDensity < 0.33 {
+            if inComments[Int(block.node)] { inside += block.bytes } else { outside += block.bytes }
+        }
+        return outside < discussionProse && inside > outside
+    }
+
+    static let discussionProse = 400
 
     /// Whether `node` is one of `roots` or below one.
     private static func isInside(_ node: Int32, _ roots: Set<Int32>, _ nodes: [Node]) -> Bool {

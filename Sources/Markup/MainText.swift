@@ -14,7 +14,9 @@ import TextUtilities
 ///    given its hint: +25 for `article`, `main`, `itemprop=articleBody`, `role=main` and class
 ///    or id words such as `content`, `article`, `post`, `entry`, `story`; −25 for `nav`,
 ///    `header`, `footer`, `aside`, `form` and words such as `menu`, `sidebar`, `comment`,
-///    `share`, `related`, `cookie`, `footer`, `breadcrumb`, `promo`, `widget`.
+///    `share`, `related`, `cookie`, `footer`, `breadcrumb`, `promo`, `widget`, `author` (an
+///    author's box and bio). Comments are not boilerplate on a page whose prose is all in
+///    them (a forum thread whose posts are marked as comments).
 /// 3. The best node is the content; its siblings join when they score at least a fifth of
 ///    it (and 10), or are prose paragraphs of their own (80 bytes, few links).
 ///    `itemprop=articleBody` with 250 bytes or more of text is taken as the content outright.

@@ -51,6 +51,33 @@ import WebURL
         #expect(drupal.bodyText.contains("fur-free collections"), "\(drupal.bodyText)")
     }
 
+    /// The author's box under an article (its bio, "writes for…") is not the article; on a
+    /// page whose only prose is comments — a forum whose posts are marked as comments —
+    /// the comments are the text, while a blog's comments under its post stay out.
+    @Test func authorBoxesAreLeftOutAndAForumsCommentsAreItsText() {
+        let article = String(repeating: "The night train to Vienna leaves at nine, with sleeping cars, a dining car and a view of the Alps at dawn. ", count: 5)
+        let bio = "Jana writes about trains and travel for the magazine and lives in Graz, where she keeps a model railway."
+        let blog = Self.extract("""
+            <html><body><article><h1>By night to Vienna</h1><p>\(article)</p>
+            <div class="m-author"><div class="m-author__name">Jana Kovac</div><div class="m-author__description"><p>\(bio)</p></div></div></article>
+            <div class="comments"><div class="comment"><p>We took it last year and loved every minute, the breakfast was good too.</p></div></div>
+            </body></html>
+            """)
+        #expect(blog.bodyText.contains("view of the Alps"), "\(blog.bodyText)")
+        #expect(!blog.bodyText.contains("model railway"), "the author box: \(blog.bodyText)")
+        #expect(!blog.bodyText.contains("breakfast was good"), "a blog's comments: \(blog.bodyText)")
+
+        let posts = ["Since the update my phone no longer reaches the app store over mobile data, only over wifi. Any idea what changed?",
+                     "I can reach the store over mobile data on the same version, so it may be your carrier's settings this time.",
+                     "There was the same case here last month: the carrier had blocked it for a week, then it worked again."]
+        let thread = posts.enumerated().map { index, text in
+            "<div class=\"MtnComment\"><span class=\"MtnCommentAccountName\">user\(index)</span><div class=\"MtnCommentText\">\(text)</div></div>"
+        }.joined()
+        let forum = Self.extract("<html><body><nav><a href=\"/\">Forum</a></nav><main class=\"content\"><h2>No app store over mobile data</h2>\(thread)</main>"
+            + "<footer>Impressum</footer></body></html>")
+        for post in posts { #expect(forum.bodyText.contains(post), "\(post): \(forum.bodyText)") }
+    }
+
     @Test func anUnclosedNoscriptDoesNotHideThePage() {
         let article = String(repeating: "The harbour festival returns with lanterns on the water, music on the quay and stalls along the promenade. ", count: 6)
         let page = Self.extract("<html><body><noscript><div></noscript><div class=\"post\"><h1>Festival</h1><p>\(article)</p></div></body></html>")
