@@ -9,11 +9,14 @@ struct HintWords: Sendable {
         static let comments = Found(rawValue: 1)
         static let negative = Found(rawValue: 2)
         static let positive = Found(rawValue: 4)
+        /// A teaser: of another page (boilerplate) or the article's own lead (content).
+        static let teaser = Found(rawValue: 8)
     }
 
     static let shared = HintWords(
         anywhere: [
             (.comments, ["comment", "disqus", "respond", "replies"]),
+            (.teaser, ["teaser"]),
             (.negative, [
                 "menu", "navbar", "navigation", "footer", "banner", "login", "pagination", "pager", "toolbar", "masthead", "print-only",
                 "breadcrumb", "sidebar", "side-bar", "share", "sharing", "social", "related", "recommend", "promo", "advert", "sponsor",

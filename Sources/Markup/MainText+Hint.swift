@@ -41,6 +41,8 @@ extension MainText.Hint {
         // boilerplate, as Readability keeps its "maybe a candidate" classes.
         if found.contains(.comments) {
             self = .comments
+        } else if found.contains(.teaser), !found.contains(.negative) {
+            self = .teaser
         } else if self != .landmark, !found.contains(.positive), found.contains(.negative) {
             self = .negative
         } else if found.contains(.positive) {

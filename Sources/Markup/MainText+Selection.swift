@@ -21,8 +21,9 @@ extension MainText {
         }
         // A thread whose posts are all marked as comments (a forum's) has no other text: its
         // comments are then the content, not the section under an article.
-        let discussion = isDiscussion(blocks: blocks, nodes: nodes)
-        let negative = inheritedNegative(nodes, textBytes: textBytes, commentsAreContent: discussion)
+        var negative = inheritedNegative(nodes, textBytes: textBytes, linkBytes: linkBytes, commentsAreContent: false)
+        let discussion = isDiscussion(blocks: blocks, nodes: nodes, boilerplate: negative)
+        if discussion { negative = inheritedNegative(nodes, textBytes: textBytes, linkBytes: linkBytes, commentsAreContent: true) }
         for block in blocks {
             // Boilerplate is not scored at all, as Readability drops unlikely candidates first.
             guard block.bytes >= 25, block.linkDensity < 0.5, !negative[Int(block.node)] else { continue }
@@ -256,12 +257,15 @@ extension MainText {
     /// `sidebar`, `share`, `widget`) counts only for a node holding less than half the page's
     /// text: pages wrap everything in a `form`, Blogger in a `div class="widget Blog"`, themes
     /// in a `content-sidebar-wrap`. Comments may hold more than the article: up to four fifths.
-    private static func inheritedNegative(_ nodes: [Node], textBytes: [Int], commentsAreContent: Bool) -> [Bool] {
+    private static func inheritedNegative(_ nodes: [Node], textBytes: [Int], linkBytes: [Int], commentsAreContent: Bool) -> [Bool] {
         var negative = [Bool](repeating: false, count: nodes.count)
         // Whether a node sits in an article or main element: its header and footer are the
         // article's own (HTML's sectioning rules), not the site's.
         var inArticle = [Bool](repeating: false, count: nodes.count)
         let total = textBytes.first ?? 0
+        // Teasers side by side (children of one element) list other pages.
+        var teasersByParent: [Int32: Int] = [:]
+        for node in nodes where node.hint == .teaser { teasersByParent[node.parent, default: 0] += 1 }
         for index in nodes.indices {
             let parent = nodes[index].parent
             let hint = nodes[index].hint
@@ -273,7 +277,12 @@ extension MainText {
             case .header, .footer: small && !inArticle[index]
             default: false
             }
+            // A teaser that links, or one of a list, is another page's; one alone without
+            // links is the article's own lead.
+            let listedTeaser = hint == .teaser
+                && (linkBytes[index] * 5 >= textBytes[index] || teasersByParent[parent, default: 0] >= 2)
             let own = structural || hint == .landmark && small || hint == .comments && !commentsAreContent && textBytes[index] * 5 < total * 4
+                || listedTeaser
             negative[index] = own || (parent >= 0 && negative[Int(parent)])
             // Positive hints inside boilerplate (an `article` in a sidebar) stay boilerplate;
             // an `articleBody` wins outright.
@@ -297,8 +306,9 @@ extension MainText {
     }
 
     /// Whether the page's prose is all in comment sections: less than ``discussionProse``
-    /// bytes of paragraphs (70 bytes or more, few links) outside them, and more inside.
-    private static func isDiscussion(blocks: [Block], nodes: [Node]) -> Bool {
+    /// bytes of paragraphs (70 bytes or more, few links) outside them and outside the page's
+    /// furniture (`boilerplate`), and more inside.
+    private static func isDiscussion(blocks: [Block], nodes: [Node], boilerplate: [Bool]) -> Bool {
         var inComments = [Bool](repeating: false, count: nodes.count)
         for index in nodes.indices {
             let parent = nodes[index].parent
@@ -307,7 +317,7 @@ extension MainText {
         var outside = 0
         var inside = 0
         for block in blocks where block.bytes >= 70 && block.linkDensity < 0.33 {
-            if inComments[Int(block.node)] { inside += block.bytes } else { outside += block.bytes }
+            if inComments[Int(block.node)] { inside += block.bytes } else if !boilerplate[Int(block.node)] { outside += block.bytes }
         }
         return outside < discussionProse && inside > outside
     }

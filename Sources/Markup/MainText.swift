@@ -16,7 +16,8 @@ import TextUtilities
 ///    `header`, `footer`, `aside`, `form` and words such as `menu`, `sidebar`, `comment`,
 ///    `share`, `related`, `cookie`, `footer`, `breadcrumb`, `promo`, `widget`, `author` (an
 ///    author's box and bio). Comments are not boilerplate on a page whose prose is all in
-///    them (a forum thread whose posts are marked as comments).
+///    them (a forum thread whose posts are marked as comments); a `teaser` is when it links
+///    or stands among other teasers, and is the article's lead when it stands alone.
 /// 3. The best node is the content; its siblings join when they score at least a fifth of
 ///    it (and 10), or are prose paragraphs of their own (80 bytes, few links).
 ///    `itemprop=articleBody` with 250 bytes or more of text is taken as the content outright.
@@ -47,13 +48,15 @@ public struct MainText: Sendable, Hashable {
         /// `negative`: a class or id word (`sidebar`, `share`…), a penalty and, for a small
         /// part of the content, a reason to drop it; `landmark`: an ARIA role around the
         /// content (`navigation`, `contentinfo`…), as the tags `nav` or `footer` are.
-        case none, positive, negative, landmark, comments, articleBody, hidden
+        /// `teaser`: boilerplate when it links or stands in a list of teasers (other pages'),
+        /// else the article's own lead.
+        case none, positive, negative, landmark, comments, articleBody, hidden, teaser
 
         var weight: Double {
             switch self {
             case .positive, .articleBody: 25
             case .negative, .landmark, .comments: -25
-            case .none, .hidden: 0
+            case .none, .hidden, .teaser: 0
             }
         }
     }

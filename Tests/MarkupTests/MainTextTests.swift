@@ -78,6 +78,24 @@ import WebURL
         for post in posts { #expect(forum.bodyText.contains(post), "\(post): \(forum.bodyText)") }
     }
 
+    /// A teaser is the article's own lead when it stands alone without links, and another
+    /// page's when it links or is one of a list.
+    @Test func aLeadTeaserStaysAndTeasersOfOtherPagesGo() {
+        let body = String(repeating: "The council voted to open the old harbour baths again next summer, after two years of repairs. ", count: 5)
+        let teasers = ["Tram line 4 gets new stops", "The library opens on Sundays", "A new bridge for cyclists"].map { title in
+            "<div class=\"c-teaser\"><h3>\(title)</h3><p>Read what changes for residents of the old town in our report on \(title.lowercased()).</p></div>"
+        }.joined()
+        let page = Self.extract("""
+            <html><body><article><div class="intro"><h1>Harbour baths to reopen</h1><div class="teaser-text"><p>The baths close to the ferry pier \
+            will welcome swimmers again from June, the council decided on Tuesday.</p></div></div><p>\(body)</p><div class="more">\(teasers)</div>
+            <div class="teaser"><a href="/sport">Sport results of the weekend, all in one place for every club of the region</a></div></article></body></html>
+            """)
+        #expect(page.bodyText.contains("welcome swimmers again from June"), "the lead: \(page.bodyText)")
+        #expect(page.bodyText.contains("harbour baths again"))
+        #expect(!page.bodyText.contains("Read what changes"), "a list of teasers: \(page.bodyText)")
+        #expect(!page.bodyText.contains("Sport results"), "a linking teaser: \(page.bodyText)")
+    }
+
     @Test func anUnclosedNoscriptDoesNotHideThePage() {
         let article = String(repeating: "The harbour festival returns with lanterns on the water, music on the quay and stalls along the promenade. ", count: 6)
         let page = Self.extract("<html><body><noscript><div></noscript><div class=\"post\"><h1>Festival</h1><p>\(article)</p></div></body></html>")
