@@ -22,14 +22,14 @@ struct HintWords: Sendable {
                 "breadcrumb", "sidebar", "side-bar", "share", "sharing", "social", "related", "recommend", "promo", "advert", "sponsor",
                 "cookie", "consent", "gdpr", "popup", "modal", "newsletter", "subscribe", "signup", "sign-up", "widget", "tagcloud",
                 "outbrain", "taboola", "you-may-also", "also-like", "more-stories", "most-popular", "trending", "screen-reader",
-                "visually-hidden", "sr-only", "skip-link", "skiplink", "author", "contributor", "byline",
+                "visually-hidden", "sr-only", "skip-link", "skiplink", "author", "contributor", "byline", "caption", "credit", "copyright", "table-of-contents",
             ]),
             (.positive, [
                 "article", "content", "entry", "post-body", "postbody", "post-content", "story", "blog-post", "main-text", "maintext",
                 "prose", "markdown", "text-body", "articlebody",
             ]),
         ],
-        negativeWords: ["nav", "ad", "ads", "header", "topbar", "tags", "hidden", "hid", "meta", "aside", "bio"])
+        negativeWords: ["nav", "ad", "ads", "header", "topbar", "tags", "hidden", "hid", "meta", "aside", "bio", "toc"])
 
     /// Symbols: a–z are 0–25, `-` is 26, anything else 27 (in no word: back to the root).
     private static let symbolCount = 28

@@ -96,6 +96,22 @@ import WebURL
         #expect(!page.bodyText.contains("Sport results"), "a linking teaser: \(page.bodyText)")
     }
 
+    /// A picture's caption or credit and a table of contents, marked by their classes, are
+    /// not the article's text.
+    @Test func captionsCreditsAndTablesOfContentsMarkedByClassAreLeftOut() {
+        let body = String(repeating: "Bees need flowers from spring to autumn, and a garden with early and late bloomers feeds them all year. ", count: 5)
+        let page = Self.extract("""
+            <html><body><article><h1>A garden for bees</h1><div id="ez-toc-container"><p>Contents: Why bees need flowers all season long, \
+            which plants bloom early, which plants bloom late</p></div><p>\(body)</p><div class="media__caption">A bumblebee on lavender in the \
+            late summer sun of the south garden</div><div class="image-copyright">Photo agency of the region and its partners</div>\
+            <p>\(body)</p></article></body></html>
+            """)
+        #expect(page.bodyText.contains("late bloomers feeds them"), "\(page.bodyText)")
+        for furniture in ["Contents: Why bees", "A bumblebee on lavender", "Photo agency"] {
+            #expect(!page.bodyText.contains(furniture), "\(furniture): \(page.bodyText)")
+        }
+    }
+
     @Test func anUnclosedNoscriptDoesNotHideThePage() {
         let article = String(repeating: "The harbour festival returns with lanterns on the water, music on the quay and stalls along the promenade. ", count: 6)
         let page = Self.extract("<html><body><noscript><div></noscript><div class=\"post\"><h1>Festival</h1><p>\(article)</p></div></body></html>")
