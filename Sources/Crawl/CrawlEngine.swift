@@ -26,8 +26,8 @@ public final class CrawlEngine {
     let archive: PageArchive?
     let analyzer: PageAnalyzer
     let admission: LinkAdmission
-    /// As many analyses at once as before the pool (twice the cores), the width the crawl was measured at.
-    let extraction = ExtractionPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount) * 2)
+    /// Page analysis on every core (``ExtractionPool/width(cores:renders:)``).
+    let extraction: ExtractionPool
     let inbox = Inbox()
     var hosts: HostTable
     var writer: CrawlWriter
@@ -64,6 +64,8 @@ public final class CrawlEngine {
             analyzer.render = configuration.render
         }
         self.analyzer = analyzer
+        extraction = ExtractionPool(width: ExtractionPool.width(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                                renders: configuration.render.rendersAny ? configuration.renderer.concurrency : 0))
         report = RunReport(id: runID, started: configuration.clock.now)
         fleet = FleetMembership(started: configuration.clock.now)
         hosts = HostTable(pageCap: configuration.maximumPagesPerHost, perHostConnections: configuration.perHostConnections)

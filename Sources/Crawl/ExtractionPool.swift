@@ -19,6 +19,11 @@ final class ExtractionPool: Sendable {
     private let state = Mutex(State())
     private let width: Int
 
+    /// One analysis per core, since parsing a page is CPU work; more threads only share the
+    /// cores (and push the coordinator's commits off them). A render holds its thread while
+    /// the browser works, so each render that may run at once adds one.
+    static func width(cores: Int, renders: Int) -> Int { max(1, cores) + max(0, renders) }
+
     init(width: Int) {
         self.width = max(1, width)
     }
