@@ -49,11 +49,12 @@ extension SearchableItem {
     }
 
     /// An item another store wrote (``storedJSON``) read back for this one: owned by
-    /// `owner`, held to the contract as a relayed item. Nil when it does not read or breaks
-    /// a rule (a store's row damaged or written by other code), which the caller counts.
+    /// `owner`, held to the contract as a restored item (``Policy/restored``: a field a newer
+    /// rule refuses is cleaned or left out). Nil when it does not read or cannot be kept at
+    /// all (no identifier or title, an identifier over its limit).
     public static func restored(_ value: JSONValue, owner: String?, now: Date) -> ValidItem? {
         guard var item = SearchableItem(stored: value) else { return nil }
         item.owner = owner
-        return try? item.validated(.relayed, now: now)
+        return try? item.validated(.restored, now: now)
     }
 }

@@ -40,6 +40,10 @@ extension SearchableItem {
         /// An item as another process says an index holds it (a shard's result a router
         /// relays): within every rule as it came, or an error; no lifetime is given to it.
         public static let relayed = Policy(text: .refuse, invalid: .fail, lifetime: nil)
+        /// An item another of our stores wrote, read back into this one (a node's copy of the
+        /// shared store): it passed the contract of its day, so what a newer rule refuses is
+        /// cleaned or left out rather than losing the item; no lifetime is given to it.
+        public static let restored = Policy(text: .clean, invalid: .drop, lifetime: nil)
     }
 
     /// Which field broke which rule (`webURL`, `apps[0].deepLink`), with the value as given.

@@ -83,4 +83,23 @@ import Testing
         let page = try item { $0.uniqueIdentifier = url; $0.webURL = url; $0.source = .crawled }.validated(.crawled, now: now)
         #expect(page.uniqueIdentifier == url)
     }
+
+    /// An item another of our stores wrote is read back whole even when a newer rule refuses
+    /// one of its fields (an app's name past today's limit, a package that is not reverse
+    /// DNS): the text is cut, the field that breaks a rule goes, the item stays; an item
+    /// with no title at all is not kept.
+    @Test func aStoredItemFromBeforeANewRuleKeepsEverythingElse() throws {
+        let old = item {
+            $0.source = .crawled
+            $0.apps = [AppTarget(platform: .android, package: "not a package", name: String(repeating: "n", count: 400), deepLink: "shop://p/1")]
+        }
+        #expect(throws: SearchableItem.Problem.self) { try old.validated(.relayed, now: now) }
+        let restored = try #require(SearchableItem.restored(old.storedJSON, owner: "tenant", now: now))
+        #expect(restored.title == "A" && restored.owner == "tenant" && restored.apps.first?.deepLink == "shop://p/1")
+        #expect(restored.apps.first?.package == nil, "what breaks a rule goes")
+        #expect(restored.apps.first?.name?.utf8.count == SearchableItem.Limits.appNameBytes, "text is cut to its limit")
+        var untitled = old.storedJSON.objectValue!
+        untitled["title"] = ""
+        #expect(SearchableItem.restored(.object(untitled), owner: nil, now: now) == nil)
+    }
 }
