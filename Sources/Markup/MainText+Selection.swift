@@ -85,6 +85,9 @@ extension MainText {
         verdicts.reserveCapacity(blocks.count)
         var kept = 0
         let contentBytes = content.reduce(0) { $0 + textBytes[Int($1)] }
+        // Content that is itself mostly links (a link blog's post, a list of sources) keeps them.
+        let contentLinks = content.reduce(0) { $0 + linkBytes[Int($1)] }
+        let linkList = contentBytes > 0 && contentLinks * 2 > contentBytes
         for block in blocks {
             let inside = isInside(block.node, content, nodes)
             let verdict: Verdict
@@ -94,7 +97,7 @@ extension MainText {
                 || isInSmallNegativePart(block.node, content, nodes, textBytes: textBytes, contentBytes: contentBytes)
             {
                 verdict = .boilerplateHint
-            } else if block.linkDensity > 0.5 {
+            } else if block.linkDensity > 0.5, !linkList {
                 verdict = .links
             } else if isInCaption(block.node, nodes) {
                 verdict = .caption

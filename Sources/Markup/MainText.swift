@@ -22,7 +22,8 @@ import TextUtilities
 ///    it (and 10), or are prose paragraphs of their own (80 bytes, few links).
 ///    `itemprop=articleBody` with 250 bytes or more of text is taken as the content outright.
 /// 4. Inside the content, a block is dropped when it sits in a node whose hint is negative,
-///    or when more than half of it is link text (a list of links); headings stay.
+///    or when more than half of it is link text (a list of links) — unless the content is
+///    itself more than half links (a link blog's post: its links are its text); headings stay.
 /// 5. When that leaves less than 250 bytes, every block of the page that reads as prose (70
 ///    bytes, less than a third links, outside negative hints) is the main text instead.
 /// Text repeated across a site's pages is left out later, by the crawler, which has seen them

@@ -112,6 +112,25 @@ import WebURL
         }
     }
 
+    /// A post that is a list of links (a link blog's daily picks) keeps them: its links are
+    /// its text. An article's own link list ("More on this") still goes.
+    @Test func aPostThatIsALinkListKeepsItsLinks() {
+        let picks = ["Study doubts that state aid props up the press", "A new law for repair shops passes the first reading",
+                     "Why the night trains came back to Europe", "The city plans a cable car over the river"]
+        let list = picks.enumerated().map {
+            "<p><a href=\"https://news.example/\($0.offset)\">\($0.element)</a><br>Worth a read today, via <a href=\"https://news.example/\">news.example</a></p>"
+        }.joined()
+        let page = Self.extract("<html><body><nav><a href=\"/\">Home</a></nav><article class=\"post\"><h1>Links of the day</h1>\(list)</article>"
+            + "<footer>Imprint</footer></body></html>")
+        for pick in picks { #expect(page.bodyText.contains(pick), "\(pick): \(page.bodyText)") }
+
+        let article = String(repeating: "The cable car will cross the river in four minutes and carry two thousand people an hour. ", count: 5)
+        let more = "<p><a href=\"/a\">More on transport in the city and the region</a></p><p><a href=\"/b\">All our reports on the river crossing</a></p>"
+        let story = Self.extract("<html><body><article><h1>Cable car</h1><p>\(article)</p>\(more)</article></body></html>")
+        #expect(story.bodyText.contains("two thousand people"))
+        #expect(!story.bodyText.contains("More on transport"), "\(story.bodyText)")
+    }
+
     @Test func anUnclosedNoscriptDoesNotHideThePage() {
         let article = String(repeating: "The harbour festival returns with lanterns on the water, music on the quay and stalls along the promenade. ", count: 6)
         let page = Self.extract("<html><body><noscript><div></noscript><div class=\"post\"><h1>Festival</h1><p>\(article)</p></div></body></html>")
