@@ -170,6 +170,10 @@ extension SearchableItem {
                 broken("apps[\(index)].deepLink", link, "expected an http(s) URL or an app's own scheme such as myapp://item/42 (not a scheme a browser or the system handles, such as javascript:, data:, file: or ms-msdt:)")
                 app.deepLink = nil
             }
+            if let id = app.appStoreID, AppStoreID.normalize(id) != id {
+                broken("apps[\(index)].appStoreId", id, "expected the numeric App Store id (1234567890)")
+                app.appStoreID = nil
+            }
             if let bundle = app.bundleID, !AppTarget.isValidIdentifier(bundle) {
                 broken("apps[\(index)].bundleId", bundle, "expected a reverse-DNS name such as com.example.app")
                 app.bundleID = nil

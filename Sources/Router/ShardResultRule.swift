@@ -9,8 +9,9 @@ import TextUtilities
 /// what no index would hold: a `javascript:` action, a tap that opens a URL the item does
 /// not have, an over-long title, a control character. The result is read as a hit, its item
 /// checked by the item contract (``SearchableItem/validated(_:now:)``, refusing rather than
-/// cleaning), its tap checked against the item's own links, and written again from the
-/// typed values, so fields no index writes do not pass either. Pure.
+/// cleaning: the same rules an index's items passed, its apps' identifiers and names among
+/// them), its tap checked against the item's own links, and written again from the typed
+/// values, so fields no index writes do not pass either. Pure.
 enum ShardResultRule {
     /// A snippet is 16 tokens and an ellipsis; this leaves room for long words.
     static let snippetBytes = 4096
@@ -20,7 +21,7 @@ enum ShardResultRule {
         guard json.objectValue != nil else { return nil }
         var hit = SearchHit(json: json)
         guard let item = try? hit.item.validated(.relayed, now: now).item else { return nil }
-        guard hit.score.isFinite, item.apps.allSatisfy(isAcceptable) else { return nil }
+        guard hit.score.isFinite else { return nil }
         if let action = hit.action, !isAcceptable(action, of: item) { return nil }
         if let snippet = hit.snippet {
             guard snippet.utf8.count <= snippetBytes, !snippet.unicodeScalars.contains(where: isForbidden) else { return nil }
@@ -38,20 +39,6 @@ enum ShardResultRule {
         case .openWeb: return item.webURL == url
         case .installApp: return item.apps.contains { $0.installURL == url }
         }
-    }
-
-    /// Store identifiers as the push format takes them: an App Store id of digits, an
-    /// Android package of letters, digits, `_` and `.`; an app's name without controls.
-    static func isAcceptable(_ app: AppTarget) -> Bool {
-        if let id = app.appStoreID, !(1...12).contains(id.utf8.count) || !id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return false }
-        if let package = app.package,
-            !(1...255).contains(package.utf8.count)
-                || !package.utf8.allSatisfy({ $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
-        {
-            return false
-        }
-        if let name = app.name, name.utf8.count > SearchableItem.Limits.shortTextBytes || name.unicodeScalars.contains(where: isForbidden) { return false }
-        return true
     }
 
     /// Controls other than the snippet's own highlight markers (``SearchHit`` marks its

@@ -102,4 +102,12 @@ import Testing
         untitled["title"] = ""
         #expect(SearchableItem.restored(.object(untitled), owner: nil, now: now) == nil)
     }
+
+    @Test func appStoreIDsAreNumeric() throws {
+        let bad = item { $0.apps = [AppTarget(platform: .ios, appStoreID: "12ab", deepLink: "shop://p/1")] }
+        #expect((#expect(throws: SearchableItem.Problem.self) { try bad.validated(.pushed, now: now) })?.field == "apps[0].appStoreId")
+        #expect(try bad.validated(.crawled, now: now).apps.first?.appStoreID == nil)
+        let good = item { $0.apps = [AppTarget(platform: .ios, appStoreID: "1234567890")] }
+        #expect(try good.validated(.pushed, now: now).apps.first?.appStoreID == "1234567890")
+    }
 }

@@ -116,6 +116,25 @@ import Testing
         #expect(sum.documents == Int.max && sum.frequencies[Array("tart".utf8)] == Int.max)
     }
 
+    /// The router holds a shard's results to the item contract and no stricter rule of its
+    /// own: an app whose name one index holds (past the 64 bytes the router once allowed) is
+    /// shown, an App Store id that is not numeric refuses the answer.
+    @Test func shardResultsMeetTheContractNotARuleOfTheirOwn() {
+        func answer(_ app: JSONValue) -> JSONValue {
+            .object(JSONObject([
+                ("results", [["id": "a", "title": "Item a", "score": 1, "apps": [app]]]), ("scores", [1]), ("owners", [""]),
+                ("estimatedTotalHits", 1), ("totalHitsExact", true), ("matchedAnyWord", false), ("corrections", .object(JSONObject())),
+            ]))
+        }
+        let name = String(repeating: "Long app name ", count: 7)
+        var merge = ResultMerge()
+        let named = merge.add(answer(["platform": "ios", "appStoreId": "1234567890", "name": .string(name)]), shard: 0)
+        #expect(named, "a name the contract takes")
+        let lettered = merge.add(answer(["platform": "ios", "appStoreId": "12ab", "name": "Shop"]), shard: 1)
+        #expect(!lettered, "a store id that is not numeric")
+        #expect(merge.results.map(\.key.identifier) == ["a"])
+    }
+
     @Test func aShardKeepsOnlyTheCandidatesOneIndexWould() {
         var merge = ResultMerge()
         let added = merge.add(Self.answer([("a", 5), ("b", 4), ("c", 3), ("d", 2)], total: 4), shard: 0, keep: 2)
