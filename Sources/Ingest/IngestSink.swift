@@ -21,7 +21,7 @@ extension IngestSink {
     public var itemLifetime: TimeInterval? { nil }
 }
 
-/// A sink over any store that commits ``SearchIndex/Batch``es (the data folder's index, the
+/// A sink over any store that commits ``ItemBatch``es (the data folder's index, the
 /// shared PostgreSQL store): batches written as the operator's, as `index add` writes, or
 /// for a key owner (`ingest --owner`).
 public struct IndexBatchSink: IngestSink {

@@ -6,7 +6,7 @@ import SearchIndex
 import StoreSeams
 
 /// Item writes in the shared store, inside the caller's transaction, with the rules the
-/// embedded index applies (``SearchIndex/Batch``): items are (owner, identifier), the
+/// embedded index applies (``ItemBatch``): items are (owner, identifier), the
 /// operator's owner stored as `''`; a writer's deletions touch only its own items;
 /// compare-and-swap client states; expired items go; engagement goes with its item. Every
 /// change appends to `item_log`, which search nodes follow.

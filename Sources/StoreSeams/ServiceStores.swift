@@ -5,7 +5,7 @@ import Items
 /// ``SearchIndex`` is one; PostgreSQL (multi-machine mode) is another, whose writes reach
 /// each node's search copy through its change log.
 public protocol ItemStore: Sendable {
-    /// One atomic write, with the owner and client-state rules of ``SearchIndex/Batch``.
+    /// One atomic write, with the owner and client-state rules of ``ItemBatch``.
     @discardableResult
     func commit(_ batch: ItemBatch, now: Date) throws -> (upserted: Int, deleted: Int)
     @discardableResult
@@ -17,7 +17,7 @@ public protocol ItemStore: Sendable {
     /// Adds impressions and clicks reported with a key; nothing for an item that is gone.
     func recordEngagement(_ key: ItemKey, impressions: Int, clicks: Int) throws
     /// One client network's impression and click of an item on `day`, each counted at
-    /// most once a day (``SearchIndex/recordAnonymousEngagement(_:network:day:impression:click:)``).
+    /// most once a day (as the embedded index's `recordAnonymousEngagement` counts them).
     func recordAnonymousEngagement(_ key: ItemKey, network: [UInt8], day: Int, impression: Bool, click: Bool) throws -> AnonymousEngagement
 }
 
