@@ -78,9 +78,10 @@ extension SearchableItem {
         var item = self
         var failure: Problem?
         /// Records a broken rule: with `.fail` the first one is thrown, with `.drop` the
-        /// caller leaves the value out.
+        /// caller leaves the value out. The value is kept to 200 bytes: it is shown in reports.
         func broken(_ field: String, _ value: String?, _ message: String) {
-            if policy.invalid == .fail, failure == nil { failure = Problem(kind: .invalid, field: field, value: value, message: message) }
+            guard policy.invalid == .fail, failure == nil else { return }
+            failure = Problem(kind: .invalid, field: field, value: value.map { String(decoding: $0.utf8.prefix(200), as: UTF8.self) }, message: message)
         }
         func text(_ field: String, _ value: String, _ limit: Int, multiline: Bool = false) -> String {
             switch policy.text {
@@ -251,5 +252,5 @@ extension SearchableItem {
 
 extension String {
     /// Empty or only whitespace: no identifier or title at all.
-    fileprivate var isBlank: Bool { utf8.allSatisfy { $0 == 0x20 || (0x09...0x0D).contains($0) } }
+    fileprivate var isBlank: Bool { utf8.allSatisfy(isASCIIWhitespace) }
 }

@@ -15,9 +15,10 @@ import TextUtilities
 ///    or id words such as `content`, `article`, `post`, `entry`, `story`; −25 for `nav`,
 ///    `header`, `footer`, `aside`, `form` and words such as `menu`, `sidebar`, `comment`,
 ///    `share`, `related`, `cookie`, `footer`, `breadcrumb`, `promo`, `widget`, `author` (an
-///    author's box and bio), `caption`, `credit`, `copyright`, `toc`. Comments are not boilerplate on a page whose prose is all in
-///    them (a forum thread whose posts are marked as comments); a `teaser` is when it links
-///    or stands among other teasers, and is the article's lead when it stands alone.
+///    author's box and bio), `caption`, `credit`, `copyright`, `toc`. Comments are not
+///    boilerplate on a page whose prose is all in them (a forum thread whose posts are
+///    marked as comments); a `teaser` is when it links or stands among other teasers, and
+///    is the article's lead when it stands alone.
 /// 3. The best node is the content; its siblings join when they score at least a fifth of
 ///    it (and 10), or are prose paragraphs of their own (80 bytes, few links).
 ///    `itemprop=articleBody` with 250 bytes or more of text is taken as the content outright.

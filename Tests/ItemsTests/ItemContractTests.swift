@@ -110,4 +110,12 @@ import Testing
         let good = item { $0.apps = [AppTarget(platform: .ios, appStoreID: "1234567890")] }
         #expect(try good.validated(.pushed, now: now).apps.first?.appStoreID == "1234567890")
     }
+
+    /// A broken value is named in the problem, but only its first 200 bytes: problems are
+    /// shown in answers and reports.
+    @Test func aProblemQuotesTheValueShort() {
+        let bad = item { $0.apps = [AppTarget(platform: .ios, bundleID: String(repeating: "b ", count: 5_000))] }
+        let problem = #expect(throws: SearchableItem.Problem.self) { try bad.validated(.pushed, now: now) }
+        #expect(problem?.field == "apps[0].bundleId" && problem?.value?.utf8.count == 200)
+    }
 }
