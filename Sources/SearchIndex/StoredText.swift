@@ -16,8 +16,10 @@ enum StoredText {
     /// The longest text a stored body may claim: more is damaged data, not a body (bodies
     /// are capped far below this on the way in).
     static let maximumBytes = 1 << 22
-    /// libdeflate's level (1–12): its 6 gives zlib's 9 ratio at several times the speed.
-    static let level: Int32 = 4
+    /// libdeflate's level (1–12). Level 1 compresses 1.75× faster than 4 for a 1 % larger
+    /// body on real pages' text (trafilatura's set: 2.43× against 2.46×), and a crawl
+    /// compresses every page's body on its write path.
+    static let level: Int32 = 1
 
     /// Compresses bodies for one write; one owner, not shared between threads.
     final class Compressor {
