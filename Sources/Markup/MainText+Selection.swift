@@ -43,8 +43,13 @@ extension MainText {
             final[index] = (scores[index] + hint + nodes[index].tag.hintWeight) * (1 - density)
         }
         var content = Set<Int32>()
-        if let body = nodes.indices.first(where: { nodes[$0].hint == .articleBody && textBytes[$0] >= 250 }) {
-            content.insert(Int32(body))
+        // The elements marked as the article's body, with their siblings so marked: some
+        // sites mark each paragraph (`<p itemprop="articleBody">`); cards of other posts each
+        // mark their own excerpt, apart.
+        let bodies = Dictionary(grouping: nodes.indices.filter { nodes[$0].hint == .articleBody }) { nodes[$0].parent }.values
+            .max { $0.reduce(0) { $0 + textBytes[$1] } < $1.reduce(0) { $0 + textBytes[$1] } } ?? []
+        if bodies.reduce(0, { $0 + textBytes[$1] }) >= 250 {
+            content.formUnion(bodies.map { Int32($0) })
         } else if var best = final.indices.max(by: { final[$0] < final[$1] }), final[best] > -.infinity {
             best = widened(best, final: final, nodes: nodes, negative: negative)
             // A node that says it is the content, holding prose, beats a slightly better
@@ -88,11 +93,16 @@ extension MainText {
         // Content that is itself mostly links (a link blog's post, a list of sources) keeps them.
         let contentLinks = content.reduce(0) { $0 + linkBytes[Int($1)] }
         let linkList = contentBytes > 0 && contentLinks * 2 > contentBytes
-        for block in blocks {
-            let inside = isInside(block.node, content, nodes)
+        // Prose the root left out but that comes before the content's end — a landing page's
+        // introduction in another section, a lead set apart from the body — is the page's; what
+        // follows the content is mostly the site's (an author's bio, an "about us" blurb).
+        let inside = blocks.map { isInside($0.node, content, nodes) }
+        let contentEnd = inside.lastIndex(of: true) ?? -1
+        for (position, block) in blocks.enumerated() {
             let verdict: Verdict
-            if !inside {
-                verdict = .outsideContent
+            if !inside[position] {
+                let strayProse = position < contentEnd && block.bytes >= Self.strayProseBytes && block.linkDensity < 0.1 && !negative[Int(block.node)]
+                verdict = strayProse ? .content : .outsideContent
             } else if negative[Int(block.node)] && !isInsideNegativeAbove(content, block.node, negative, nodes)
                 || isInSmallNegativePart(block.node, content, nodes, textBytes: textBytes, contentBytes: contentBytes)
             {
@@ -266,9 +276,14 @@ extension MainText {
         // article's own (HTML's sectioning rules), not the site's.
         var inArticle = [Bool](repeating: false, count: nodes.count)
         let total = textBytes.first ?? 0
-        // Teasers side by side (children of one element) list other pages.
-        var teasersByParent: [Int32: Int] = [:]
-        for node in nodes where node.hint == .teaser { teasersByParent[node.parent, default: 0] += 1 }
+        // Teasers side by side (children of one element) list other pages — unless one holds
+        // most of their text: then they are one article's parts (its date line, headline and
+        // text, each classed `teaser-…`), not a list of like items.
+        var teasersByParent: [Int32: (count: Int, bytes: Int)] = [:]
+        for (index, node) in nodes.enumerated() where node.hint == .teaser {
+            teasersByParent[node.parent, default: (0, 0)].count += 1
+            teasersByParent[node.parent, default: (0, 0)].bytes += textBytes[index]
+        }
         for index in nodes.indices {
             let parent = nodes[index].parent
             let hint = nodes[index].hint
@@ -282,8 +297,9 @@ extension MainText {
             }
             // A teaser that links, or one of a list, is another page's; one alone without
             // links is the article's own lead.
+            let siblings = teasersByParent[parent, default: (0, 0)]
             let listedTeaser = hint == .teaser
-                && (linkBytes[index] * 5 >= textBytes[index] || teasersByParent[parent, default: 0] >= 2)
+                && (linkBytes[index] * 5 >= textBytes[index] || siblings.count >= 2 && textBytes[index] * 2 <= siblings.bytes)
             let own = structural || hint == .landmark && small || hint == .comments && !commentsAreContent && textBytes[index] * 5 < total * 4
                 || listedTeaser
             negative[index] = own || (parent >= 0 && negative[Int(parent)])
@@ -326,6 +342,9 @@ extension MainText {
     }
 
     static let discussionProse = 400
+
+    /// The least a paragraph outside the content root holds to be read as the page's prose.
+    static let strayProseBytes = 150
 
     /// Whether `node` is one of `roots` or below one.
     private static func isInside(_ node: Int32, _ roots: Set<Int32>, _ nodes: [Node]) -> Bool {

@@ -17,11 +17,15 @@ import TextUtilities
 ///    `share`, `related`, `cookie`, `footer`, `breadcrumb`, `promo`, `widget`, `author` (an
 ///    author's box and bio), `caption`, `credit`, `copyright`, `toc`. Comments are not
 ///    boilerplate on a page whose prose is all in them (a forum thread whose posts are
-///    marked as comments); a `teaser` is when it links or stands among other teasers, and
-///    is the article's lead when it stands alone.
+///    marked as comments); a `teaser` is when it links or stands among other teasers (and
+///    holds less than half their text), and is the article's lead when it stands alone.
 /// 3. The best node is the content; its siblings join when they score at least a fifth of
 ///    it (and 10), or are prose paragraphs of their own (80 bytes, few links).
-///    `itemprop=articleBody` with 250 bytes or more of text is taken as the content outright.
+///    Elements marked `itemprop=articleBody` under one parent (one, or each paragraph), with
+///    250 bytes or more of text together, are taken as the content outright.
+///    Prose paragraphs elsewhere (150 bytes, under a tenth links, outside boilerplate) that
+///    come before the content's last block join it: a landing page's sections, a lead set
+///    apart; those after it are mostly the site's (bios, "about us").
 /// 4. Inside the content, a block is dropped when it sits in a node whose hint is negative,
 ///    or when more than half of it is link text (a list of links) — unless the content is
 ///    itself more than half links (a link blog's post: its links are its text); headings stay.

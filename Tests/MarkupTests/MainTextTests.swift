@@ -96,6 +96,56 @@ import WebURL
         #expect(!page.bodyText.contains("Sport results"), "a linking teaser: \(page.bodyText)")
     }
 
+    /// An article whose parts are each classed as a teaser (its date line, headline and
+    /// text, as one CMS prints them) is not a list of teasers: the part holding most of
+    /// their text is the article.
+    @Test func anArticleWhosePartsAreClassedTeaserIsKept() {
+        let text = String(repeating: "The school may build its new wing after the council approved the plan on Tuesday evening. ", count: 8)
+        let list = (1...3).map { "<div class=\"entry\"><p>Older news \($0) from the council, with a short summary of what was decided.</p><a href=\"/n\($0)\">more</a></div>" }
+            .joined()
+        let page = Self.extract("""
+            <html><body><nav><a href="/">Home</a></nav><div class="news-list">\(list)</div><div class="row"><div class="blog_teaser_firstline">22.05.2014</div>\
+            <div class="blog_teaser_headline">New wing for the school</div><div class="blog_teaser_text" id="detail"><p>\(text)</p></div>\
+            <div class="blog_teaser_text right">Created 22.05.2014</div></div><footer>Imprint</footer></body></html>
+            """)
+        #expect(page.bodyText.contains("new wing after the council approved"), "\(page.bodyText)")
+    }
+
+    /// Prose the chosen root leaves out but that comes before the content's end (a landing
+    /// page's introduction in a section of its own) is the page's; prose after the content
+    /// (an author's bio) is not.
+    @Test func proseBeforeTheContentInAnotherSectionIsKeptAndABioAfterItIsNot() {
+        let intro = "Welcome! I am a lawyer for information technology law, and I advise start-ups and small firms on contracts, data protection and licences, in person in the city or by video call."
+        let quotes = (1...8).map { "<blockquote><p>Thank you for the quick, friendly and competent help with our contract, number \($0), and for explaining, clearly and patiently, what each clause means for us.</p><p>A client, 2016</p></blockquote>" }
+            .joined()
+        let bio = "Jane Doe has written about law and technology for twenty years, and she lives with her family by the sea in the north."
+        let page = Self.extract("""
+            <html><body><header><a href="/">Home</a></header><div class="jumbotron"><div class="col"><h1>Welcome</h1><p>\(intro)</p></div></div>\
+            <div class="section"><h2>What clients say</h2><div class="quotes">\(quotes)</div></div><div class="col"><p>\(bio)</p></div>\
+            <footer>Imprint</footer></body></html>
+            """)
+        #expect(page.bodyText.contains("Thank you for the quick"), "\(page.bodyText)")
+        #expect(page.bodyText.contains("I advise start-ups"), "the introduction: \(page.bodyText)")
+        #expect(!page.bodyText.contains("Jane Doe has written"), "the bio after the content: \(page.bodyText)")
+    }
+
+    /// A site that marks each paragraph as the article's body keeps them all; the excerpts of
+    /// other posts' cards, each marked apart, are not the article.
+    @Test func everyParagraphMarkedAsTheBodyIsKept() {
+        let paragraphs = ["The dance company opens its season with a piece", "Rain falls on the stage for seventy-five minutes",
+                          "Memories of the dancers shaped the choreography"].map { opening in
+            "<p itemprop=\"articleBody\">\(opening), and \(String(repeating: "the audience follows every movement, from the first step to the last bow, ", count: 4))</p>"
+        }.joined()
+        let cards = (1...3).map {
+            "<div class=\"card\"><h3>Other story \($0)</h3><div itemprop=\"articleBody\">A short excerpt of another story, number \($0), with a few words more.</div></div>"
+        }.joined()
+        let page = Self.extract("<html><body><nav><a href=\"/\">Home</a></nav><main><h1>Rain</h1>\(paragraphs)</main><aside>\(cards)</aside></body></html>")
+        for opening in ["The dance company opens", "Rain falls on the stage", "Memories of the dancers"] {
+            #expect(page.bodyText.contains(opening), "\(opening): \(page.bodyText)")
+        }
+        #expect(!page.bodyText.contains("A short excerpt"), "\(page.bodyText)")
+    }
+
     /// A picture's caption or credit and a table of contents, marked by their classes, are
     /// not the article's text.
     @Test func captionsCreditsAndTablesOfContentsMarkedByClassAreLeftOut() {
