@@ -99,7 +99,12 @@ struct HintWords: Sendable {
     }
 
     /// `label`, packed as ``wholeWords`` are.
-    private static let label: UInt64 = Array("label".utf8).reduce(0) { $0 << 8 | UInt64($1) }
+    private static let label = packed("label")
+    private static let hidden = packed("hidden")
+    /// The words after `hidden-` that name a screen size or medium rather than hiding.
+    private static let screens: Set<UInt64> = Set(["xs", "sm", "md", "lg", "xl", "xxl", "print", "phone", "tablet", "desktop", "mobile"].map(packed))
+
+    private static func packed(_ word: String) -> UInt64 { word.utf8.reduce(0) { $0 << 8 | UInt64($1) } }
 
     /// Adds to `found` what the NUL-terminated `value` says, reading at most `budget` bytes
     /// (and taking them off it).
@@ -114,6 +119,9 @@ struct HintWords: Sendable {
                     // is about a label (Drupal prints `field--label-hidden` on nearly every
                     // field, its text shown and its label not).
                     var previous: UInt64 = 0
+                    // A `hidden-` waiting for the word after it: `hidden-xs`, `hidden-phone`,
+                    // `hidden-print` (Bootstrap's) hide on some screens or on paper only.
+                    var hiddenBefore = false
                     var index = 0
                     while budget > 0 {
                         let byte = value[index]
@@ -124,7 +132,13 @@ struct HintWords: Sendable {
                             word = word << 8 | UInt64(byte | 0x20)
                             wordLength &+= 1
                         } else {
-                            if wordLength >= 2, wordLength <= 8, previous != Self.label, wholeWords.contains(word) { found.insert(.negative) }
+                            if hiddenBefore, wordLength > 0 {
+                                hiddenBefore = false
+                                if !Self.screens.contains(word) { found.insert(.negative) }
+                            }
+                            if wordLength >= 2, wordLength <= 8, previous != Self.label, wholeWords.contains(word) {
+                                if word == Self.hidden, symbol == 26 { hiddenBefore = true } else { found.insert(.negative) }
+                            }
                             previous = symbol == 26 && wordLength > 0 ? word : (symbol == 26 ? previous : 0)
                             word = 0
                             wordLength = 0
@@ -133,6 +147,7 @@ struct HintWords: Sendable {
                         index &+= 1
                         budget &-= 1
                     }
+                    if hiddenBefore && (wordLength == 0 || !Self.screens.contains(word)) { found.insert(.negative) }
                     if wordLength >= 2, wordLength <= 8, previous != Self.label, wholeWords.contains(word) { found.insert(.negative) }
                 }
             }

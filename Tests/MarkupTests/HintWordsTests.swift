@@ -52,6 +52,17 @@ import Testing
         #expect(Self.scan("hidden", with: .shared) == .negative)
     }
 
+    /// `hidden-xs`, `hidden-phone`, `hidden-print` hide an element on some screens or on
+    /// paper only: it is shown, and its text is the page's.
+    @Test func hiddenOnSomeScreensIsNotHidden() {
+        for value in ["recipe-tab-sec hidden-xs", "hidden-phone blog_kasten", "box hidden-print", "hidden-sm hidden-md"] {
+            #expect(Self.scan(value, with: .shared) == [], "\(value)")
+        }
+        for value in ["hidden", "is-hidden", "hidden-block", "hidden-", "hidden-xs nav", "hidden hidden-xs"] {
+            #expect(Self.scan(value, with: .shared) == .negative, "\(value)")
+        }
+    }
+
     @Test func agreesWithTheRuleOnRandomValues() {
         let pieces = ["menu", "men", "side", "bar", "-", " ", "_", "nav", "ad", "a", "d", "header", "head", "er", "you", "-may-", "also",
                       "art", "icle", "con", "tent", "disq", "us", "Comment", "SHARE", "shar", "ing", "x", "9", "é", "post", "body",
