@@ -61,6 +61,16 @@ enum FuzzTarget: String, CaseIterable {
             var merge = ResultMerge()
             for shard in 0..<3 { _ = merge.add(value, shard: shard, keep: 60, now: Date(timeIntervalSince1970: 1_800_000_000)) }
             for result in merge.page(offset: 10, limit: 20).results { _ = JSONWriter.bytes(result.json) }
+            // A long request's feedback rounds: first answers, readings, the words chosen.
+            let lists = [value["firstStage"], value].compactMap { $0.flatMap(ShardFeedback.firstStage) }
+            let first = RelevanceFeedback.FirstAnswer(lists.enumerated().map { (shard: $0.offset, candidates: $0.element) })
+            if let read = ShardFeedback.readings(value) {
+                let ordered = first.ordered(read.readings + read.readings)
+                _ = RelevanceFeedback.candidates(of: read.readings, excluding: read.excluded)
+                _ = RelevanceFeedback.expansion(of: ordered.isEmpty ? read.readings : ordered, excluding: read.excluded,
+                                                frequency: { $0.count }, documentCount: 1000)
+            }
+            _ = try? ShardFeedback.feedback(value)
         case .postings:
             // The first byte: the blocks the dictionary claims; the rest: the term's bytes.
             guard let blocks = bytes.first else { return }

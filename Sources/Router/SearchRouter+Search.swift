@@ -8,7 +8,9 @@ import SearchIndex
 import ServiceAPI
 
 extension SearchRouter {
-    /// Both rounds of a routed search, then the merge (``ResultMerge``).
+    /// The rounds of a routed search — statistics, search, and for a long request the
+    /// feedback rounds (``feedback(_:statistics:firstStage:map:keep:)``) — then the merge
+    /// (``ResultMerge``).
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         guard searchesInFlight.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maximumSearchesInFlight else {
@@ -27,7 +29,7 @@ extension SearchRouter {
         // Round one: what the query reads from each shard.
         var missing = Set(map.missing)
         var parts: [CorpusStatistics] = []
-        for (shard, read) in post(APIPath.shardStatistics, ShardSearchBody.json(for: search), map, read: { _, json in try? CorpusStatistics(json: json) }).enumerated()
+        for (shard, read) in post(APIPath.shardStatistics, [ShardSearchBody.json(for: search)], map, read: { _, json in try? CorpusStatistics(json: json) }).enumerated()
         where !missing.contains(shard) {
             switch read {
             case .value(let statistics): parts.append(statistics)
@@ -42,16 +44,30 @@ extension SearchRouter {
         var merge = ResultMerge()
         let keep = ResultOrder.candidates(offset: search.offset, limit: search.limit)
         let now = search.now
-        let reads = post(APIPath.shardSearch, ShardSearchBody.json(for: search, statistics: CorpusStatistics.merged(parts)), map) { shard, json -> ResultMerge? in
+        let statistics = CorpusStatistics.merged(parts)
+        var asked = search
+        // A long request's shards also report their first answers (they say when feedback applies).
+        if search.sort == .relevance, !search.typing { asked.feedback = .firstStage }
+        let reads = post(APIPath.shardSearch, [ShardSearchBody.json(for: asked, statistics: statistics)], map) { shard, json -> ShardAnswer? in
             var part = ResultMerge()
-            return part.add(json, shard: shard, keep: keep, now: now) ? part : nil
+            guard part.add(json, shard: shard, keep: keep, now: now) else { return nil }
+            guard let list = json["firstStage"] else { return ShardAnswer(merge: part, firstStage: nil) }
+            return ShardFeedback.firstStage(list).map { ShardAnswer(merge: part, firstStage: $0) }
         }
+        var firstStage: [(shard: Int, candidates: [SearchResponse.FirstStage])] = []
         for (shard, read) in reads.enumerated() where !missing.contains(shard) {
             switch read {
-            case .value(let part): merge.absorb(part)
+            case .value(let part):
+                merge.absorb(part.merge)
+                if let list = part.firstStage { firstStage.append((shard, list)) }
             case .refusal(let refusal): return refusal
             case nil: missing.insert(shard)
             }
+        }
+        let facetParts = merge.facets
+        if !firstStage.isEmpty, let refined = feedback(search, statistics: statistics, firstStage: firstStage, map: map.without(missing), keep: keep) {
+            merge = refined
+            count(\.feedbackSearches)
         }
         guard missing.count < map.count else {
             count(\.failed)
@@ -60,7 +76,7 @@ extension SearchRouter {
         count(\.searches)
         if !missing.isEmpty { count(\.partial) }
         let page = merge.page(offset: search.offset, limit: search.limit, sort: search.sort)
-        let facets = search.facets.isEmpty ? nil : FacetCounts.merged(merge.facets)
+        let facets = search.facets.isEmpty ? nil : FacetCounts.merged(facetParts)
         var object = JSONObject([
             ("query", .string(search.text)), ("offset", JSONValue(search.offset)), ("estimatedTotalHits", JSONValue(merge.total)),
             ("totalHitsExact", .bool(merge.totalIsExact && missing.isEmpty)),
@@ -80,11 +96,11 @@ extension SearchRouter {
     /// Sends one round to every shard of `map`, each answer parsed and `read` (its shard, its
     /// JSON) as it arrives, within the round's byte budget; a shard's refusal of the query is
     /// kept (``refusal(_:)``), and nil stands for a shard that is missing.
-    private func post<Value: Sendable>(
-        _ path: String, _ body: JSONObject, _ map: ShardMap, read: @escaping @Sendable (Int, JSONValue) -> Value?
+    func post<Value: Sendable>(
+        _ path: String, _ bodies: [JSONObject], _ map: ShardMap, read: @escaping @Sendable (Int, JSONValue) -> Value?
     ) -> [ShardRead<Value>?] {
         fanOut.post(
-            path, bodies: [JSONWriter.bytes(.object(body))], map: map, hedgeAfter: configuration.hedgeAfter, timeout: configuration.timeout,
+            path, bodies: bodies.map { JSONWriter.bytes(.object($0)) }, map: map, hedgeAfter: configuration.hedgeAfter, timeout: configuration.timeout,
             budget: configuration.maximumSearchBytes
         ) { shard, answer -> ShardRead<Value>? in
             guard answer.status == 200 else { return Self.refusal(answer).map(ShardRead.refusal) }
@@ -92,7 +108,7 @@ extension SearchRouter {
         }
     }
 
-    private func count(_ counter: WritableKeyPath<Counters, Int>) {
+    func count(_ counter: WritableKeyPath<Counters, Int>) {
         counters.withLock { $0[keyPath: counter] += 1 }
     }
 
@@ -109,6 +125,12 @@ extension SearchRouter {
         else { return nil }
         return APIError(answer.status, code, String(message.utf8.prefix(1024)) ?? code).response
     }
+}
+
+/// A shard's search answer as read: its results, and its first answer when it reports one.
+struct ShardAnswer: Sendable {
+    var merge: ResultMerge
+    var firstStage: [SearchResponse.FirstStage]?
 }
 
 /// A shard's answer as read: what its reader made of it, or its refusal of the query.

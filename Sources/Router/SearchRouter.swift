@@ -68,6 +68,10 @@ public final class SearchRouter: Sendable {
         var partial = 0
         var failed = 0
         var directoryErrors = 0
+        /// Long requests answered with relevance feedback over the shards, and those a
+        /// feedback round lost a shard in (answered without feedback).
+        var feedbackSearches = 0
+        var feedbackLost = 0
     }
 
     /// - Parameter salt: the store's secret salt (``KeyStore/deviceSalt()``): answers carry
@@ -209,6 +213,8 @@ public final class SearchRouter: Sendable {
             "# TYPE searchlight_router_hedges_total counter", "searchlight_router_hedges_total \(fanOut.hedges.load(ordering: .relaxed))",
             "# TYPE searchlight_router_failovers_total counter", "searchlight_router_failovers_total \(fanOut.failovers.load(ordering: .relaxed))",
             "# TYPE searchlight_router_directory_errors_total counter", "searchlight_router_directory_errors_total \(counts.directoryErrors)",
+            "# TYPE searchlight_router_feedback_searches_total counter", "searchlight_router_feedback_searches_total \(counts.feedbackSearches)",
+            "# TYPE searchlight_router_feedback_lost_total counter", "searchlight_router_feedback_lost_total \(counts.feedbackLost)",
             "# TYPE searchlight_router_live_replicas gauge",
         ]
         for (shard, replicas) in map.replicas.enumerated() { lines.append("searchlight_router_live_replicas{shard=\"\(shard)\"} \(replicas.count)") }

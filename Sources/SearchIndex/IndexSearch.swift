@@ -58,6 +58,7 @@ struct IndexSearch {
                                       processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
                                       dependencies: Self.dependencies(query, selection.plan, selection.read, typing: request.typing))
         response.facets = selection.facets
+        response.firstStage = selection.firstStage
         return response
     }
 
@@ -71,6 +72,7 @@ struct IndexSearch {
         var facets: FacetCounts?
         var plan: QueryPlan
         var read: [Int64]
+        var firstStage: [SearchResponse.FirstStage]?
     }
 
     /// The best matches, ranked (``ResultOrder``), or for a distance order whose circle holds
@@ -81,13 +83,20 @@ struct IndexSearch {
         let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
         let now = request.now.timeIntervalSince1970
         // A long request's first answer, its best ``RelevanceFeedback/depth`` documents, is
-        // scored again with the words its best few share. Not on a shard: the words would
-        // come from its own documents, not the whole index's.
-        let feedbackApplies = request.statistics == nil && !request.typing && request.sort == .relevance
-            && plan.distinctTerms >= RelevanceFeedback.minimumTerms
+        // scored again with the words its best few share. A shard does not choose them: they
+        // would come from its own documents, not the whole index's.
+        let feedbackFits = !request.typing && request.sort == .relevance && plan.distinctTerms >= RelevanceFeedback.minimumTerms
+        let feedbackApplies = feedbackFits && request.statistics == nil
+        // On a shard, a router's rounds (``RoutedFeedback``) run feedback over every shard.
+        let routed = feedbackFits && request.statistics != nil ? request.feedback : nil
         // Facets count the best ``Facet/candidates`` matches; the page is the first k of them,
         // as a search without facets finds it (the order is total).
-        let searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
+        let searched: Int
+        switch routed {
+        case .rescore(_, let depth)?: searched = depth
+        case .firstStage?: searched = max(k, RelevanceFeedback.depth)
+        case nil: searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
+        }
         let depth = request.facets.isEmpty && request.sort == .relevance ? searched : max(searched, Facet.candidates)
         var candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
         var facets: FacetCounts?
@@ -96,6 +105,19 @@ struct IndexSearch {
             read = candidates.map(\.rowid)
             facets = try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < depth, file: identity, connection: connection)
             if request.sort == .relevance { candidates = Array(candidates.prefix(searched)) }
+        }
+        var firstStage: [SearchResponse.FirstStage]?
+        switch routed {
+        case .firstStage?:
+            firstStage = candidates.prefix(RelevanceFeedback.depth).map { SearchResponse.FirstStage(score: $0.score, key: $0.key) }
+            candidates = Array(candidates.prefix(k))
+        case .rescore(let terms, _)?:
+            if !terms.isEmpty {
+                plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: terms)
+            }
+            candidates = try segments.rescored(candidates, by: plan.query, k: k)
+        case nil:
+            break
         }
         if feedbackApplies {
             let best = Array(candidates.prefix(RelevanceFeedback.documents))
@@ -122,7 +144,7 @@ struct IndexSearch {
         // Fewer candidates than asked for: the search saw every match, so the count is exact.
         return Selection(page: order.map { ranked[$0] }, total: ranked.count,
                          totalIsExact: candidates.count < (request.sort == .distance ? depth : k), facets: facets, plan: plan,
-                         read: read + candidates.map(\.rowid))
+                         read: read + candidates.map(\.rowid), firstStage: firstStage)
     }
 
     /// The places within `circle` that pass the filter's other parts (their rows kept as any
@@ -200,54 +222,59 @@ struct IndexSearch {
                          read: ordered.map(\.rowid))
     }
 
-    /// ``RelevanceFeedback``'s words for the documents of a first answer, read as the index
-    /// analysed them, each word counted under its stem (so `matrix` and `matrices` are one
-    /// word, spelled as its most frequent form) and words of the request's own classes left
-    /// out. Tokens are told apart by their 64-bit hash (``WordHash``) and each distinct word
-    /// of a document is stemmed once: a token costs one hash and one lookup, not an array.
+    /// ``RelevanceFeedback``'s words for the documents of a first answer.
     private func feedback(_ first: [TopK.Entry], query: SearchQuery, plan: QueryPlan, segments: SegmentSearcher) throws -> [RelevanceFeedback.Term] {
+        RelevanceFeedback.expansion(of: try readings(first, segments: segments), excluding: excluded(query, plan: plan),
+                                    frequency: segments.frequency, documentCount: segments.documents)
+    }
+
+    /// The documents of a first answer read as the index analysed them, each distinct word
+    /// with its stem class (so `matrix` and `matrices` count as one word): tokens are told
+    /// apart by their 64-bit hash (``WordHash``) and each distinct word of a document is
+    /// stemmed once, so a token costs one hash and one lookup, not an array.
+    func readings(_ entries: [TopK.Entry], segments: SegmentSearcher) throws -> [RelevanceFeedback.Reading] {
         let fallback = tokenizer.stemmers.language(nil)
-        func key(_ word: [UInt8], _ language: Stemmers.Language?) -> [UInt8] {
-            language.flatMap { tokenizer.markedStem(of: word, $0) }.map { Array($0.dropFirst()) } ?? word
-        }
-        var words: [[UInt8]] = []
-        var index: [UInt64: Int] = [:]
-        var documents: [RelevanceFeedback.Document] = []
-        var spellings: [[UInt8]: [[UInt8]: Double]] = [:]
-        for entry in first {
+        var readings: [RelevanceFeedback.Reading] = []
+        for entry in entries {
             guard let text = try segments.analysedText(of: entry.rowid) else { continue }
             let language = tokenizer.stemmers.language(text.language) ?? fallback
-            var counts: [Int: Double] = [:]
+            var words: [[UInt8]] = []
+            var index: [UInt64: Int] = [:]
+            var counts: [Double] = []
             var length = 0.0
             for (column, value) in text.columns.enumerated() {
                 let weight = Double(BM25.columnWeights[column])
                 tokenizer.tokenize(value, mode: .document) { token, colocated, _, _ in
                     guard !colocated else { return }
                     let hash = WordHash.hash(token)
-                    let found = index[hash] ?? {
+                    if let found = index[hash] {
+                        counts[found] += weight
+                    } else {
+                        index[hash] = words.count
                         words.append(Array(token))
-                        index[hash] = words.count - 1
-                        return words.count - 1
-                    }()
-                    counts[found, default: 0] += weight
+                        counts.append(weight)
+                    }
                     length += weight
                 }
             }
-            var document = RelevanceFeedback.Document(score: entry.score, counts: [:], length: length)
-            for (word, count) in counts {
-                let stem = key(words[word], language)
-                document.counts[stem, default: 0] += count
-                spellings[stem, default: [:]][words[word], default: 0] += count
+            let read = zip(words, counts).map { word, count in
+                RelevanceFeedback.Reading.Word(form: word, stemClass: stemClass(word, language), count: count)
             }
-            documents.append(document)
+            readings.append(RelevanceFeedback.Reading(score: entry.score, key: entry.key, length: length, words: read))
         }
+        return readings
+    }
+
+    /// A word's class for feedback: its stem without the marker, or the word itself.
+    private func stemClass(_ word: [UInt8], _ language: Stemmers.Language?) -> [UInt8] {
+        language.flatMap { tokenizer.markedStem(of: word, $0) }.map { Array($0.dropFirst()) } ?? word
+    }
+
+    /// The request's own stem classes, which feedback does not add again.
+    func excluded(_ query: SearchQuery, plan: QueryPlan) -> Set<[UInt8]> {
         var excluded = Set(plan.highlighted.map { $0.first == SearchTokenizer.Session.stemMarker ? Array($0.dropFirst()) : $0 })
-        for token in query.tokens.joined() { excluded.insert(key(Array(token.utf8), fallback)) }
-        let spelled = spellings.mapValues { forms in
-            forms.max { $0.value != $1.value ? $0.value < $1.value : $1.key.lexicographicallyPrecedes($0.key) }?.key ?? []
-        }
-        return RelevanceFeedback.expansion(documents, spellings: spelled, excluding: excluded, frequency: segments.frequency,
-                                           documentCount: segments.documents)
+        for token in query.tokens.joined() { excluded.insert(stemClass(Array(token.utf8), tokenizer.stemmers.language(nil))) }
+        return excluded
     }
 
     /// What the answer read: every candidate (and the documents feedback read), every term
@@ -267,13 +294,16 @@ struct IndexSearch {
 
     /// What the request's plan and scores read from this index: the first round of a
     /// search over shards (``CorpusStatistics``).
-    func statistics(_ request: SearchRequest) throws -> CorpusStatistics {
+    func statistics(_ request: SearchRequest, words: [[UInt8]] = []) throws -> CorpusStatistics {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let recorder = StatisticsRecorder()
         var segments = self.segments
         segments.recorder = recorder
         let languages = try IndexWriter.languages(connection)
-        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
+        // Words a router's feedback may add (``RelevanceFeedback/candidates(of:excluding:)``),
+        // planned as added words so that every form their clauses read is counted.
+        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages,
+                             expansion: words.map { RelevanceFeedback.Term(token: $0, weight: 1) })
         for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { _ = segments.frequency(token) } }
         var statistics = CorpusStatistics()
         statistics.documents = segments.documents
@@ -283,6 +313,20 @@ struct IndexSearch {
         statistics.completions = recorder.completions
         statistics.spellings = recorder.spellings
         return statistics
+    }
+
+    /// The readings of this index's best `count` first-stage candidates for `request`
+    /// (ranked with the request's statistics) and the request's own stem classes: the part
+    /// of a router's feedback documents this shard holds.
+    func feedbackReadings(_ request: SearchRequest, count: Int) throws -> (readings: [RelevanceFeedback.Reading], excluded: Set<[UInt8]>) {
+        let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
+        let segments = request.statistics.map(self.segments.using) ?? self.segments
+        let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
+        let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages)
+        let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
+        let best = try segments.top(plan.query, k: max(1, count), now: request.now.timeIntervalSince1970, exhaustive: exhaustive,
+                                    rows: CandidateRows(connection: connection), allowed: allowed)
+        return (try readings(Array(best.prefix(count)), segments: segments), excluded(query, plan: plan))
     }
 
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.

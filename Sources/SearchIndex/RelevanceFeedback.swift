@@ -7,22 +7,22 @@ import Items
 /// A request of a sentence or a paragraph names its subject in its own words; the documents
 /// that answer it often use others ("sensitivity of eigenvalues" and "perturbation").
 /// Applies only from ``minimumTerms`` distinct terms on — where the coordination bonus of
-/// short queries has faded to nothing — so short searches keep their behaviour and speed,
-/// and a router's shards, which cannot read the whole index's first answer, answer every
-/// request of up to 6 words as one index does (measured: from 4 or 5 words on, Cranfield's
-/// nine short requests gain, the collections' nDCG@10 by 0.002; BENCHMARKS.md).
+/// short queries has faded to nothing — so short searches keep their behaviour and speed
+/// (measured: from 4 or 5 words on, Cranfield's nine short requests gain and CACM loses,
+/// 0.002 and 0.001 nDCG@10; BENCHMARKS.md). A router runs it over its shards as one index
+/// does (``RoutedFeedback``, ``FirstAnswer``): the same added words at the same weights.
 /// Pure: the caller reads and analyses the documents (``IndexSearch``).
-enum RelevanceFeedback {
+public enum RelevanceFeedback {
     /// Distinct query terms from which a request's answer is scored again.
     static let minimumTerms = 2 * QueryPlan.bonusTerms + 1
     /// The first answer's documents read (Anserini's `fbDocs`).
-    static let documents = 10
+    public static let documents = 10
     /// The first answer's documents the added words rerank: the second stage scores these
     /// again rather than searching the whole index with the added words (which cost long
     /// requests four times their first search at 1,000,000 items, BENCHMARKS.md).
-    static let depth = 200
+    public static let depth = 200
     /// Words added at most (Anserini's `fbTerms`; 5 costs CACM 0.004 nDCG@10, 20 gains nothing).
-    static let terms = 10
+    public static let terms = 10
     /// The weight of the best added word; the others in proportion to their share of the
     /// relevance model (Anserini's original-query weight of 0.5: the request and the model
     /// count alike).
@@ -34,9 +34,74 @@ enum RelevanceFeedback {
     static let minimumWordBytes = 3
 
     /// An added word and its weight.
-    struct Term: Equatable {
-        var token: [UInt8]
-        var weight: Double
+    public struct Term: Sendable, Equatable {
+        public var token: [UInt8]
+        public var weight: Double
+
+        public init(token: [UInt8], weight: Double) {
+            self.token = token
+            self.weight = weight
+        }
+    }
+
+    /// One document of a first answer as feedback reads it: its first-stage score and order
+    /// key, its length (each column's tokens at their BM25 weight) and each distinct word
+    /// form it holds with its stem class and weighted count. What a shard sends a router
+    /// for the documents of the whole index's best ``documents`` that it holds.
+    public struct Reading: Sendable, Equatable {
+        public struct Word: Sendable, Equatable {
+            public var form: [UInt8]
+            public var stemClass: [UInt8]
+            public var count: Double
+
+            public init(form: [UInt8], stemClass: [UInt8], count: Double) {
+                self.form = form
+                self.stemClass = stemClass
+                self.count = count
+            }
+        }
+
+        public var score: Double
+        public var key: UInt64
+        public var length: Double
+        public var words: [Word]
+
+        public init(score: Double, key: UInt64, length: Double, words: [Word]) {
+            self.score = score
+            self.key = key
+            self.length = length
+            self.words = words
+        }
+    }
+
+    /// The added words for the readings of a first answer's best documents, in its order,
+    /// `excluded` the request's own stem classes: each class counted over its forms and
+    /// spelled as its most frequent form (ties by byte order). One index and a router run
+    /// this same function on the same readings, so both add the same words at the same
+    /// weights. Counts are sums of whole column weights, exact in any order.
+    public static func expansion(of readings: [Reading], excluding excluded: Set<[UInt8]>, frequency: ([UInt8]) -> Int, documentCount: Int) -> [Term] {
+        var spellings: [[UInt8]: [[UInt8]: Double]] = [:]
+        let documents = readings.map { reading in
+            var document = Document(score: reading.score, counts: [:], length: reading.length)
+            for word in reading.words {
+                document.counts[word.stemClass, default: 0] += word.count
+                spellings[word.stemClass, default: [:]][word.form, default: 0] += word.count
+            }
+            return document
+        }
+        let spelled = spellings.mapValues { forms in
+            forms.max { $0.value != $1.value ? $0.value < $1.value : $1.key.lexicographicallyPrecedes($0.key) }?.key ?? []
+        }
+        return expansion(documents, spellings: spelled, excluding: excluded, frequency: frequency, documentCount: documentCount)
+    }
+
+    /// The words whose document frequency ``expansion(of:excluding:frequency:documentCount:)``
+    /// may read for these readings, in the order it would read them: a router asks every
+    /// shard for their counts before it chooses.
+    public static func candidates(of readings: [Reading], excluding excluded: Set<[UInt8]>) -> [[UInt8]] {
+        var asked: [[UInt8]] = []
+        _ = expansion(of: readings, excluding: excluded, frequency: { asked.append($0); return .max }, documentCount: 0)
+        return asked
     }
 
     /// One document of the first answer: its score, and its words' weighted counts (each
@@ -71,7 +136,7 @@ enum RelevanceFeedback {
         var chosen: [Term] = []
         for (word, probability) in ranked where chosen.count < terms {
             let spelled = spellings[word] ?? word
-            guard 2 * frequency(spelled) <= documentCount else { continue }
+            guard frequency(spelled) <= documentCount / 2 else { continue }
             chosen.append(Term(token: spelled, weight: probability))
         }
         guard let best = chosen.first?.weight, best > 0 else { return [] }
@@ -81,5 +146,39 @@ enum RelevanceFeedback {
     /// Long enough, and not a digit string.
     static func isWord(_ token: [UInt8]) -> Bool {
         token.count >= minimumWordBytes && !token.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+}
+
+extension RelevanceFeedback {
+    /// The whole index's first answer to a long request, from its shards' best first-stage
+    /// candidates (``RoutedFeedback/firstStage``) merged in the order one index keeps them
+    /// (score, then order key): how many of its best ``depth`` and best ``documents`` each
+    /// shard holds, and those documents' readings in that order. Pure: what a router runs.
+    public struct FirstAnswer: Sendable {
+        /// The best ``depth`` candidates, best first, each with the shard that holds it.
+        public let best: [(candidate: SearchResponse.FirstStage, shard: Int)]
+
+        public init(_ lists: [(shard: Int, candidates: [SearchResponse.FirstStage])]) {
+            let all = lists.flatMap { list in list.candidates.prefix(RelevanceFeedback.depth).map { (candidate: $0, shard: list.shard) } }
+            best = Array(all.sorted { a, b in
+                if a.candidate.score != b.candidate.score { return a.candidate.score > b.candidate.score }
+                if a.candidate.key != b.candidate.key { return a.candidate.key < b.candidate.key }
+                return a.shard < b.shard
+            }.prefix(RelevanceFeedback.depth))
+        }
+
+        /// How many of the best `count` the shard holds.
+        public func share(of shard: Int, in count: Int) -> Int {
+            best.prefix(count).filter { $0.shard == shard }.count
+        }
+
+        /// The readings of the best ``documents``, in the first answer's order; a document
+        /// no shard read (its item gone between rounds) is left out, as one index leaves out
+        /// a document it cannot read.
+        public func ordered(_ readings: [Reading]) -> [Reading] {
+            var byKey: [UInt64: Reading] = [:]
+            for reading in readings where byKey[reading.key] == nil { byKey[reading.key] = reading }
+            return best.prefix(RelevanceFeedback.documents).compactMap { byKey[$0.candidate.key] }
+        }
     }
 }

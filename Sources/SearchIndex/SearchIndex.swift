@@ -202,11 +202,26 @@ public final class SearchIndex: Sendable {
     /// What a search for `request` reads from this index — its document and token counts
     /// and the document frequencies of the terms its plan looks up — for a router that
     /// adds every shard's up and searches each with the sum (``SearchRequest/statistics``).
-    public func statistics(for request: SearchRequest) throws(SearchIndexError) -> CorpusStatistics {
+    public func statistics(for request: SearchRequest, words: [[UInt8]] = []) throws(SearchIndexError) -> CorpusStatistics {
         try request.validate()
         return try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
-                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).statistics(request)
+                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).statistics(request, words: words)
+            }
+        }
+    }
+
+    /// For a router's relevance feedback: how this index reads its best `count` first-stage
+    /// candidates for `request` (ranked with `request.statistics`), and the request's own
+    /// stem classes (``RelevanceFeedback/expansion(of:excluding:frequency:documentCount:)``).
+    public func feedbackReadings(for request: SearchRequest, count: Int) throws(SearchIndexError)
+        -> (readings: [RelevanceFeedback.Reading], excluded: Set<[UInt8]>)
+    {
+        try request.validate()
+        guard (1...RelevanceFeedback.documents).contains(count) else { throw .invalidQuery("feedback documents must be from 1 to \(RelevanceFeedback.documents)") }
+        return try withConnectionAndTokenizer { connection, tokenizer in
+            try connection.transaction("DEFERRED") {
+                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).feedbackReadings(request, count: count)
             }
         }
     }

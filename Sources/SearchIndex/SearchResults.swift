@@ -26,6 +26,8 @@ public struct SearchRequest: Sendable {
     /// `limit` long needs (``ResultOrder/candidates(offset:limit:)``), in first-stage order,
     /// each with its final score and relevance, for the router to order with every shard's.
     public var firstStageOrder = false
+    /// A router's rounds of relevance feedback over shards; nil for any other search.
+    public var feedback: RoutedFeedback?
     /// Only items that pass this (``SearchFilter``).
     public var filter = SearchFilter()
     /// Facets to count over the matches (``FacetCounts``).
@@ -73,6 +75,27 @@ public struct SearchRequest: Sendable {
         try filter.validate()
         if sort == .distance, filter.near == nil { throw .invalidQuery("sort=distance needs near=latitude,longitude") }
         if let apps = filter.openedBy, apps.count > Limits.installedApps { throw .invalidQuery("at most \(Limits.installedApps) installed apps") }
+    }
+}
+
+/// What a shard does for a router's relevance feedback (``RelevanceFeedback``): a long
+/// request's first answer is the whole index's, so the router runs feedback across the
+/// shards' answers — their best first-stage candidates, the readings of the best few, the
+/// added words' statistics — and asks each shard to score its part of the first answer again.
+public enum RoutedFeedback: Sendable, Equatable {
+    /// Answer as usual, and report the best ``RelevanceFeedback/depth`` first-stage
+    /// candidates when feedback applies to the request (``SearchResponse/firstStage``).
+    case firstStage
+    /// The best `depth` first-stage candidates scored again with the added words: this
+    /// shard's share of the whole index's first answer.
+    case rescore(terms: [RelevanceFeedback.Term], depth: Int)
+
+    /// What a rescoring round may carry.
+    public static func validate(terms: [RelevanceFeedback.Term], depth: Int) throws(SearchIndexError) {
+        guard (1...RelevanceFeedback.depth).contains(depth) else { throw .invalidQuery("feedback depth must be from 1 to \(RelevanceFeedback.depth)") }
+        guard terms.count <= RelevanceFeedback.terms,
+            terms.allSatisfy({ !$0.token.isEmpty && $0.token.count <= CorpusStatistics.Limits.termBytes && $0.weight > 0 && $0.weight <= 1 })
+        else { throw .invalidQuery("feedback terms: at most \(RelevanceFeedback.terms), each 1 to \(CorpusStatistics.Limits.termBytes) bytes, weight in (0, 1]") }
     }
 }
 
@@ -136,6 +159,20 @@ public struct SearchResponse: Sendable {
     public var dependencies = AnswerDependencies()
     /// The facets asked for, counted; nil when none were asked for.
     public var facets: FacetCounts?
+    /// For a router's feedback (``RoutedFeedback/firstStage``): the best first-stage
+    /// candidates, best first, when feedback applies; not part of the JSON.
+    public var firstStage: [FirstStage]?
+
+    /// A first-stage candidate: its BM25 score and order key (``ItemKey/orderKey``).
+    public struct FirstStage: Sendable, Equatable {
+        public var score: Double
+        public var key: UInt64
+
+        public init(score: Double, key: UInt64) {
+            self.score = score
+            self.key = key
+        }
+    }
 
     /// The `search --json` shape of DESIGN.md.
     public var json: JSONValue { json(showingRecords: true) }

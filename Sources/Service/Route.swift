@@ -11,14 +11,14 @@ enum Route {
     case deleteDomain(String)
     case readBatch(String), commitBatch(String)
     case reportActivity, recordEngagement
-    case shardStatistics, shardSearch
+    case shardStatistics, shardSearch, shardFeedback
     case indexNow
 
     /// Every path the API answers, with its methods (the OpenAPI document lists the same).
     static let table: [(path: String, methods: [String])] = [
         (APIPath.health, ["GET"]), (APIPath.metrics, ["GET"]), (APIPath.openAPI, ["GET"]), (APIPath.search, ["GET"]),
         ("/v1/items", ["POST", "DELETE"]), ("/v1/items/{id}/source", ["GET"]), ("/v1/domains/{domainIdentifier}", ["DELETE"]), ("/v1/batches/{name}", ["GET", "POST"]),
-        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]), (APIPath.shardStatistics, ["POST"]), (APIPath.shardSearch, ["POST"]),
+        ("/v1/activities", ["POST"]), ("/v1/engagement", ["POST"]), (APIPath.shardStatistics, ["POST"]), (APIPath.shardSearch, ["POST"]), (APIPath.shardFeedback, ["POST"]),
         (APIPath.indexNow, ["GET", "POST"]),
     ]
 
@@ -51,6 +51,7 @@ enum Route {
         case ["v1", "engagement"]: self = try only(["POST"], .recordEngagement)
         case ["v1", "shard", "statistics"]: self = try only(["POST"], .shardStatistics)
         case ["v1", "shard", "search"]: self = try only(["POST"], .shardSearch)
+        case ["v1", "shard", "feedback"]: self = try only(["POST"], .shardFeedback)
         // The protocol's own path, as search engines serve it.
         case ["indexnow"]: self = try only(["GET", "POST"], .indexNow)
         default:
@@ -78,7 +79,7 @@ enum Route {
     /// Writes, and reading a batch's state, need a key.
     var needsKey: Bool {
         switch self {
-        case .health, .metrics, .openAPI, .search, .shardStatistics, .shardSearch, .indexNow: false
+        case .health, .metrics, .openAPI, .search, .shardStatistics, .shardSearch, .shardFeedback, .indexNow: false
         case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement, .itemSource: true
         }
     }
@@ -86,7 +87,7 @@ enum Route {
     /// What a router asks of a shard (``RouterCredential``).
     var isShardRoute: Bool {
         switch self {
-        case .shardStatistics, .shardSearch: true
+        case .shardStatistics, .shardSearch, .shardFeedback: true
         default: false
         }
     }
@@ -94,7 +95,7 @@ enum Route {
     /// Requests that carry a JSON body (a DELETE of items may too, for long id lists).
     var takesBody: Bool {
         switch self {
-        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement, .shardStatistics, .shardSearch, .indexNow: true
+        case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement, .shardStatistics, .shardSearch, .shardFeedback, .indexNow: true
         case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch, .itemSource: false
         }
     }
@@ -114,6 +115,7 @@ enum Route {
         case .recordEngagement: "/v1/engagement"
         case .shardStatistics: APIPath.shardStatistics
         case .shardSearch: APIPath.shardSearch
+        case .shardFeedback: APIPath.shardFeedback
         case .indexNow: "/indexnow"
         }
     }
@@ -134,6 +136,7 @@ enum Route {
         case .recordEngagement: try service.recordEngagement(request)
         case .shardStatistics: try service.shardStatistics(request)
         case .shardSearch: try service.shardSearch(request)
+        case .shardFeedback: try service.shardFeedback(request)
         case .indexNow: try service.indexNow(request)
         }
     }

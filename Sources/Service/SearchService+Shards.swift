@@ -12,9 +12,25 @@ import ServiceAPI
 extension SearchService {
     func shardStatistics(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
-        let search = try ShardSearchBody.request(from: try body(request, known: ShardSearchBody.fields), now: configuration.clock()).search
+        let reader = try body(request, known: ShardSearchBody.fields)
+        let search = try ShardSearchBody.request(from: reader, now: configuration.clock()).search
+        let words = try reader.object["words"].map(ShardFeedback.words) ?? []
         try checkCaughtUp()
-        return .json(try readers.withReader { try $0.statistics(for: search) }.json)
+        return .json(try readers.withReader { try $0.statistics(for: search, words: words) }.json)
+    }
+
+    /// A long request's feedback round: how this shard reads its part of the whole index's
+    /// best documents (``RelevanceFeedback/Reading``), ranked with the whole's statistics.
+    func shardFeedback(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        try checkRouter(request)
+        let reader = try body(request, known: ShardSearchBody.fields)
+        var (search, statistics) = try ShardSearchBody.request(from: reader, now: configuration.clock())
+        guard let statistics else { throw APIError.invalidQuery("statistics is required") }
+        guard let count = try reader.integer("count", in: 1...RelevanceFeedback.documents) else { throw APIError.invalidQuery("count is required") }
+        search.statistics = statistics
+        try checkCaughtUp()
+        let read = try readers.withReader { try $0.feedbackReadings(for: search, count: count) }
+        return .json(ShardFeedback.json(readings: read.readings, excluded: read.excluded))
     }
 
     /// The answer of `GET /v1/search` for this shard's items — every first-stage candidate the
@@ -35,6 +51,7 @@ extension SearchService {
         object.append("scores", .array(results.hits.map { JSONValue($0.score) }))
         object.append("relevance", .array(results.hits.map { JSONValue($0.relevance) }))
         object.append("owners", .array(results.hits.map { .string($0.item.key.storedOwner) }))
+        if let firstStage = results.firstStage { object.append("firstStage", ShardFeedback.json(firstStage)) }
         return .json(.object(object))
     }
 

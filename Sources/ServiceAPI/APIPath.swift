@@ -11,6 +11,8 @@ public enum APIPath {
     public static let shardStatistics = "/v1/shard/statistics"
     /// A router's search round: one shard's candidates ranked with the whole index's statistics.
     public static let shardSearch = "/v1/shard/search"
+    /// A router's feedback round: how one shard reads its documents of a long request's first answer.
+    public static let shardFeedback = "/v1/shard/feedback"
     public static let indexNow = "/indexnow"
 
     /// `/v1/batches/{name}` with the name as one path segment.

@@ -132,8 +132,11 @@ public enum OpenAPIDocument {
                 "For a router of this store (serve --router, header X-Searchlight-Router): what the query reads from this node's part of the index — document and token counts, languages, each term's document frequency (terms in hex), completions and spelling candidates.",
                 response: ["type": "object"])]),
             ("/v1/shard/search", ["post": shardRoute(
-                "For a router of this store: the search ranked with the whole index's statistics (the sum of every shard's /v1/shard/statistics), in the shape of /v1/search plus each result's full score (scores) and owner (owners).",
+                "For a router of this store: the search ranked with the whole index's statistics (the sum of every shard's /v1/shard/statistics), in the shape of /v1/search plus each result's full score (scores) and owner (owners). A long request's feedback: with feedback \"first\", also its best 200 first-stage candidates (firstStage: [score, order key in hex]); with feedback {depth, terms}, its best depth scored again with the added words.",
                 response: ref("SearchResponse"))]),
+            ("/v1/shard/feedback", ["post": shardRoute(
+                "For a router of this store: a long request's relevance feedback — how this node reads its best count (1-10) first-stage candidates (readings: score, order key, length, each word form with its stem class and weighted count; excluded: the request's own stem classes; words in hex).",
+                response: ["type": "object"])]),
             ("/indexnow", [
                 "get": .object(JSONObject([
                     ("summary", "IndexNow (indexnow.org), one URL: with serve --indexnow, a site tells the crawl a URL of its own changed. Taken only for hosts the crawl has visited (422 unknown-host: nothing is fetched), once the site's key file (keyLocation, else /{key}.txt on the URL's origin) holds the key (403 key-not-valid, remembered 10 minutes; a key that held is trusted an hour); the URL is then due at once in the crawl's frontier and fetched at its next run under robots.txt and its politeness. At most 10 notices a minute per host and key, 10,000 URLs a day per host, 3 key-file fetches and then one a minute per host (429 with Retry-After). 404 without --indexnow."),

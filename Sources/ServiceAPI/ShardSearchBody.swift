@@ -3,12 +3,13 @@ import Items
 import JSON
 import SearchIndex
 
-/// The body of both router rounds (`POST /v1/shard/statistics` and `/v1/shard/search`):
-/// the search as the router read it, written by the router and read by every node, so a
-/// shard ranks exactly the search one index would.
+/// The body of the router's rounds (`POST /v1/shard/statistics`, `/v1/shard/search` and
+/// `/v1/shard/feedback`): the search as the router read it, written by the router and read
+/// by every node, so a shard ranks exactly the search one index would. A long request's
+/// feedback rounds add `feedback` (search), `words` (statistics) and `count` (feedback).
 public enum ShardSearchBody {
     public static let fields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics", "now", "filter",
-                                             "facets", "sort"]
+                                             "facets", "sort", "feedback", "words", "count"]
 
     /// The body for `search`: every result up to the page's end from offset 0 (the router
     /// pages the merge), at the router's instant; `statistics` for the search round.
@@ -22,6 +23,7 @@ public enum ShardSearchBody {
         if !search.facets.isEmpty { fields.append(("facets", .array(search.facets.map(\.rawValue).sorted().map(JSONValue.string)))) }
         if search.sort != .relevance { fields.append(("sort", .string(search.sort.rawValue))) }
         if let statistics { fields.append(("statistics", statistics.json)) }
+        if let feedback = search.feedback { fields.append(("feedback", ShardFeedback.json(feedback))) }
         return JSONObject(fields)
     }
 
@@ -42,6 +44,7 @@ public enum ShardSearchBody {
         // Every shard ranks at the router's instant: freshness moves with the clock, and
         // shards asked a few milliseconds apart would otherwise break ties by who was asked last.
         search.now = try body.number("now", in: 0...1e11).map(Date.init(timeIntervalSince1970:)) ?? now
+        if let feedback = body.object["feedback"] { search.feedback = try ShardFeedback.feedback(feedback) }
         try search.validate()
         return (search, try body.object["statistics"].map { value throws in try CorpusStatistics(json: value) })
     }

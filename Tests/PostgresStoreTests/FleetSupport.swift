@@ -94,6 +94,11 @@ final class SearchNode: @unchecked Sendable {
         return (response.status, try? JSONParser.parse(bytes: response.body))
     }
 
+    /// One GET to the node: its body as text (`/metrics`).
+    func text(_ path: String) -> String {
+        String(decoding: client.fetch(FetchRequest(url: "http://127.0.0.1:\(port)" + path)).body, as: UTF8.self)
+    }
+
     /// The ids a search finds, in order, and the answer's status.
     func search(_ query: String) -> (status: Int, ids: [String]) {
         let reply = call("GET", "/v1/search?q=" + (query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query) + "&limit=50")

@@ -17,7 +17,9 @@ import Testing
     static let words = ["harbour", "lantern", "meadow", "orchid", "pepper", "quartz", "river", "saffron", "thistle", "velvet",
                         "willow", "zephyr", "garden", "market", "recipe", "travel"]
     static let queries = ["harbour", "lantern meadow", "orchid", "pepper quartz river", "saffron", "thistle velvet",
-                          "willow zephyr garden", "market", "recipe travel", "harbour lantern meadow orchid pepper"]
+                          "willow zephyr garden", "market", "recipe travel", "harbour lantern meadow orchid pepper",
+                          // Long enough for relevance feedback, which the router runs over the shards.
+                          "harbour lantern meadow orchid pepper quartz river", "saffron thistle velvet willow zephyr garden market recipe"]
 
     /// Item n holds word k when n is a multiple of k + 1: common and rare words, uneven by shard.
     static func items() -> [SearchableItem] {
@@ -135,6 +137,9 @@ import Testing
             #expect(answer.status == 200 && !answer.partial, "\(query)")
             #expect(Self.same(answer, expected[query]!), "\(query): \(answer) against \(expected[query]!.map { ($0.item.uniqueIdentifier, $0.score) })")
         }
+        // The long requests were answered with feedback run over the shards, none lost.
+        let metrics = router.text("/metrics")
+        #expect(metrics.contains("searchlight_router_feedback_searches_total 2\n") && metrics.contains("searchlight_router_feedback_lost_total 0\n"), "\(metrics)")
         // Near a place, nearest first: each shard's page merged by distance, as one index orders it.
         for query in ["harbour", "lantern meadow", "filler"] {
             var near = SearchRequest(query, limit: 10, now: now)

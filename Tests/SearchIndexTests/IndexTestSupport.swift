@@ -34,18 +34,47 @@ func item(_ id: String, _ title: String, description: String? = nil, keywords: [
 /// `request` answered over `shards` as a router answers it: the shards' statistics summed,
 /// then each shard's first-stage candidates for the page (ranked with the sum), merged in
 /// first-stage order and rescored (``ResultOrder``); `global` false leaves each shard its own
-/// statistics.
-func routed(_ request: SearchRequest, over shards: [SearchIndex], global: Bool = true) throws -> [SearchHit] {
-    var asked = request
-    if global {
+/// statistics. With `feedback`, a long request's relevance feedback runs over the shards
+/// (``RoutedFeedback``): their first answers merged, the best documents' readings, the
+/// candidate words' statistics, and each shard's part of the first answer scored again.
+func routed(_ request: SearchRequest, over shards: [SearchIndex], global: Bool = true, feedback: Bool = true) throws -> [SearchHit] {
+    func statistics(_ words: [[UInt8]] = []) throws -> CorpusStatistics {
         // Each part's statistics as JSON, as a router receives them.
-        asked.statistics = CorpusStatistics.merged(try shards.map { try CorpusStatistics(json: JSONParser.parse(JSONWriter.string($0.statistics(for: request).json))) })
+        CorpusStatistics.merged(try shards.map { try CorpusStatistics(json: JSONParser.parse(JSONWriter.string($0.statistics(for: request, words: words).json))) })
     }
+    var asked = request
+    if global { asked.statistics = try statistics() }
     asked.offset = 0
     asked.limit = request.offset + request.limit
     asked.firstStageOrder = true
+    if global, feedback { asked.feedback = .firstStage }
+    let answers = try shards.map { try $0.search(asked) }
+    var hits = answers.map(\.hits)
+    let lists = answers.enumerated().compactMap { shard, answer in answer.firstStage.map { (shard: shard, candidates: $0) } }
+    if !lists.isEmpty, let whole = asked.statistics {
+        let first = RelevanceFeedback.FirstAnswer(lists)
+        var readings: [RelevanceFeedback.Reading] = []
+        var excluded = Set<[UInt8]>()
+        for (shard, index) in shards.enumerated() where first.share(of: shard, in: RelevanceFeedback.documents) > 0 {
+            let part = try index.feedbackReadings(for: asked, count: first.share(of: shard, in: RelevanceFeedback.documents))
+            readings += part.readings
+            excluded.formUnion(part.excluded)
+        }
+        let ordered = first.ordered(readings)
+        let counted = try statistics(RelevanceFeedback.candidates(of: ordered, excluding: excluded))
+        let terms = RelevanceFeedback.expansion(of: ordered, excluding: excluded, frequency: { counted.frequencies[$0] ?? 0 },
+                                                documentCount: whole.documents)
+        if !terms.isEmpty {
+            asked.statistics = counted
+            for (shard, index) in shards.enumerated() {
+                let depth = first.share(of: shard, in: RelevanceFeedback.depth)
+                asked.feedback = .rescore(terms: terms, depth: max(1, depth))
+                hits[shard] = depth > 0 ? try index.search(asked).hits : []
+            }
+        }
+    }
     func candidate(_ hit: SearchHit) -> ResultOrder.Candidate { ResultOrder.Candidate(relevance: hit.relevance, score: hit.score, key: hit.item.key.orderKey) }
-    let candidates = Array(try shards.flatMap { try $0.search(asked).hits }
+    let candidates = Array(hits.joined()
         .sorted { candidate($0).precedesByRelevance(candidate($1)) }
         .prefix(ResultOrder.candidates(offset: request.offset, limit: request.limit)))
     return ResultOrder.rescored(candidates.map(candidate)).dropFirst(request.offset).prefix(request.limit).map { candidates[$0] }

@@ -72,6 +72,30 @@ import Testing
         #expect(differedWithOwnStatistics > 0)
     }
 
+    /// A long request's relevance feedback runs over the shards as over one index: the
+    /// whole index's first answer, its best documents' words and their statistics, each
+    /// shard's part scored again — the same results at the same scores.
+    @Test func longRequestsWithFeedbackAnswerAsOneIndex() throws {
+        let shards = try Shards()
+        let now = Date(timeIntervalSince1970: 1_790_000_100)
+        let long = ["apple banana cherry harbour lantern meadow orchid", "pepper quartz river saffron thistle velvet willow zephyr",
+                    "garden market recipe travel music apple river", "banana harbour meadow pepper river thistle willow garden recipe"]
+        var feedbackMattered = 0
+        for query in long {
+            let request = SearchRequest(query, limit: 10, now: now)
+            let single = try shards.whole.index.search(request).hits
+            let sharded = try routed(request, over: shards.parts.map(\.index))
+            #expect(sharded.map(\.item.uniqueIdentifier) == single.map(\.item.uniqueIdentifier), "\(query)")
+            for (a, b) in zip(sharded, single) { #expect(a.score == b.score, "\(query): \(a.score) vs \(b.score)") }
+            let without = try routed(request, over: shards.parts.map(\.index), feedback: false)
+            if zip(without, single).contains(where: { $0.item.uniqueIdentifier != $1.item.uniqueIdentifier || $0.score != $1.score }) {
+                feedbackMattered += 1
+            }
+        }
+        // The check above could not fail if feedback changed nothing on these requests.
+        #expect(feedbackMattered > 0)
+    }
+
     @Test func completionsAndCorrectionsComeFromEveryShard() throws {
         let shards = try Shards()
         let now = Date(timeIntervalSince1970: 1_790_000_100)

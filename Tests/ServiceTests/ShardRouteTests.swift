@@ -87,5 +87,37 @@ import Testing
         #expect(routed("/v1/shard/search", .object(search)).status == 400)
         search["statistics"] = nil
         #expect(routed("/v1/shard/search", .object(search)).status == 400)
+
+        // A long request's feedback rounds: the first answer reported, the best documents
+        // read, added words' statistics counted, the first answer scored again; each field
+        // checked as it comes.
+        let long = "lemon tart pie cake chocolate meringue recipe"
+        var first = JSONObject([("q", .string(long)), ("limit", 5), ("statistics", statistics.json), ("feedback", "first")])
+        let firstAnswer = routed("/v1/shard/search", .object(first))
+        let firstStage = try #require(firstAnswer.json?["firstStage"].flatMap(ShardFeedback.firstStage), "\(String(describing: firstAnswer.json))")
+        #expect(firstStage.count == 3)
+        first["feedback"] = nil
+        first["count"] = 2
+        let read = try #require(routed("/v1/shard/feedback", .object(first)).json.flatMap(ShardFeedback.readings))
+        #expect(read.readings.map(\.key) == firstStage.prefix(2).map(\.key))
+        #expect(read.excluded.contains(Array("lemon".utf8)) && read.readings.allSatisfy { !$0.words.isEmpty })
+        #expect(running.call("POST", "/v1/shard/feedback", json: .object(first)).status == 403)
+        for count: JSONValue in [0, 11, "2"] {
+            first["count"] = count
+            #expect(routed("/v1/shard/feedback", .object(first)).status == 400, "count \(count)")
+        }
+        var words = JSONObject([("q", .string(long)), ("limit", 5), ("words", ShardFeedback.json(words: [Array("chocolate".utf8), Array("meringue".utf8)]))])
+        let counted = try CorpusStatistics(json: try #require(routed("/v1/shard/statistics", .object(words)).json))
+        #expect(counted.frequencies[Array("chocolate".utf8)] == 1 && counted.frequencies[Array("meringue".utf8)] == 1)
+        words["words"] = ["zz"]
+        #expect(routed("/v1/shard/statistics", .object(words)).status == 400)
+        var rescore = JSONObject([("q", .string(long)), ("limit", 5), ("statistics", counted.json),
+                                  ("feedback", ShardFeedback.json(.rescore(terms: [.init(token: Array("chocolate".utf8), weight: 0.5)], depth: 3)))])
+        #expect(routed("/v1/shard/search", .object(rescore)).json?["results"]?.arrayValue?.count == 3)
+        for bad: JSONValue in ["second", ["depth": 0, "terms": []], ["depth": 201, "terms": []], ["depth": 3, "terms": [["63", 5]]],
+                               ["depth": 3, "terms": [["not hex", 0.5]]]] {
+            rescore["feedback"] = bad
+            #expect(routed("/v1/shard/search", .object(rescore)).status == 400, "\(bad)")
+        }
     }
 }
