@@ -98,7 +98,13 @@ struct IndexSearch {
         case nil: searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
         }
         let depth = request.facets.isEmpty && request.sort == .relevance ? searched : max(searched, Facet.candidates)
-        var candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
+        let kept = try routed.map { _ in try firstAnswerKey(request, plan: plan, segments: segments, languages: languages) }
+        var candidates: [TopK.Entry]
+        if case .rescore? = routed, let kept, let answer = FirstAnswerCache.shared.answer(kept) {
+            candidates = Array(answer.prefix(depth))
+        } else {
+            candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
+        }
         var facets: FacetCounts?
         var read: [Int64] = []
         if !request.facets.isEmpty {
@@ -109,6 +115,7 @@ struct IndexSearch {
         var firstStage: [SearchResponse.FirstStage]?
         switch routed {
         case .firstStage?:
+            if let kept { FirstAnswerCache.shared.store(kept, Array(candidates.prefix(RelevanceFeedback.depth))) }
             firstStage = candidates.prefix(RelevanceFeedback.depth).map { SearchResponse.FirstStage(score: $0.score, key: $0.key) }
             candidates = Array(candidates.prefix(k))
         case .rescore(let terms, _)?:
@@ -323,10 +330,26 @@ struct IndexSearch {
         let segments = request.statistics.map(self.segments.using) ?? self.segments
         let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
         let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages)
-        let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
-        let best = try segments.top(plan.query, k: max(1, count), now: request.now.timeIntervalSince1970, exhaustive: exhaustive,
+        let best: [TopK.Entry]
+        if let answer = FirstAnswerCache.shared.answer(try firstAnswerKey(request, plan: plan, segments: segments, languages: languages)) {
+            best = answer
+        } else {
+            let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
+            best = try segments.top(plan.query, k: max(1, count), now: request.now.timeIntervalSince1970, exhaustive: exhaustive,
                                     rows: CandidateRows(connection: connection), allowed: allowed)
+        }
         return (try readings(Array(best.prefix(count)), segments: segments), excluded(query, plan: plan))
+    }
+
+    /// What a shard's first answer to a routed long request depends on (``FirstAnswerCache``):
+    /// this file at its latest change, the request's text, filter and instant, and the
+    /// statistics of every term its plan reads.
+    private func firstAnswerKey(_ request: SearchRequest, plan: QueryPlan, segments: SegmentSearcher, languages: [String]) throws -> FirstAnswerCache.Key {
+        var frequencies: [[UInt8]: Int] = [:]
+        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { frequencies[token] = segments.frequency(token) } }
+        return FirstAnswerCache.Key(file: identity, change: try ChangeLog.latest(connection), text: request.text, filter: request.filter,
+                                    now: request.now.timeIntervalSince1970, documents: segments.documents, tokens: segments.tokens,
+                                    languages: languages, frequencies: frequencies)
     }
 
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.
