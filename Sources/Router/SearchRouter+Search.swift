@@ -48,11 +48,20 @@ extension SearchRouter {
         var asked = search
         // A long request's shards also report their first answers (they say when feedback applies).
         if search.sort == .relevance, !search.typing { asked.feedback = .firstStage }
-        let reads = post(APIPath.shardSearch, [ShardSearchBody.json(for: asked, statistics: statistics)], map) { shard, json -> ShardAnswer? in
-            var part = ResultMerge()
-            guard part.add(json, shard: shard, keep: keep, now: now) else { return nil }
-            guard let list = json["firstStage"] else { return ShardAnswer(merge: part, firstStage: nil) }
-            return ShardFeedback.firstStage(list).map { ShardAnswer(merge: part, firstStage: $0) }
+        func searchRound(_ asked: SearchRequest) -> [ShardRead<ShardAnswer>?] {
+            post(APIPath.shardSearch, [ShardSearchBody.json(for: asked, statistics: statistics)], map) { shard, json -> ShardAnswer? in
+                var part = ResultMerge()
+                guard part.add(json, shard: shard, keep: keep, now: now) else { return nil }
+                guard let list = json["firstStage"] else { return ShardAnswer(merge: part, firstStage: nil) }
+                return ShardFeedback.firstStage(list).map { ShardAnswer(merge: part, firstStage: $0) }
+            }
+        }
+        var reads = searchRound(asked)
+        // A node of an earlier version refuses the feedback field: the search is asked again
+        // without it (and answered without feedback) rather than refused.
+        if asked.feedback != nil, reads.contains(where: { if case .refusal? = $0 { true } else { false } }) {
+            asked.feedback = nil
+            reads = searchRound(asked)
         }
         var firstStage: [(shard: Int, candidates: [SearchResponse.FirstStage])] = []
         for (shard, read) in reads.enumerated() where !missing.contains(shard) {

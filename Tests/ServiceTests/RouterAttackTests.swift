@@ -140,6 +140,31 @@ import Testing
             #expect(held.status == 503 && held.json?["error"]?["code"] == "no-shards")
         }
     }
+
+    /// A node of a version before the feedback rounds refuses their field (an unknown body
+    /// field is a 400): the router asks it again without, and answers.
+    @Test func aNodeThatRefusesTheFeedbackFieldIsAskedAgainWithoutIt() throws {
+        let asked = Mutex<[Bool]>([])
+        let old = try HTTPServer { request in
+            guard request.path == "/v1/shard/search" else { return .json(Self.statistics) }
+            let body = (try? JSONParser.parse(bytes: request.body)) ?? .null
+            asked.withLock { $0.append(body["feedback"] != nil) }
+            if body["feedback"] != nil {
+                return HTTPServerResponse(status: 400, headers: [HTTPField("Content-Type", "application/json")],
+                                          body: .bytes(JSONWriter.bytes(["error": ["code": "invalid-field", "message": "body.feedback is not a known field"]])))
+            }
+            return .json(Self.answer([["id": "old", "title": "Lemon tart", "url": "https://shop.example/tart"]]))
+        }
+        let honest = try Self.node { .json(Self.answer([["id": "good", "title": "Lemon tart", "url": "https://shop.example/tart"]])) }
+        defer { old.stop(); honest.stop() }
+        let (status, json) = try Self.withRouter(over: [honest, old]) { _, search in
+            let response = search("q=lemon+tart+with+meringue+and+a+short+crust")
+            return (response.status, try? JSONParser.parse(bytes: response.body))
+        }
+        #expect(status == 200, "\(String(describing: json))")
+        #expect(Set(json?["results"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []) == ["good", "old"])
+        #expect(asked.withLock { $0 } == [true, false])
+    }
 }
 
 /// A routed search's filter goes to every shard with the search.
