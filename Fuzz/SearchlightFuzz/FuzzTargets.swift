@@ -65,7 +65,7 @@ enum FuzzTarget: String, CaseIterable {
             let lists = [value["firstStage"], value].compactMap { $0.flatMap(ShardFeedback.firstStage) }
             let first = RelevanceFeedback.FirstAnswer(lists.enumerated().map { (shard: $0.offset, candidates: $0.element) })
             if let read = ShardFeedback.readings(value) {
-                let ordered = first.ordered(read.readings + read.readings)
+                let ordered = first.ordered([(0, read.readings), (1, read.readings)])
                 _ = RelevanceFeedback.candidates(of: read.readings, excluding: read.excluded)
                 _ = RelevanceFeedback.expansion(of: ordered.isEmpty ? read.readings : ordered, excluding: read.excluded,
                                                 frequency: { $0.count }, documentCount: 1000)

@@ -17,7 +17,7 @@ extension SearchRouter {
         let first = RelevanceFeedback.FirstAnswer(firstStage)
         let shards = 0..<map.count
         let documents = shards.map { first.share(of: $0, in: RelevanceFeedback.documents) }
-        var readings: [RelevanceFeedback.Reading] = []
+        var readings: [(shard: Int, readings: [RelevanceFeedback.Reading])] = []
         var excluded = Set<[UInt8]>()
         let readers = map.without(Set(shards.filter { documents[$0] == 0 }))
         let readingBodies = documents.map { count -> JSONObject in
@@ -28,7 +28,7 @@ extension SearchRouter {
         for (shard, read) in post(APIPath.shardFeedback, readingBodies, readers, read: { _, json in ShardFeedback.readings(json).map(Readings.init) }).enumerated()
         where documents[shard] > 0 {
             guard case .value(let part)? = read else { return lost() }
-            readings += part.readings
+            readings.append((shard, part.readings))
             excluded.formUnion(part.excluded)
         }
         let ordered = first.ordered(readings)

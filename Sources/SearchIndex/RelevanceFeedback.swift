@@ -172,13 +172,16 @@ extension RelevanceFeedback {
             best.prefix(count).filter { $0.shard == shard }.count
         }
 
-        /// The readings of the best ``documents``, in the first answer's order; a document
-        /// no shard read (its item gone between rounds) is left out, as one index leaves out
-        /// a document it cannot read.
-        public func ordered(_ readings: [Reading]) -> [Reading] {
-            var byKey: [UInt64: Reading] = [:]
-            for reading in readings where byKey[reading.key] == nil { byKey[reading.key] = reading }
-            return best.prefix(RelevanceFeedback.documents).compactMap { byKey[$0.candidate.key] }
+        /// The readings of the best ``documents``, in the first answer's order, each taken
+        /// only from the shard that holds its document; a document its shard did not read
+        /// (its item gone between rounds) is left out, as one index leaves out a document it
+        /// cannot read.
+        public func ordered(_ readings: [(shard: Int, readings: [Reading])]) -> [Reading] {
+            var byDocument: [Int: [UInt64: Reading]] = [:]
+            for (shard, list) in readings {
+                for reading in list where byDocument[shard]?[reading.key] == nil { byDocument[shard, default: [:]][reading.key] = reading }
+            }
+            return best.prefix(RelevanceFeedback.documents).compactMap { byDocument[$0.shard]?[$0.candidate.key] }
         }
     }
 }

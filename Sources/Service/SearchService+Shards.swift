@@ -12,7 +12,7 @@ import ServiceAPI
 extension SearchService {
     func shardStatistics(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
-        let reader = try body(request, known: ShardSearchBody.fields)
+        let reader = try body(request, known: ShardSearchBody.statisticsFields)
         let search = try ShardSearchBody.request(from: reader, now: configuration.clock()).search
         let words = try reader.object["words"].map(ShardFeedback.words) ?? []
         try checkCaughtUp()
@@ -23,7 +23,7 @@ extension SearchService {
     /// best documents (``RelevanceFeedback/Reading``), ranked with the whole's statistics.
     func shardFeedback(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
-        let reader = try body(request, known: ShardSearchBody.fields)
+        let reader = try body(request, known: ShardSearchBody.feedbackFields)
         var (search, statistics) = try ShardSearchBody.request(from: reader, now: configuration.clock())
         guard let statistics else { throw APIError.invalidQuery("statistics is required") }
         guard let count = try reader.integer("count", in: 1...RelevanceFeedback.documents) else { throw APIError.invalidQuery("count is required") }
@@ -41,7 +41,7 @@ extension SearchService {
     /// items by owner and id).
     func shardSearch(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
-        var (search, statistics) = try ShardSearchBody.request(from: try body(request, known: ShardSearchBody.fields), now: configuration.clock())
+        var (search, statistics) = try ShardSearchBody.request(from: try body(request, known: ShardSearchBody.searchFields), now: configuration.clock())
         guard let statistics else { throw APIError.invalidQuery("statistics is required") }
         search.statistics = statistics
         search.firstStageOrder = true

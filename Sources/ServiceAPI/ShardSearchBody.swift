@@ -9,7 +9,11 @@ import SearchIndex
 /// feedback rounds add `feedback` (search), `words` (statistics) and `count` (feedback).
 public enum ShardSearchBody {
     public static let fields: Set<String> = ["q", "limit", "offset", "platform", "installed", "snippets", "typing", "statistics", "now", "filter",
-                                             "facets", "sort", "feedback", "words", "count"]
+                                             "facets", "sort"]
+    /// The fields each round's body may hold.
+    public static let searchFields = fields.union(["feedback"])
+    public static let statisticsFields = fields.union(["words"])
+    public static let feedbackFields = fields.union(["count"])
 
     /// The body for `search`: every result up to the page's end from offset 0 (the router
     /// pages the merge), at the router's instant; `statistics` for the search round.

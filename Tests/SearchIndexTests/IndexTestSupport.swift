@@ -53,11 +53,11 @@ func routed(_ request: SearchRequest, over shards: [SearchIndex], global: Bool =
     let lists = answers.enumerated().compactMap { shard, answer in answer.firstStage.map { (shard: shard, candidates: $0) } }
     if !lists.isEmpty, let whole = asked.statistics {
         let first = RelevanceFeedback.FirstAnswer(lists)
-        var readings: [RelevanceFeedback.Reading] = []
+        var readings: [(shard: Int, readings: [RelevanceFeedback.Reading])] = []
         var excluded = Set<[UInt8]>()
         for (shard, index) in shards.enumerated() where first.share(of: shard, in: RelevanceFeedback.documents) > 0 {
             let part = try index.feedbackReadings(for: asked, count: first.share(of: shard, in: RelevanceFeedback.documents))
-            readings += part.readings
+            readings.append((shard, part.readings))
             excluded.formUnion(part.excluded)
         }
         let ordered = first.ordered(readings)

@@ -96,6 +96,21 @@ import Testing
         #expect(feedbackMattered > 0)
     }
 
+    /// The whole first answer is merged in one index's order, and a document's reading is
+    /// taken only from the shard that holds it (another shard's word for it is not trusted).
+    @Test func theFirstAnswerIsMergedInOrderAndReadingsComeFromTheirOwnShard() {
+        let first = RelevanceFeedback.FirstAnswer([
+            (shard: 0, candidates: [.init(score: 5, key: 9), .init(score: 3, key: 1)]),
+            (shard: 1, candidates: [.init(score: 5, key: 2), .init(score: 4, key: 7)]),
+        ])
+        #expect(first.best.map(\.candidate.key) == [2, 9, 7, 1])
+        #expect(first.share(of: 0, in: 2) == 1 && first.share(of: 1, in: 3) == 2)
+        func reading(_ key: UInt64, _ score: Double) -> RelevanceFeedback.Reading { .init(score: score, key: key, length: 1, words: []) }
+        let ordered = first.ordered([(shard: 0, readings: [reading(9, 5), reading(7, 99)]), (shard: 1, readings: [reading(2, 5), reading(7, 4)])])
+        #expect(ordered.map(\.key) == [2, 9, 7])
+        #expect(ordered.map(\.score) == [5, 5, 4], "shard 0's reading of shard 1's document is not taken")
+    }
+
     @Test func completionsAndCorrectionsComeFromEveryShard() throws {
         let shards = try Shards()
         let now = Date(timeIntervalSince1970: 1_790_000_100)

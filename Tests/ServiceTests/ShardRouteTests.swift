@@ -106,6 +106,8 @@ import Testing
             first["count"] = count
             #expect(routed("/v1/shard/feedback", .object(first)).status == 400, "count \(count)")
         }
+        first["count"] = 2
+        #expect(routed("/v1/shard/search", .object(first)).status == 400, "each round takes its own fields only")
         var words = JSONObject([("q", .string(long)), ("limit", 5), ("words", ShardFeedback.json(words: [Array("chocolate".utf8), Array("meringue".utf8)]))])
         let counted = try CorpusStatistics(json: try #require(routed("/v1/shard/statistics", .object(words)).json))
         #expect(counted.frequencies[Array("chocolate".utf8)] == 1 && counted.frequencies[Array("meringue".utf8)] == 1)
