@@ -28,6 +28,10 @@ def load(folder):
         return load_cranfield(folder)
     if os.path.exists(os.path.join(folder, "cacm.all")):
         return load_cacm(folder)
+    if os.path.exists(os.path.join(folder, "MED.ALL")):
+        return load_med(folder)
+    if os.path.exists(os.path.join(folder, "LISA.QUE")):
+        return load_lisa(folder)
     return load_beir(folder)
 
 def smart_records(path):
@@ -57,6 +61,47 @@ def load_cacm(folder):
     for line in open(os.path.join(folder, "qrels.text")):
         parts = line.split()
         if len(parts) >= 2: gains.setdefault(str(int(parts[0])), {})[str(int(parts[1]))] = 1
+    queries = [(qid, texts[qid]) for qid in sorted(gains, key=int) if qid in texts]
+    return docs, queries, gains
+
+def load_med(folder):
+    """MED: `.I`/`.W` records with no title field (the article's title opens `.W`, ended by a
+    line break or by nothing at all, so it cannot be told apart reliably): every document is
+    its text alone, with no title, in every engine. Judgments `QID 0 DOCID 1`."""
+    docs = {str(int(r["id"])): ("", clean(r.get("W", ""))) for r in smart_records(os.path.join(folder, "MED.ALL"))}
+    texts = {str(int(r["id"])): clean(r.get("W", "")) for r in smart_records(os.path.join(folder, "MED.QRY"))}
+    gains = {}
+    for line in open(os.path.join(folder, "MED.REL")):
+        parts = line.split()
+        if len(parts) >= 3: gains.setdefault(str(int(parts[0])), {})[str(int(parts[2]))] = 1
+    queries = [(qid, texts[qid]) for qid in sorted(gains, key=int) if qid in texts]
+    return docs, queries, gains
+
+def load_lisa(folder):
+    """LISA (Glasgow format): records separated by a line of 44 `*`, each `Document N`, the title
+    up to the first blank line (which may hold spaces), then the abstract; requests in LISA.QUE (`N`, the text, ` #`);
+    judgments in LISARJ.NUM. A repeated document id
+    keeps its first record."""
+    docs = {}
+    files = sorted(f for f in os.listdir(folder) if re.fullmatch(r"LISA\d\.\d{3}", f))
+    for name in files:
+        for record in re.split(r"\n\*{44}\s*\n", open(os.path.join(folder, name), encoding="latin-1").read()):
+            match = re.match(r"\s*Document\s+(\d+)\s*\n(.*)", record, re.S)
+            if not match: continue
+            parts = re.split(r"\n[ \t]*\n", match.group(2).strip(), maxsplit=1)
+            title, body = parts[0], (parts[1] if len(parts) > 1 else "")
+            docs.setdefault(str(int(match.group(1))), (clean(title), clean(body)))
+    texts = {}
+    for block in open(os.path.join(folder, "LISA.QUE"), encoding="latin-1").read().split("#"):
+        match = re.match(r"\s*(\d+)\s*\n(.*)", block, re.S)
+        if match: texts[str(int(match.group(1)))] = clean(match.group(2))
+    # LISARJ.NUM: `qid count id…` as numbers; LISA.REL says the same but lost lines at query 21.
+    numbers = [int(n) for n in open(os.path.join(folder, "LISARJ.NUM")).read().split()]
+    gains, at = {}, 0
+    while at + 1 < len(numbers):
+        qid, count = str(numbers[at]), numbers[at + 1]
+        gains[qid] = {str(n): 1 for n in numbers[at + 2:at + 2 + count]}
+        at += 2 + count
     queries = [(qid, texts[qid]) for qid in sorted(gains, key=int) if qid in texts]
     return docs, queries, gains
 

@@ -15,8 +15,10 @@ extension SearchRouter {
     func feedback(_ search: SearchRequest, statistics: CorpusStatistics, firstStage: [(shard: Int, candidates: [SearchResponse.FirstStage])],
                   map: ShardMap, keep: Int) -> ResultMerge? {
         let first = RelevanceFeedback.FirstAnswer(firstStage)
+        // Fewer leading documents than a word must be shared by: no word can be added.
+        guard first.leading >= RelevanceFeedback.minimumDocuments else { return nil }
         let shards = 0..<map.count
-        let documents = shards.map { first.share(of: $0, in: RelevanceFeedback.documents) }
+        let documents = shards.map { first.share(of: $0, in: first.leading) }
         var readings: [(shard: Int, readings: [RelevanceFeedback.Reading])] = []
         var excluded = Set<[UInt8]>()
         let readers = map.without(Set(shards.filter { documents[$0] == 0 }))

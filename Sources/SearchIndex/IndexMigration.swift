@@ -65,7 +65,7 @@ enum IndexMigration {
             }
             try connection.execute("DROP TABLE items_v1; DROP TABLE IF EXISTS items_vocab; DROP TABLE IF EXISTS items_fts;")
             try moveEngagement(connection)
-            try IndexSchema.setVersion(connection)
+            try IndexSchema.setVersion(connection, 8)
             try setSegmentFormat(connection)
         }
         try IndexWriter.mergeSegments(connection)
@@ -82,6 +82,28 @@ enum IndexMigration {
             if version <= 5 { try addDeletedCount(connection) }
             if version <= 6 { try addRenderedColumn(connection) }
             try addPlaces(connection)
+            try IndexSchema.setVersion(connection, 8)
+        }
+    }
+
+    /// Version 8 halved the quality of an item whose title held one word four times, which
+    /// a long title of plain prose does with "the" or "and": every halved item's quality is
+    /// worked out again from its text (few items have one), in one transaction.
+    static func fromVersion8(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            let rows = try connection.prepare("""
+                SELECT i.rowid, i.title, i.keywords, i.description, b.body, i.quality
+                FROM items i LEFT JOIN item_bodies b ON b.rowid = i.rowid WHERE i.quality < 1
+                """)
+            var changed: [(rowid: Int64, quality: Double)] = []
+            while try rows.step() {
+                let quality = Ranking.quality(title: rows.string(1) ?? "", keywords: StoredKeywords.decode(rows.string(2) ?? ""),
+                                              description: rows.string(3) ?? "", body: StoredText.text(rows, 4))
+                if quality != rows.double(5) { changed.append((rows.int64(0), quality)) }
+            }
+            rows.reset()
+            let update = try connection.prepare("UPDATE items SET quality = ?1 WHERE rowid = ?2")
+            for row in changed { try update.run([.real(row.quality), .integer(row.rowid)]) }
             try IndexSchema.setVersion(connection)
         }
     }
@@ -150,7 +172,7 @@ enum IndexMigration {
             }
             try moveEngagement(connection)
             try rebuildPostings(connection, tokenizer: tokenizer)
-            try IndexSchema.setVersion(connection)
+            try IndexSchema.setVersion(connection, 8)
             try setSegmentFormat(connection)
         }
         try IndexWriter.mergeSegments(connection)

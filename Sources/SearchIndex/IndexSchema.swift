@@ -31,10 +31,12 @@ import SQLite
 /// language and their words' stems (older items are analysed again, stems and all).
 /// Version 5 added the change log; 6 counts each segment's deleted documents; 7 added
 /// `items.rendered` (a crawled page read as a browser rendered it); 8 added the items'
-/// places (`items.latitude`, `items.longitude`, and their index `items_placed`).
+/// places (`items.latitude`, `items.longitude`, and their index `items_placed`); 9 has the
+/// items' `quality` by the rule that no longer takes a prose title's repeated "the" for
+/// stuffing (``Ranking/quality(title:keywords:description:body:)``).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 8
+    static let version = 9
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,16 +120,18 @@ enum IndexSchema {
             try IndexMigration.fromVersion3(connection, tokenizer: tokenizer, from: found)
         } else if (4...7).contains(found) {
             try IndexMigration.fromVersion4To7(connection, from: found)
-        } else if found != version {
+        } else if found != 8, found != version {
             throw SearchIndexError.incompatible(path: connection.path)
         }
+        if found < version { try IndexMigration.fromVersion8(connection) }
         try IndexMigration.rebuildOutdatedSegments(connection, tokenizer: tokenizer)
         return try identity(connection)
     }
 
-    static func setVersion(_ connection: SQLiteConnection) throws {
+    /// Records the file's schema version (``version`` unless told).
+    static func setVersion(_ connection: SQLiteConnection, _ value: Int = version) throws {
         try connection.statement("INSERT INTO meta(key, value) VALUES('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-            .run([.text(String(version))])
+            .run([.text(String(value))])
     }
 
     private static func identity(_ connection: SQLiteConnection) throws -> String {

@@ -127,7 +127,7 @@ struct IndexSearch {
             break
         }
         if feedbackApplies {
-            let best = Array(candidates.prefix(RelevanceFeedback.documents))
+            let best = Array(candidates.prefix(RelevanceFeedback.leading(candidates.lazy.map(\.score))))
             let expansion = try feedback(best, query: query, plan: plan, segments: segments)
             if expansion.isEmpty {
                 candidates = Array(candidates.prefix(k))

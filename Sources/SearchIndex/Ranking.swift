@@ -54,20 +54,27 @@ public enum Ranking {
         return relevance * quality * ratingBoost * engagement * freshness
     }
 
-    /// 0.5 when an item looks keyword-stuffed, else 1: more than 30 keywords, a word
-    /// repeated 4 or more times in the title, or one word making up over a quarter of a
-    /// text of 20 words or more. Words are runs of letters and digits of at least three
-    /// bytes, compared with ASCII case folded; only the first 8 KB of text are read.
+    /// 0.5 when an item looks keyword-stuffed, else 1: more than 30 keywords, a title in
+    /// which one word comes 4 or more times and makes up over a third of its words, or one
+    /// word making up over a quarter of a text of 20 words or more. Words are runs of letters
+    /// and digits of at least three bytes, compared with ASCII case folded; only the first
+    /// 8 KB of text are read. (A long title of plain prose repeats its function words —
+    /// "the role of the librarian and the function of the public library" — without
+    /// stuffing anything: the share tells the two apart.)
     public static func quality(of item: SearchableItem) -> Double {
-        if item.keywords.count > 30 { return 0.5 }
-        if WordCounts(item.title, expectedBytes: item.title.utf8.count).maximum >= 4 { return 0.5 }
-        let keywords = item.keywords.joined(separator: " ")
-        let description = item.contentDescription ?? ""
-        var counts = WordCounts(item.title, expectedBytes: item.title.utf8.count + keywords.utf8.count
-                                    + description.utf8.count + item.bodyText.utf8.count)
+        quality(title: item.title, keywords: item.keywords, description: item.contentDescription ?? "", body: item.bodyText)
+    }
+
+    /// ``quality(of:)`` of an item's texts (a stored row's, when an index is migrated).
+    static func quality(title: String, keywords: [String], description: String, body: String) -> Double {
+        if keywords.count > 30 { return 0.5 }
+        let titleWords = WordCounts(title, expectedBytes: title.utf8.count)
+        if titleWords.maximum >= 4, 3 * titleWords.maximum > titleWords.total { return 0.5 }
+        let keywords = keywords.joined(separator: " ")
+        var counts = WordCounts(title, expectedBytes: title.utf8.count + keywords.utf8.count + description.utf8.count + body.utf8.count)
         counts.add(keywords)
         counts.add(description)
-        counts.add(item.bodyText)
+        counts.add(body)
         if counts.total >= 20, Double(counts.maximum) > 0.25 * Double(counts.total) { return 0.5 }
         return 1
     }

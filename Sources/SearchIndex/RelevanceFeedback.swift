@@ -15,8 +15,29 @@ import Items
 public enum RelevanceFeedback {
     /// Distinct query terms from which a request's answer is scored again.
     static let minimumTerms = 2 * QueryPlan.bonusTerms + 1
-    /// The first answer's documents read (Anserini's `fbDocs`).
+    /// The first answer's documents read at most (Anserini's `fbDocs`).
     public static let documents = 10
+    /// A document is read only when its first-stage score is at least this share of the best
+    /// one's: how many documents stand for the request then follows what the first answer
+    /// shows. Where many match about as well as the best (a broad subject), all ten are
+    /// read; where the best stands alone (a precise claim with one answer), too few remain
+    /// for a word to be shared by ``minimumDocuments`` of them, and the first answer stands.
+    /// Measured on the four collections of the panel, 0.7 chosen in every leave-one-out fold
+    /// (BENCHMARKS.md).
+    public static let leadShare = 0.7
+
+    /// How many of a first answer's best documents feedback reads, given their first-stage
+    /// scores best first: those of the first ``documents`` scoring at least ``leadShare`` of
+    /// the best. One index and a router count them alike.
+    public static func leading(_ scores: some Sequence<Double>) -> Int {
+        var count = 0
+        var best = 0.0
+        for score in scores.prefix(documents) {
+            if count == 0 { best = score } else if score < leadShare * best { break }
+            count += 1
+        }
+        return count
+    }
     /// The first answer's documents the added words rerank: the second stage scores these
     /// again rather than searching the whole index with the added words (which cost long
     /// requests four times their first search at 1,000,000 items, BENCHMARKS.md).
@@ -29,7 +50,7 @@ public enum RelevanceFeedback {
     static let weight = 0.5
     /// Feedback documents a word must occur in: a word of one document is that document's,
     /// not the subject's (measured: +0.01 nDCG@10 on CACM, BENCHMARKS.md).
-    static let minimumDocuments = 2
+    public static let minimumDocuments = 2
     /// Words shorter than this many bytes, or made of digits, are not added.
     static let minimumWordBytes = 3
 
@@ -172,7 +193,10 @@ extension RelevanceFeedback {
             best.prefix(count).filter { $0.shard == shard }.count
         }
 
-        /// The readings of the best ``documents``, in the first answer's order, each taken
+        /// How many of the best feedback reads (``RelevanceFeedback/leading(_:)``).
+        public var leading: Int { RelevanceFeedback.leading(best.lazy.map(\.candidate.score)) }
+
+        /// The readings of the ``leading`` documents, in the first answer's order, each taken
         /// only from the shard that holds its document; a document its shard did not read
         /// (its item gone between rounds) is left out, as one index leaves out a document it
         /// cannot read.
@@ -181,7 +205,7 @@ extension RelevanceFeedback {
             for (shard, list) in readings {
                 for reading in list where byDocument[shard]?[reading.key] == nil { byDocument[shard, default: [:]][reading.key] = reading }
             }
-            return best.prefix(RelevanceFeedback.documents).compactMap { byDocument[$0.shard]?[$0.candidate.key] }
+            return best.prefix(leading).compactMap { byDocument[$0.shard]?[$0.candidate.key] }
         }
     }
 }

@@ -18,8 +18,11 @@ import Testing
                         "willow", "zephyr", "garden", "market", "recipe", "travel"]
     static let queries = ["harbour", "lantern meadow", "orchid", "pepper quartz river", "saffron", "thistle velvet",
                           "willow zephyr garden", "market", "recipe travel", "harbour lantern meadow orchid pepper",
-                          // Long enough for relevance feedback, which the router runs over the shards.
-                          "harbour lantern meadow orchid pepper quartz river", "saffron thistle velvet willow zephyr garden market recipe"]
+                          // Long enough for relevance feedback, which the router runs over the shards when
+                          // several documents lead the first answer (the first two); the third's best
+                          // (item 0, which holds every word) stands alone, so it is answered without.
+                          "harbour lantern meadow orchid pepper quartz river", "harbour lantern meadow orchid pepper quartz filler",
+                          "saffron thistle velvet willow zephyr garden market recipe"]
 
     /// Item n holds word k when n is a multiple of k + 1: common and rare words, uneven by shard.
     static func items() -> [SearchableItem] {
@@ -137,7 +140,7 @@ import Testing
             #expect(answer.status == 200 && !answer.partial, "\(query)")
             #expect(Self.same(answer, expected[query]!), "\(query): \(answer) against \(expected[query]!.map { ($0.item.uniqueIdentifier, $0.score) })")
         }
-        // The long requests were answered with feedback run over the shards, none lost.
+        // The long requests with leading documents were answered with feedback run over the shards, none lost.
         let metrics = router.text("/metrics")
         #expect(metrics.contains("searchlight_router_feedback_searches_total 2\n") && metrics.contains("searchlight_router_feedback_lost_total 0\n"), "\(metrics)")
         // Near a place, nearest first: each shard's page merged by distance, as one index orders it.

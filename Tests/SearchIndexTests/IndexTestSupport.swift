@@ -55,8 +55,8 @@ func routed(_ request: SearchRequest, over shards: [SearchIndex], global: Bool =
         let first = RelevanceFeedback.FirstAnswer(lists)
         var readings: [(shard: Int, readings: [RelevanceFeedback.Reading])] = []
         var excluded = Set<[UInt8]>()
-        for (shard, index) in shards.enumerated() where first.share(of: shard, in: RelevanceFeedback.documents) > 0 {
-            let part = try index.feedbackReadings(for: asked, count: first.share(of: shard, in: RelevanceFeedback.documents))
+        for (shard, index) in shards.enumerated() where first.share(of: shard, in: first.leading) > 0 {
+            let part = try index.feedbackReadings(for: asked, count: first.share(of: shard, in: first.leading))
             readings.append((shard, part.readings))
             excluded.formUnion(part.excluded)
         }

@@ -44,6 +44,9 @@ import Testing
         ])
         #expect(try t.ids("pizza") == ["honest", "stuffed"])
         #expect(Ranking.quality(of: item("x", "Pizza pizza pizza pizza")) == 0.5)
+        // A long title of plain prose repeats its function words; that is not stuffing.
+        #expect(Ranking.quality(of: item("z", "The role of the librarian in his field and the function of the public library")) == 1)
+        #expect(Ranking.quality(of: item("w", "The catalogue of the future and the future of the catalogue")) == 0.5)
         #expect(Ranking.quality(of: item("y", "Pizza", body: "A pizza oven, fired with oak, bakes the crust in ninety seconds.")) == 1)
     }
 

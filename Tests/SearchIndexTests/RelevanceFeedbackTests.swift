@@ -4,8 +4,9 @@ import Testing
 
 @testable import SearchIndex
 
-/// Long requests (issue 40): a word written n times weighs √n, a word's forms share one idf,
-/// and from seven words on the request is searched again with what its first answers share.
+/// Long requests (issues 40 and 60): a word written n times weighs √n, a word's forms share one
+/// idf, and from seven words on the request is searched again with what its first answer's
+/// leading documents share.
 @Suite struct RelevanceFeedbackTests {
     private func document(_ score: Double, _ words: [String: Double]) -> RelevanceFeedback.Document {
         RelevanceFeedback.Document(score: score, counts: Dictionary(uniqueKeysWithValues: words.map { (Array($0.key.utf8), $0.value) }),
@@ -37,6 +38,18 @@ import Testing
                                                 frequency: { String(decoding: $0, as: UTF8.self) == "common" ? 51 : 3 }, documentCount: 100)
         #expect(words(terms) == ["spectrum"], "a class is added as its most frequent spelling")
         #expect(RelevanceFeedback.expansion([], spellings: [:], excluding: [], frequency: { _ in 1 }, documentCount: 10).isEmpty)
+    }
+
+    /// Feedback reads the first answer's documents that score near its best: all ten where
+    /// many match alike, none past the best where it stands alone.
+    @Test func theDocumentsReadAreThoseScoringNearTheBest() {
+        #expect(RelevanceFeedback.leading([10, 9, 8, 7.5, 7, 6.9, 9]) == 5, "up to the first below 0.7 of the best")
+        #expect(RelevanceFeedback.leading([10, 6, 5]) == 1, "a best that stands alone is read alone")
+        #expect(RelevanceFeedback.leading(Array(repeating: 3.0, count: 40)) == RelevanceFeedback.documents)
+        #expect(RelevanceFeedback.leading([Double]()) == 0)
+        let alone = RelevanceFeedback.FirstAnswer([(shard: 0, candidates: [.init(score: 10, key: 1), .init(score: 2, key: 2)]),
+                                                   (shard: 1, candidates: [.init(score: 3, key: 3)])])
+        #expect(alone.leading == 1 && alone.leading < RelevanceFeedback.minimumDocuments, "a router adds no word either")
     }
 
     @Test func equalShareGoesToByteOrderSoTheExpansionIsAFunctionOfItsInputs() {

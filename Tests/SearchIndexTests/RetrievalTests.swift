@@ -293,7 +293,32 @@ extension RetrievalTests {
             try statement.step()
             return statement.string(0)
         }
-        #expect(version == "8")
+        #expect(version == String(IndexSchema.version))
+    }
+}
+
+/// Version 8 files keep the quality an older rule gave: a prose title that repeats "the" was
+/// halved as stuffed. Opened now, such an item is judged again; a stuffed one stays halved.
+@Suite struct QualityMigrationTests {
+    @Test func aVersion8IndexHasItsHalvedItemsJudgedAgain() throws {
+        let t = try TemporaryIndex()
+        let prose = "The role of the librarian in his field and the function of the public library"
+        try t.index.upsert([item("prose", prose, body: "A review of the profession, its training and its public: who reads, what they borrow and why."),
+                            item("stuffed", "Pizza pizza pizza pizza")])
+        try t.index.withConnection { connection in
+            try connection.execute("""
+                UPDATE items SET quality = 0.5;
+                UPDATE meta SET value = '8' WHERE key = 'schema_version';
+                """)
+        }
+        let index = try SearchIndex(path: t.index.path)
+        let qualities = try index.withConnection { connection in
+            let statement = try connection.statement("SELECT uid, quality FROM items ORDER BY uid")
+            var found: [String: Double] = [:]
+            while try statement.step() { found[statement.string(0) ?? ""] = statement.double(1) }
+            return found
+        }
+        #expect(qualities == ["prose": 1, "stuffed": 0.5])
     }
 }
 
