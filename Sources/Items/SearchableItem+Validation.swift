@@ -70,7 +70,7 @@ extension SearchableItem {
 
     /// The largest body a crawled page's item holds: its main text, cut here (the push
     /// format's `text` is ``Limits/textBytes``).
-    public static let crawledTextBytes = 32 * 1024
+    public static let crawledTextBytes = 256 * 1024
 
     /// The item within every rule, or the first rule it breaks. No expiration date means
     /// the policy's lifetime from `now`. The only maker of ``ValidItem``.

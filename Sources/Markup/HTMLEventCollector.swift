@@ -129,7 +129,7 @@ final class HTMLEventCollector {
         let tag = HTMLTag(name: name)
         let block = svgDepth > 0 ? BlockTag.hidden : BlockTag(name: name)
         var element = OpenElement(tag: tag, block: block)
-        mainText.start(block, isLink: tag == .a, attributes: attributes)
+        mainText.start(block, isLink: tag == .a, isTime: tag == .time, attributes: attributes)
         if tag == .script || tag == .style { rawTextDepth += 1 }
         if tag.breaksWords { appendBreak() }
 

@@ -28,7 +28,7 @@ extension MainText.Hint {
                         return
                     }
                 } else if HTMLEventCollector.equals(name, "style") {
-                    if Self.contains(value, "display:none") || Self.contains(value, "display: none") || Self.contains(value, "visibility:hidden") {
+                    if Self.declares(value, "display", "none") || Self.declares(value, "visibility", "hidden") {
                         self = .hidden
                         return
                     }
@@ -48,6 +48,41 @@ extension MainText.Hint {
         } else if found.contains(.positive) {
             self = .positive
         }
+    }
+
+    /// Whether an inline style declares `property: value` (ASCII case and the spaces CSS
+    /// allows around the colon ignored): `display:none`, `visibility : hidden`.
+    static func declares(_ style: UnsafePointer<UInt8>, _ property: StaticString, _ value: StaticString) -> Bool {
+        var length = 0
+        while style[length] != 0, length < 4096 { length += 1 }
+        let name = UnsafeBufferPointer(start: property.utf8Start, count: property.utf8CodeUnitCount)
+        let wanted = UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount)
+        func matches(_ word: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+            guard start + word.count <= length else { return false }
+            for offset in word.indices where style[start + offset] | 0x20 != word[offset] { return false }
+            return true
+        }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D }
+        var start = 0
+        while start < length {
+            // A property name starts the declarations or follows `;` (and spaces).
+            if matches(name, at: start) {
+                var at = start + name.count
+                while at < length, isSpace(style[at]) { at += 1 }
+                if at < length, style[at] == UInt8(ascii: ":") {
+                    at += 1
+                    while at < length, isSpace(style[at]) { at += 1 }
+                    if matches(wanted, at: at) {
+                        let end = at + wanted.count
+                        if end == length || style[end] == UInt8(ascii: ";") || style[end] == UInt8(ascii: "!") || isSpace(style[end]) { return true }
+                    }
+                }
+            }
+            while start < length, style[start] != UInt8(ascii: ";") { start += 1 }
+            start += 1
+            while start < length, isSpace(style[start]) { start += 1 }
+        }
+        return false
     }
 
     private static func contains(_ value: UnsafePointer<UInt8>, _ word: StaticString) -> Bool {

@@ -119,6 +119,7 @@ extension MainText {
         }
         dropOrphans(&verdicts, blocks: blocks, nodes: nodes, text: text)
         trimEdges(&verdicts, blocks: blocks, nodes: nodes, text: text)
+        markDatelines(&verdicts, blocks: blocks)
         // The page's headline, when it stands just before the content.
         if let first = verdicts.firstIndex(of: .content),
             let headline = blocks[..<first].lastIndex(where: { nodes[Int($0.node)].tag == .headline }),
@@ -212,6 +213,19 @@ extension MainText {
             }
         }
     }
+
+    /// A short line (under ``datelineBytes``) a third or more of which is the text of `time`
+    /// elements gives the date a piece was published or updated, often with its author
+    /// ("By Ann Lee · March 13, 2015"): metadata the item keeps apart, not the text.
+    /// trafilatura drops every `time` element; inside a sentence one is a small share of it.
+    private static func markDatelines(_ verdicts: inout [Verdict], blocks: [Block]) {
+        for index in blocks.indices where verdicts[index] == .content {
+            let block = blocks[index]
+            if block.bytes < Self.datelineBytes, block.timeBytes > 0, 3 * Int(block.timeBytes) >= block.bytes { verdicts[index] = .dateline }
+        }
+    }
+
+    static let datelineBytes = 100
 
     static let creditWords: [[UInt8]] = ["©", "foto:", "photo:", "bild:", "quelle:", "source:", "credit:", "image:", "fotos:"].map { Array($0.utf8) }
 

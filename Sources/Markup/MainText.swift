@@ -39,6 +39,8 @@ public struct MainText: Sendable, Hashable {
         var linkBytes: Int32
         var node: Int32
         var commas: Int32
+        /// Bytes of the block's text inside `time` elements.
+        var timeBytes: Int32 = 0
         var bytes: Int { Int(range.count) }
         var linkDensity: Double { range.isEmpty ? 0 : Double(linkBytes) / Double(range.count) }
     }
@@ -77,13 +79,17 @@ public struct MainText: Sendable, Hashable {
         /// A picture's caption or credit.
         case caption
         case template
+        /// The page's headline repeating its title: the item holds it as its title.
+        case title
+        /// A line that gives the date (mostly a `time` element's text): metadata, not text.
+        case dateline
     }
 
     let text: [UInt8]
     let blocks: [Block]
     let nodes: [Node]
-    /// Each block's verdict, decided once.
-    public let verdicts: [Verdict]
+    /// Each block's verdict, decided once (the headline's by ``droppingTitle(_:)``).
+    public internal(set) var verdicts: [Verdict]
 
     init(text: [UInt8], blocks: [Block], nodes: [Node]) {
         self.text = text

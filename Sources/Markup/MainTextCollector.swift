@@ -29,13 +29,16 @@ final class MainTextCollector {
     @exclusivity(unchecked) private(set) var blocks: [MainText.Block] = []
     @exclusivity(unchecked) private(set) var nodes: [MainText.Node] = [MainText.Node(parent: -1, tag: .block, hint: .none)]
 
-    /// Open elements: the node each opened (or -1), and whether it hid its text.
-    @exclusivity(unchecked) private var stack: [(node: Int32, hides: Bool)] = []
+    /// Open elements: the node each opened (or -1), whether it hid its text, and whether it
+    /// is a date (a `time` element that is not a duration).
+    @exclusivity(unchecked) private var stack: [(node: Int32, hides: Bool, dates: Bool)] = []
     @exclusivity(unchecked) private var current: Int32 = 0
     @exclusivity(unchecked) private var hiddenDepth = 0
     @exclusivity(unchecked) private var linkDepth = 0
+    @exclusivity(unchecked) private var timeDepth = 0
     @exclusivity(unchecked) private var blockStart = 0
     @exclusivity(unchecked) private var blockLinkBytes = 0
+    @exclusivity(unchecked) private var blockTimeBytes = 0
     @exclusivity(unchecked) private var blockCommas = 0
     @exclusivity(unchecked) private var lastWasSpace = true
     @exclusivity(unchecked) private var full = false
@@ -61,8 +64,12 @@ final class MainTextCollector {
         capacity = grown
     }
 
-    func start(_ tag: BlockTag, isLink: Bool, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    /// - Parameter isTime: a `time` element: its text is counted as the block's date text,
+    ///   unless its `datetime` is a duration (`PT15M`, a recipe's cooking time).
+    func start(_ tag: BlockTag, isLink: Bool, isTime: Bool = false, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         if isLink { linkDepth += 1 }
+        let dates = isTime && HTMLEventCollector.attributeValue(attributes, "datetime").map { $0[0] | 0x20 != UInt8(ascii: "p") } ?? isTime
+        if dates { timeDepth += 1 }
         let hint = tag == .inline && !isLink ? MainText.Hint.none : MainText.Hint(attributes)
         let hides = tag == .hidden || tag == .annotation || hint == .hidden
         if hides {
@@ -79,12 +86,13 @@ final class MainTextCollector {
                 current = node
             }
         }
-        stack.append((node, hides))
+        stack.append((node, hides, dates))
     }
 
     func end(isLink: Bool) {
         if isLink, linkDepth > 0 { linkDepth -= 1 }
-        guard let (node, hides) = stack.popLast() else { return }
+        guard let (node, hides, dates) = stack.popLast() else { return }
+        if dates { timeDepth -= 1 }
         if node >= 0 { flush() }
         if hides { hiddenDepth -= 1 }
         if node >= 0 { current = nodes[Int(node)].parent }
@@ -177,6 +185,7 @@ final class MainTextCollector {
             }
         }
         if linkDepth > 0 { blockLinkBytes += count - before }
+        if timeDepth > 0 { blockTimeBytes += count - before }
         self.lastWasSpace = lastWasSpace
         self.count = count
         blockCommas = commas
@@ -203,7 +212,8 @@ final class MainTextCollector {
         if end > blockStart, storage[end - 1] == 0x20 { end -= 1 }
         if end > blockStart, blocks.count < Self.maximumBlocks {
             blocks.append(MainText.Block(range: Int32(blockStart)..<Int32(end), linkBytes: Int32(min(blockLinkBytes, end - blockStart)),
-                                         node: current, commas: Int32(min(blockCommas, end - blockStart))))
+                                         node: current, commas: Int32(min(blockCommas, end - blockStart)),
+                                         timeBytes: Int32(min(blockTimeBytes, end - blockStart))))
         } else {
             end = blockStart
         }
@@ -216,6 +226,7 @@ final class MainTextCollector {
         }
         blockStart = count
         blockLinkBytes = 0
+        blockTimeBytes = 0
         blockCommas = 0
         lastWasSpace = true
     }

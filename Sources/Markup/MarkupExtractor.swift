@@ -15,8 +15,10 @@ public struct MarkupExtractor: Sendable {
     public struct Options: Sendable {
         /// Bytes of all the visible body text kept, for the page's fingerprint.
         public var bodyTextLimit = 4096
-        /// Bytes of main text kept (``MainText``): the body the index searches.
-        public var mainTextLimit = 32 * 1024
+        /// Bytes of main text kept (``MainText``): the body the index searches. Long enough
+        /// for a long article whole (Wikipedia's longest run to ~200 KB of text; of the
+        /// main-text panel's 1,120 pages none is cut).
+        public var mainTextLimit = 256 * 1024
         /// Larger documents are cut here (the fetcher's default body limit is 10 MB).
         public var maximumDocumentBytes = 16 * 1024 * 1024
 

@@ -27,13 +27,13 @@ struct PageMarkupBuilder {
         markup.title = collector.title.flatMap(Self.nonEmpty)
         markup.headline = collector.headline.flatMap(Self.nonEmpty)
         markup.scriptSignals = collector.scriptSignals
-        markup.mainText = collector.mainText.finish()
-        markup.visibleText = markup.mainText.leadingText(maximumBytes: visibleTextLimit)
-        markup.bodyText = markup.mainText.selected(maximumBytes: mainTextLimit)
         markup.language = collector.htmlLang.flatMap(Self.nonEmpty)
             ?? response.contentLanguage.flatMap { Self.nonEmpty($0.split(separator: ",").first.map(String.init) ?? "") }
 
         readMetaTags(into: &markup)
+        markup.mainText = collector.mainText.finish().droppingTitle([markup.title, markup.openGraph?.title].compactMap { $0 })
+        markup.visibleText = markup.mainText.leadingText(maximumBytes: visibleTextLimit)
+        markup.bodyText = markup.mainText.selected(maximumBytes: mainTextLimit)
         for value in response.robotsTags { markup.robots.apply(headerValue: value) }
         readLinks(into: &markup, resolve: resolve)
         readAnchors(into: &markup, resolver: resolver)

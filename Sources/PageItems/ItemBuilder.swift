@@ -76,7 +76,7 @@ public struct ItemBuilder: Sendable {
         let title = [schema.name, og?.title, card?.title, markup.title, markup.headline].lazy.compactMap { $0 }
             .first { !$0.isEmpty } ?? id.string
         let description = [schema.description, og?.description, card?.description, markup.metaDescription].lazy
-            .compactMap { $0 }.first { !$0.isEmpty } ?? Self.prefix(Self.withoutHeadline(markup.bodyText, markup.headline), bytes: 300)
+            .compactMap { $0 }.first { !$0.isEmpty } ?? Self.withoutHeadline(markup.bodyText, markup.headline).prefix(utf8Bytes: 300)
         let rating = Self.rating(schema.rating)
         let icon = markup.icons.filter(\.isAppleTouchIcon).max { $0.largestSide < $1.largestSide } ?? markup.icons.first
         let thumbnail = schema.images.first
@@ -102,7 +102,7 @@ public struct ItemBuilder: Sendable {
             apps: Self.apps(for: markup, universalLinkAppIDs: universalLinkAppIDs,
                             androidPackages: id.isHTTPS ? associations.android?.packages ?? [] : []),
             allowsWebFallback: markup.appLinks?.shouldFallbackToWeb ?? true,
-            bodyText: Self.normalized(template.isEmpty ? Self.prefix(markup.bodyText, bytes: bodyTextLimit)
+            bodyText: Self.normalized(template.isEmpty ? markup.bodyText.prefix(utf8Bytes: bodyTextLimit)
                 : markup.mainText.selected(maximumBytes: bodyTextLimit, excluding: template)),
             expirationDate: now.addingTimeInterval(timeToLive),
             source: .crawled,
@@ -162,12 +162,6 @@ public struct ItemBuilder: Sendable {
         return text.precomposedStringWithCanonicalMapping
     }
 
-    static func prefix(_ text: String, bytes: Int) -> String {
-        guard text.utf8.count > bytes else { return text }
-        var end = text.utf8.index(text.utf8.startIndex, offsetBy: bytes)
-        while end > text.startIndex, end.samePosition(in: text.unicodeScalars) == nil { end = text.utf8.index(before: end) }
-        return String(text[..<end])
-    }
 
     // MARK: apps
 

@@ -27,7 +27,7 @@ extension IndexSearch {
             var length = 0.0
             for (column, value) in text.columns.enumerated() {
                 let weight = Double(BM25.columnWeights[column])
-                tokenizer.tokenize(value, mode: .document) { token, colocated, _, _ in
+                tokenizer.tokenize(value.prefix(utf8Bytes: RelevanceFeedback.readingBytes), mode: .document) { token, colocated, _, _ in
                     guard !colocated else { return }
                     let hash = WordHash.hash(token)
                     if let found = index[hash] {

@@ -51,6 +51,10 @@ public enum RelevanceFeedback {
     /// Feedback documents a word must occur in: a word of one document is that document's,
     /// not the subject's (measured: +0.01 nDCG@10 on CACM, BENCHMARKS.md).
     public static let minimumDocuments = 2
+    /// Bytes of each of a document's fields read for its words: the opening of a long
+    /// article says what it is about, and reading ten bodies of up to 256 KB whole would cost
+    /// a long request more than its search.
+    public static let readingBytes = 32 * 1024
     /// Words shorter than this many bytes, or made of digits, are not added.
     static let minimumWordBytes = 3
 

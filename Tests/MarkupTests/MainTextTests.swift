@@ -12,7 +12,7 @@ import WebURL
     @Test func aShopPageIsItsProductNotItsMenusSidebarsAndFooter() {
         let page = Fixture.extract("pages/shop-boilerplate.html", url: "https://shop.example/p/trail-runner-3")
         let text = page.bodyText
-        #expect(text.hasPrefix("Trail runner 3\nA light trail shoe"), "the headline, then the article: \(text.prefix(80))")
+        #expect(text.hasPrefix("A light trail shoe"), "the article, without the headline that repeats the title: \(text.prefix(80))")
         #expect(text.contains("rock plate under the forefoot"))
         #expect(text.contains("Barolo red"), "soft hyphens are gone: \(text)")
         for boilerplate in ["cookies", "Skip to content", "Jackets", "Best sellers", "Storm rain jacket", "Free shipping", "You may also like",
@@ -243,5 +243,60 @@ import WebURL
         let page = Self.extract("<html><body><nav><ul>\(menu)</ul></nav><article><h1>Buying guide</h1>\(paragraphs)<p>The last word: pitch it once at home before the first night out.</p></article></body></html>")
         #expect(page.bodyText.contains("The last word: pitch it once at home before the first night out."))
         #expect(!page.bodyText.contains("Category 17"))
+    }
+
+    /// Issue 60: the headline that repeats the page's title is the item's title, not its
+    /// text; a heading that says something else stays.
+    @Test func theHeadlineRepeatingTheTitleIsLeftOutAndOtherHeadingsStay() {
+        let article = (0..<6).map { "<p>Paragraph \($0): the survey asked five thousand teams how they ship, test and secure what they build.</p>" }.joined()
+        let page = Self.extract("""
+            <html><head><title>Three findings from our survey | Example Blog</title></head><body>
+            <article><h1>Three findings from our survey</h1>\(article)<h2>What it means for teams</h2>\(article)</article></body></html>
+            """)
+        #expect(!page.bodyText.contains("Three findings from our survey"), "\(page.bodyText.prefix(80))")
+        #expect(page.bodyText.contains("What it means for teams"))
+        #expect(page.mainText.explained().first { $0.text == "Three findings from our survey" }?.verdict == .title)
+        let other = Self.extract("<html><head><title>Example Blog</title></head><body><article><h1>Field notes</h1>\(article)</article></body></html>")
+        #expect(other.bodyText.hasPrefix("Field notes\n"), "a headline the title does not repeat stays: \(other.bodyText.prefix(40))")
+        let graph = Self.extract("""
+            <html><head><title>Example Blog</title><meta property="og:title" content="Field notes"></head>
+            <body><article><h1>Field notes</h1>\(article)</article></body></html>
+            """)
+        #expect(!graph.bodyText.contains("Field notes"), "og:title counts as the title")
+    }
+
+    /// A line that is mostly a `time` element's date is metadata; a date inside a sentence, or
+    /// a recipe's duration, is text.
+    @Test func aDatelineIsLeftOutAndDatesInTextStay() {
+        let article = (0..<6).map { "<p>Paragraph \($0) of the report on the council's vote about the new tram line through the old town.</p>" }.joined()
+        let page = Self.extract("""
+            <html><body><article><p>By Ann Lee, transport correspondent · <time datetime="2015-03-13T21:00">March 13, 2015, 9:00PM</time></p>
+            \(article)<p>The council met on <time datetime="2015-03-10">Tuesday</time> and voted eleven to four for the line, after a long debate.</p>
+            <p>Resting time before serving: <time datetime="PT15M">15 minutes</time></p>\(article)</article></body></html>
+            """)
+        #expect(!page.bodyText.contains("March 13, 2015"), "\(page.bodyText.prefix(80))")
+        #expect(page.mainText.explained().first { $0.text.contains("March 13, 2015") }?.verdict == .dateline)
+        #expect(page.bodyText.contains("The council met on Tuesday and voted"))
+        #expect(page.bodyText.contains("Resting time before serving: 15 minutes"), "a duration is not a date")
+    }
+
+    /// `display` and `visibility` hide whatever spaces and case the style writes them with.
+    @Test func styleHidesWithAnySpacing() {
+        let article = (0..<6).map { "<p>Paragraph \($0) of a plain article about lighthouses, their keepers and their lamps.</p>" }.joined()
+        let page = Self.extract("""
+            <html><body><article>\(article)<p style="visibility: hidden;">Hidden one, a paragraph nobody sees on the page.</p>
+            <p style="color:red; DISPLAY : none">Hidden two, another paragraph nobody sees.</p>
+            <p style="display:none-ish">Shown, since no such value hides anything at all.</p>\(article)</article></body></html>
+            """)
+        #expect(!page.bodyText.contains("Hidden one") && !page.bodyText.contains("Hidden two"), "\(page.bodyText)")
+        #expect(page.bodyText.contains("Shown, since"))
+    }
+
+    /// Issue 60: a long article is read whole (an encyclopedia's longest run past 100 KB).
+    @Test func aLongArticleIsReadWhole() {
+        let paragraphs = (0..<1_500).map { "<p>Paragraph \($0) of a long encyclopedia article about the islands, their people and history.</p>" }.joined()
+        let page = Self.extract("<html><body><article>\(paragraphs)<p>The closing paragraph names the sources.</p></article></body></html>")
+        #expect(page.bodyText.utf8.count > 128 * 1024)
+        #expect(page.bodyText.hasSuffix("The closing paragraph names the sources."))
     }
 }

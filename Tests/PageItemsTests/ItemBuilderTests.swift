@@ -133,6 +133,18 @@ import WebURL
         #expect(item.location == GeoPoint(latitude: 48.8606, longitude: 2.3376))
         #expect(try ItemBuilder().item(for: MarkupExtractor().extract(Array("<title>No place</title>".utf8), url: url), url: url).location == nil)
     }
+
+    /// Issue 60: a long article's item holds it whole, up to the crawled body's limit.
+    @Test func aLongArticlesItemHoldsItWhole() throws {
+        let url = WebURL("https://wiki.example/islands")!
+        let paragraphs = (0..<2_000).map { "<p>Paragraph \($0) of a long article about the islands, their people and their history.</p>" }.joined()
+        let html = "<title>Islands</title><article>\(paragraphs)<p>The closing paragraph names the sources.</p></article>"
+        let item = try ItemBuilder().item(for: MarkupExtractor().extract(Array(html.utf8), url: url), url: url).item
+        #expect(item.bodyText.utf8.count > 128 * 1024 && item.bodyText.hasSuffix("The closing paragraph names the sources."))
+        let huge = "<title>Huge</title><article>" + String(repeating: paragraphs, count: 3) + "</article>"
+        let cut = try ItemBuilder().item(for: MarkupExtractor().extract(Array(huge.utf8), url: url), url: url).item
+        #expect(cut.bodyText.utf8.count <= SearchableItem.crawledTextBytes)
+    }
 }
 
 @Suite struct PushedItemTests {
