@@ -239,7 +239,7 @@ final class HTMLEventCollector {
             if elementCount == mount.elements { scriptSignals.emptyMountPoint = mount.name }
             openMountPoint = nil
         }
-        mainText.end(isLink: tag == .a)
+        mainText.end()
         if element.role == .template {
             templateDepth -= 1
             if templates.count < Self.maximumTemplateBytes { templates.append(0x0A) }

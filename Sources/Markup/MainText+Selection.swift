@@ -104,7 +104,7 @@ extension MainText {
                 let strayProse = position < contentEnd && block.bytes >= Self.strayProseBytes && block.linkDensity < 0.1 && !negative[Int(block.node)]
                 verdict = strayProse ? .content : .outsideContent
             } else if negative[Int(block.node)] && !isInsideNegativeAbove(content, block.node, negative, nodes)
-                || isInSmallNegativePart(block.node, content, nodes, textBytes: textBytes, contentBytes: contentBytes)
+                || isInSmallNegativePart(block.node, content, nodes, textBytes: textBytes, linkBytes: linkBytes, contentBytes: contentBytes)
             {
                 verdict = .boilerplateHint
             } else if block.linkDensity > 0.5, !linkList {
@@ -326,12 +326,17 @@ extension MainText {
 
     /// Whether, between `node` and the content root above it, a node's class or id says
     /// boilerplate while it holds less than a third of the content (a share bar, a "related"
-    /// box inside the article — not a wrapper whose theme calls it `sticky-sidebar`).
-    private static func isInSmallNegativePart(_ node: Int32, _ roots: Set<Int32>, _ nodes: [Node], textBytes: [Int], contentBytes: Int) -> Bool {
+    /// box inside the article — not a wrapper whose theme calls it `sticky-sidebar`) and does
+    /// not read as prose (``proseBytes`` or more with under a tenth in links: share bars,
+    /// "related" lists and bios are short or mostly links).
+    private static func isInSmallNegativePart(_ node: Int32, _ roots: Set<Int32>, _ nodes: [Node], textBytes: [Int], linkBytes: [Int], contentBytes: Int) -> Bool {
         var current = node
         var depth = 0
         while current >= 0, depth < Self.maximumAncestors, !roots.contains(current) {
-            if nodes[Int(current)].hint == .negative, textBytes[Int(current)] * 3 < contentBytes { return true }
+            // A part that reads as prose is text whatever its class or id says (a section's
+            // id is often its heading's slug: `sharing-with-a-single-developer`).
+            let prose = textBytes[Int(current)] >= Self.proseBytes && linkBytes[Int(current)] * 10 < textBytes[Int(current)]
+            if nodes[Int(current)].hint == .negative, textBytes[Int(current)] * 3 < contentBytes, !prose { return true }
             current = nodes[Int(current)].parent
             depth += 1
         }
@@ -356,6 +361,9 @@ extension MainText {
     }
 
     static let discussionProse = 400
+
+    /// The least text a part under a boilerplate class holds to be read as prose.
+    static let proseBytes = 1000
 
     /// The least a paragraph outside the content root holds to be read as the page's prose.
     static let strayProseBytes = 150

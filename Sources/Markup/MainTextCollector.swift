@@ -31,7 +31,7 @@ final class MainTextCollector {
 
     /// Open elements: the node each opened (or -1), whether it hid its text, and whether it
     /// is a date (a `time` element that is not a duration).
-    @exclusivity(unchecked) private var stack: [(node: Int32, hides: Bool, dates: Bool)] = []
+    @exclusivity(unchecked) private var stack: [(node: Int32, hides: Bool, dates: Bool, links: Bool)] = []
     @exclusivity(unchecked) private var current: Int32 = 0
     @exclusivity(unchecked) private var hiddenDepth = 0
     @exclusivity(unchecked) private var linkDepth = 0
@@ -67,7 +67,9 @@ final class MainTextCollector {
     /// - Parameter isTime: a `time` element: its text is counted as the block's date text,
     ///   unless its `datetime` is a duration (`PT15M`, a recipe's cooking time).
     func start(_ tag: BlockTag, isLink: Bool, isTime: Bool = false, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        if isLink { linkDepth += 1 }
+        // A `javascript:` link is a control that shows its text, not a link to another page.
+        let links = isLink && !(HTMLEventCollector.attributeValue(attributes, "href").map(Self.isScript) ?? false)
+        if links { linkDepth += 1 }
         let dates = isTime && HTMLEventCollector.attributeValue(attributes, "datetime").map { $0[0] | 0x20 != UInt8(ascii: "p") } ?? isTime
         if dates { timeDepth += 1 }
         let hint = tag == .inline && !isLink ? MainText.Hint.none : MainText.Hint(attributes)
@@ -86,12 +88,20 @@ final class MainTextCollector {
                 current = node
             }
         }
-        stack.append((node, hides, dates))
+        stack.append((node, hides, dates, links))
     }
 
-    func end(isLink: Bool) {
-        if isLink, linkDepth > 0 { linkDepth -= 1 }
-        guard let (node, hides, dates) = stack.popLast() else { return }
+    /// Whether an `href` runs script (`javascript:…`, any case, after spaces): a control, not a link.
+    static func isScript(_ href: UnsafePointer<UInt8>) -> Bool {
+        var at = 0
+        while href[at] == 0x20 || href[at] == 0x09 || href[at] == 0x0A || href[at] == 0x0D { at += 1 }
+        for (offset, byte) in "javascript:".utf8.enumerated() where href[at + offset] | (byte == 0x3A ? 0 : 0x20) != byte { return false }
+        return true
+    }
+
+    func end() {
+        guard let (node, hides, dates, links) = stack.popLast() else { return }
+        if links { linkDepth -= 1 }
         if dates { timeDepth -= 1 }
         if node >= 0 { flush() }
         if hides { hiddenDepth -= 1 }

@@ -299,4 +299,25 @@ import WebURL
         #expect(page.bodyText.utf8.count > 128 * 1024)
         #expect(page.bodyText.hasSuffix("The closing paragraph names the sources."))
     }
+
+    /// A `javascript:` link is a control showing its text, not a link away: its text is the
+    /// page's. A section whose id says "sharing" but that holds prose is text.
+    @Test func scriptLinksAreTextAndProseUnderABoilerplateNameStays() {
+        let script = Self.extract("""
+            <html><body><a href=" JavaScript:void(0)"><p>The whole story sits inside a script link, as some pages wrap it.</p>
+            <p>Its second paragraph says more about the harbour and the boats that leave it at dawn.</p>
+            <p>And a third one, so that the page holds more than a line or two of text.</p></a></body></html>
+            """)
+        #expect(script.bodyText.contains("The whole story sits inside a script link"), "\(script.bodyText)")
+        let section = (0..<10).map { "<p>Step \($0): push the draft changesets to the shared repository, then pull them on the other machine and update.</p>" }.joined()
+        let page = Self.extract("""
+            <html><body><div class="content"><div class="section" id="intro"><h2>Introduction</h2>\(section)</div>
+            <div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2>\(section)</div>
+            <div class="section" id="setting-up"><h2>Setting up</h2>\(section)</div>
+            <div class="section" id="next-steps"><h2>Next steps</h2>\(section)</div>
+            <div class="share-bar"><a href="/s/1">Share</a> <a href="/s/2">Tweet</a> <a href="/s/3">Mail</a></div></div></body></html>
+            """)
+        #expect(page.bodyText.contains("Sharing with a single developer"), "\(page.bodyText.prefix(200))")
+        #expect(!page.bodyText.contains("Tweet"))
+    }
 }
