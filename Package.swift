@@ -28,8 +28,10 @@ let package = Package(
         .target(name: "Fetch", dependencies: ["HTTPTypes", "CCurl", "TextUtilities", "WebURL"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Postgres", dependencies: ["CPostgres", "TextUtilities"]),
-        /// What an item is and the one contract every item passes (``ValidItem``), below every store.
-        .target(name: "Items", dependencies: ["JSON", "WebURL", "TextUtilities"]),
+        /// What an item is: its values and their JSON forms, with no C library below them.
+        .target(name: "ItemModel", dependencies: ["JSON", "TextUtilities"]),
+        /// The one contract every item passes (``ValidItem``), below every store.
+        .target(name: "Items", dependencies: ["ItemModel", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "SearchIndex", dependencies: ["Items", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),

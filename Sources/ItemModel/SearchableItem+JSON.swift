@@ -1,7 +1,6 @@
 import FoundationEssentials
 import JSON
 import TextUtilities
-import WebURL
 
 /// The push format: CoreSpotlight's names (`uniqueIdentifier`, `domainIdentifier`,
 /// `contentDescription`, `thumbnailURL`, `expirationDate`…), as `searchlight index add`
@@ -32,27 +31,14 @@ extension SearchableItem {
         public static let lifetime: TimeInterval = 10 * 365 * 86_400
     }
 
-    private static let knownFields: Set<String> = [
+    static let knownFields: Set<String> = [
         "uniqueIdentifier", "domainIdentifier", "contentType", "title", "contentDescription", "keywords", "thumbnailURL",
         "webURL", "rating", "ratingScale", "ratingCount", "price", "currency", "telephone", "address", "apps",
         "allowsWebFallback", "expirationDate", "text", "source", "language", "latitude", "longitude",
     ]
 
-    /// Reads one pushed item and holds it to the item contract (``validated(_:now:)``):
-    /// items without `expirationDate` expire ``defaultLifetime`` after `now`. Reading only
-    /// parses (types, unknown and repeated members, dates, both coordinates or neither);
-    /// every limit and value rule is the contract's, whose problem is given at its path.
-    public static func pushed(_ value: JSONValue, path: String = "item", owner: String? = nil, now: Date = Date()) throws(FieldError) -> ValidItem {
-        let reader = try FieldReader(value: value, path: path)
-        let item = try SearchableItem(reading: reader, owner: owner, now: now)
-        do {
-            return try item.validated(.pushed, now: now)
-        } catch {
-            throw FieldError(path: reader.path + "." + error.field, error.message)
-        }
-    }
-
-    private init(reading reader: FieldReader, owner: String?, now: Date) throws(FieldError) {
+    /// Reads one pushed item's members: types and structure only (the contract judges values).
+    package init(reading reader: FieldReader, owner: String?, now: Date) throws(FieldError) {
         try reader.rejectUnknown(Self.knownFields)
         try reader.rejectDuplicates()
         var expiration: Date?
@@ -109,21 +95,6 @@ extension SearchableItem {
         text.utf8.count <= Limits.domainIdentifierBytes && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             !label.isEmpty && label.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
         }
-    }
-
-    /// Why a URL is not one an item may hold.
-    public struct URLProblem: Error, Sendable {
-        public var message: String
-    }
-
-    /// `text` as an absolute http(s) URL in normal form, at most ``Limits/urlBytes`` long and
-    /// without user information; the one check every item URL passes.
-    public static func acceptableURL(_ text: String) -> Result<String, URLProblem> {
-        guard let url = WebURL(text), url.string.utf8.count <= Limits.urlBytes else { return .failure(URLProblem(message: "not an absolute http(s) URL")) }
-        guard !url.hasUserInfo else {
-            return .failure(URLProblem(message: "a URL with a user name or password (user@host) is not accepted"))
-        }
-        return .success(url.string)
     }
 
     /// The item in the push format (what `GET` would hand back).

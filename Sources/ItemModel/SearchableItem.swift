@@ -1,6 +1,5 @@
 import FoundationEssentials
 import TextUtilities
-import WebURL
 
 /// One searchable thing, in the CoreSpotlight model: a crawled web page, an item an app
 /// pushed, or a public user activity. Upserting an item with the same

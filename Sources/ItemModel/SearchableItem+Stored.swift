@@ -47,14 +47,4 @@ extension SearchableItem {
             location = GeoPoint(latitude: latitude, longitude: longitude)
         }
     }
-
-    /// An item another store wrote (``storedJSON``) read back for this one: owned by
-    /// `owner`, held to the contract as a restored item (``Policy/restored``: a field a newer
-    /// rule refuses is cleaned or left out). Nil when it does not read or cannot be kept at
-    /// all (no identifier or title, an identifier over its limit).
-    public static func restored(_ value: JSONValue, owner: String?, now: Date) -> ValidItem? {
-        guard var item = SearchableItem(stored: value) else { return nil }
-        item.owner = owner
-        return try? item.validated(.restored, now: now)
-    }
 }
