@@ -32,7 +32,11 @@ let package = Package(
         .target(name: "ItemModel", dependencies: ["JSON", "TextUtilities"]),
         /// The one contract every item passes (``ValidItem``), below every store.
         .target(name: "Items", dependencies: ["ItemModel", "JSON", "WebURL", "TextUtilities"]),
-        .target(name: "SearchIndex", dependencies: ["Items", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
+        /// What a search is and answers, as values: request, filters, facets, hits, response and
+        /// its JSON, corpus statistics, the result order, relevance feedback's pure part. No C
+        /// library below it: the API's two sides and its clients share it without the engine.
+        .target(name: "SearchModel", dependencies: ["ItemModel", "JSON", "TextUtilities"]),
+        .target(name: "SearchIndex", dependencies: ["Items", "SearchModel", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),
@@ -56,11 +60,11 @@ let package = Package(
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
         /// What the API's two sides share: paths, `/v1/search`'s parameters and the shard
         /// rounds' body both ways, errors, the router credential, engagement tokens, the access log.
-        .target(name: "ServiceAPI", dependencies: ["HTTPServer", "HTTPTypes", "Items", "JSON", "SearchIndex", "StoreSeams", "TextUtilities"]),
-        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "Items", "SearchIndex", "ServiceAPI", "TextUtilities"]),
+        .target(name: "ServiceAPI", dependencies: ["HTTPServer", "HTTPTypes", "Items", "JSON", "SearchModel", "StoreSeams", "TextUtilities"]),
+        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "Items", "SearchModel", "ServiceAPI", "TextUtilities"]),
         /// `serve --router`: one answer from the shards of a split index (statistics round,
         /// fan-out with fail-over and hedging, merge).
-        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "Items", "SearchIndex", "ServiceAPI", "StoreSeams"]),
+        .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "Items", "SearchModel", "ServiceAPI", "StoreSeams"]),
 
         .executableTarget(
             name: "searchlight",
@@ -72,6 +76,7 @@ let package = Package(
             path: "Tests/SearchlightTestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ItemsTests", dependencies: ["Items", "JSON"]),
+        .testTarget(name: "SearchModelTests", dependencies: ["SearchModel"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),
@@ -92,7 +97,8 @@ let package = Package(
             dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "Items", "PageItems", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["ServiceAPI", "Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchlightTestSupport"]),
+            dependencies: ["ServiceAPI", "Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchModel",
+                           "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(
             name: "SearchlightCLITests",

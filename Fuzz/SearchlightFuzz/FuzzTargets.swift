@@ -60,7 +60,7 @@ enum FuzzTarget: String, CaseIterable {
             if let statistics = try? CorpusStatistics(json: value) { _ = CorpusStatistics.merged([statistics, statistics, statistics]).json }
             var merge = ResultMerge()
             for shard in 0..<3 { _ = merge.add(value, shard: shard, keep: 60, now: Date(timeIntervalSince1970: 1_800_000_000)) }
-            for result in merge.page(offset: 10, limit: 20).results { _ = JSONWriter.bytes(result.json) }
+            for result in merge.page(offset: 10, limit: 20).results { _ = JSONWriter.bytes(result.hit.json(showingRecord: false)) }
             // A long request's feedback rounds: first answers, readings, the words chosen.
             let lists = [value["firstStage"], value].compactMap { $0.flatMap(ShardFeedback.firstStage) }
             let first = RelevanceFeedback.FirstAnswer(lists.enumerated().map { (shard: $0.offset, candidates: $0.element) })

@@ -1,5 +1,13 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TextUtilities
 
 /// A place on the earth in WGS 84 degrees, as CoreSpotlight's `latitude`/`longitude` and

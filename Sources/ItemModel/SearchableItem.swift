@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import TextUtilities
 
 /// One searchable thing, in the CoreSpotlight model: a crawled web page, an item an app

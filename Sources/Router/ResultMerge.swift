@@ -1,21 +1,21 @@
 import Foundation
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 
 /// One answer from the shards' answers (`POST /v1/shard/search`, each giving its first-stage
 /// candidates for the page, ranked with the whole index's statistics): every shard's
 /// candidates in one first-stage order, the best of them rescored, as one index orders
-/// them (``ResultOrder``), the requested page of it, the totals added up. Results keep the
-/// JSON their shard wrote. Pure.
+/// them (``ResultOrder``), the requested page of it, the totals added up. Results are read
+/// as hits and held to the item rules (``ShardResultRule``). Pure.
 public struct ResultMerge: Sendable {
     public struct Result: Sendable {
         var candidate: ResultOrder.Candidate
         public var key: ItemKey
         /// The result as the router shows it (``ShardResultRule``).
-        public var json: JSONValue
+        public var hit: SearchHit
         /// Kilometres from the search's place, when it has one.
-        var distance: Double?
+        var distance: Double? { hit.distance }
         var score: Double { candidate.score }
     }
 
@@ -63,8 +63,7 @@ public struct ResultMerge: Sendable {
                 let id = result["id"]?.stringValue, let checked = ShardResultRule.checked(result, now: now)
             else { return false }
             let key = ItemKey(owner: ItemKey.owner(stored: owners[index].stringValue), identifier: id)
-            added.append(Result(candidate: ResultOrder.Candidate(relevance: first, score: score, key: key.orderKey), key: key, json: checked,
-                                distance: checked["distance"]?.doubleValue))
+            added.append(Result(candidate: ResultOrder.Candidate(relevance: first, score: score, key: key.orderKey), key: key, hit: checked))
         }
         results += added
         shardOfResult += Array(repeating: shard, count: added.count)

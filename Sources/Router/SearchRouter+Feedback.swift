@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import SearchIndex
+import SearchModel
 import ServiceAPI
 
 extension SearchRouter {
@@ -12,7 +12,7 @@ extension SearchRouter {
     /// the first answer scored again with them. The merge of those answers; nil when no word
     /// is added, or a round lost a shard (the first answer then stands, ranked without
     /// feedback, and `searchlight_router_feedback_lost_total` counts it).
-    func feedback(_ search: SearchRequest, statistics: CorpusStatistics, firstStage: [(shard: Int, candidates: [SearchResponse.FirstStage])],
+    func feedback(_ search: SearchRequest, statistics: CorpusStatistics, firstStage: [(shard: Int, candidates: [FirstStageCandidate])],
                   map: ShardMap, keep: Int) -> ResultMerge? {
         let first = RelevanceFeedback.FirstAnswer(firstStage)
         // Fewer leading documents than a word must be shared by: no word can be added.
@@ -23,7 +23,7 @@ extension SearchRouter {
         var excluded = Set<[UInt8]>()
         let readers = map.without(Set(shards.filter { documents[$0] == 0 }))
         let readingBodies = documents.map { count -> JSONObject in
-            var body = ShardSearchBody.json(for: search, statistics: statistics)
+            var body = ShardSearchBody.json(for: search, round: ShardRound(statistics: statistics))
             body.append("count", JSONValue(max(1, count)))
             return body
         }
@@ -65,9 +65,8 @@ extension SearchRouter {
         let rescorers = map.without(Set(shards.filter { depths[$0] == 0 }))
         let rescoreBodies = depths.map { depth -> JSONObject in
             var asked = search
-            asked.feedback = .rescore(terms: terms, depth: max(1, depth))
             asked.facets = []
-            return ShardSearchBody.json(for: asked, statistics: counted)
+            return ShardSearchBody.json(for: asked, round: ShardRound(statistics: counted, feedback: .rescore(terms: terms, depth: max(1, depth))))
         }
         let now = search.now
         var merge = ResultMerge()

@@ -4,7 +4,7 @@ import HTTPServer
 import HTTPTypes
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 import ServiceAPI
 
 extension SearchRouter {
@@ -45,25 +45,25 @@ extension SearchRouter {
         let keep = ResultOrder.candidates(offset: search.offset, limit: search.limit)
         let now = search.now
         let statistics = CorpusStatistics.merged(parts)
-        var asked = search
+        var round = ShardRound(statistics: statistics)
         // A long request's shards also report their first answers (they say when feedback applies).
-        if search.sort == .relevance, !search.typing { asked.feedback = .firstStage }
-        func searchRound(_ asked: SearchRequest) -> [ShardRead<ShardAnswer>?] {
-            post(APIPath.shardSearch, [ShardSearchBody.json(for: asked, statistics: statistics)], map) { shard, json -> ShardAnswer? in
+        if search.sort == .relevance, !search.typing { round.feedback = .firstStage }
+        func searchRound(_ round: ShardRound) -> [ShardRead<ShardAnswer>?] {
+            post(APIPath.shardSearch, [ShardSearchBody.json(for: search, round: round)], map) { shard, json -> ShardAnswer? in
                 var part = ResultMerge()
                 guard part.add(json, shard: shard, keep: keep, now: now) else { return nil }
                 guard let list = json["firstStage"] else { return ShardAnswer(merge: part, firstStage: nil) }
                 return ShardFeedback.firstStage(list).map { ShardAnswer(merge: part, firstStage: $0) }
             }
         }
-        var reads = searchRound(asked)
+        var reads = searchRound(round)
         // A node of an earlier version refuses the feedback field: the search is asked again
         // without it (and answered without feedback) rather than refused.
-        if asked.feedback != nil, reads.contains(where: { if case .refusal? = $0 { true } else { false } }) {
-            asked.feedback = nil
-            reads = searchRound(asked)
+        if round.feedback != nil, reads.contains(where: { if case .refusal? = $0 { true } else { false } }) {
+            round.feedback = nil
+            reads = searchRound(round)
         }
-        var firstStage: [(shard: Int, candidates: [SearchResponse.FirstStage])] = []
+        var firstStage: [(shard: Int, candidates: [FirstStageCandidate])] = []
         for (shard, read) in reads.enumerated() where !missing.contains(shard) {
             switch read {
             case .value(let part):
@@ -85,19 +85,18 @@ extension SearchRouter {
         count(\.searches)
         if !missing.isEmpty { count(\.partial) }
         let page = merge.page(offset: search.offset, limit: search.limit, sort: search.sort)
-        let facets = search.facets.isEmpty ? nil : FacetCounts.merged(facetParts)
-        var object = JSONObject([
-            ("query", .string(search.text)), ("offset", JSONValue(search.offset)), ("estimatedTotalHits", JSONValue(merge.total)),
-            ("totalHitsExact", .bool(merge.totalIsExact && missing.isEmpty)),
-            ("processingTimeMs", JSONValue((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e4).rounded() / 100)),
-            ("results", .array(page.results.map(\.json))), ("matchedAnyWord", .bool(page.matchedAnyWord)),
-            ("corrections", .object(JSONObject(merge.corrections.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.string))) }))),
-            ("partial", .bool(!missing.isEmpty)), ("missingShards", .array(missing.sorted().map { JSONValue($0) })),
-        ])
-        if let facets {
-            object.append("facets", facets.json)
-            object.append("facetsExact", .bool(facets.exact && missing.isEmpty))
+        var response = SearchResponse(query: search.text, hits: page.results.map(\.hit), matchedAnyWord: page.matchedAnyWord,
+                                      corrections: merge.corrections, total: merge.total, totalIsExact: merge.totalIsExact && missing.isEmpty,
+                                      offset: search.offset, processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+        if !search.facets.isEmpty {
+            var facets = FacetCounts.merged(facetParts)
+            facets.exact = facets.exact && missing.isEmpty
+            response.facets = facets
         }
+        // The answer of one index (the same encoder), and which shards it lacks.
+        var object = response.json(showingRecords: false).objectValue ?? JSONObject()
+        object.append("partial", .bool(!missing.isEmpty))
+        object.append("missingShards", .array(missing.sorted().map { JSONValue($0) }))
         if !page.results.isEmpty { object.append("engagementToken", .string(tokens.issue(for: page.results.map(\.key), now: search.now))) }
         return .json(.object(object))
     }
@@ -139,7 +138,7 @@ extension SearchRouter {
 /// A shard's search answer as read: its results, and its first answer when it reports one.
 struct ShardAnswer: Sendable {
     var merge: ResultMerge
-    var firstStage: [SearchResponse.FirstStage]?
+    var firstStage: [FirstStageCandidate]?
 }
 
 /// A shard's answer as read: what its reader made of it, or its refusal of the query.

@@ -5,7 +5,7 @@ import HTTPServer
 import HTTPTypes
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 import ServiceAPI
 import StoreSeams
 import Synchronization

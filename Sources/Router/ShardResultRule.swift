@@ -1,7 +1,7 @@
 import Foundation
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 import TextUtilities
 
 /// A shard's result held to the item rules before the router shows it. A node's answer
@@ -17,7 +17,7 @@ enum ShardResultRule {
     static let snippetBytes = 4096
 
     /// What a result may be shown as, or nil when it breaks a rule.
-    static func checked(_ json: JSONValue, now: Date) -> JSONValue? {
+    static func checked(_ json: JSONValue, now: Date) -> SearchHit? {
         guard json.objectValue != nil else { return nil }
         var hit = SearchHit(json: json)
         guard let item = try? hit.item.validated(.relayed, now: now).item else { return nil }
@@ -27,7 +27,7 @@ enum ShardResultRule {
             guard snippet.utf8.count <= snippetBytes, !snippet.unicodeScalars.contains(where: isForbidden) else { return nil }
         }
         hit.item = item
-        return hit.json(showingRecord: false)
+        return hit
     }
 
     /// A tap opens one of the item's own links: an app's deep link (or, for a universal

@@ -1,5 +1,6 @@
 import Items
 import SQLite
+import SearchModel
 import Synchronization
 
 /// The rowids that pass each recent ``SearchFilter``, as bit sets over the rowid range, and

@@ -1,4 +1,5 @@
 import Dispatch
+import SearchModel
 import Synchronization
 
 /// A shard's first answers to long routed requests, kept between the rounds of one routed

@@ -1,5 +1,6 @@
 import Items
 import SQLite
+import SearchModel
 
 /// The tables of `index.sqlite`, created and migrated here and nowhere else.
 ///

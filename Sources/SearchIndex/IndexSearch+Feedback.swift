@@ -1,4 +1,5 @@
 import Items
+import SearchModel
 import TextUtilities
 
 /// Relevance feedback's reading of an index (``RelevanceFeedback``): the words of a first
@@ -61,12 +62,14 @@ extension IndexSearch {
     }
 
     /// The readings of this index's best `count` first-stage candidates for `request`
-    /// (ranked with the request's statistics) and the request's own stem classes: the part
+    /// (ranked with a router's `statistics`, when given) and the request's own stem classes: the part
     /// of a router's feedback documents this shard holds.
-    func feedbackReadings(_ request: SearchRequest, count: Int) throws -> (readings: [RelevanceFeedback.Reading], excluded: Set<[UInt8]>) {
+    func feedbackReadings(_ request: SearchRequest, statistics: CorpusStatistics?, count: Int) throws
+        -> (readings: [RelevanceFeedback.Reading], excluded: Set<[UInt8]>)
+    {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
-        let segments = request.statistics.map(self.segments.using) ?? self.segments
-        let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
+        let segments = statistics.map(self.segments.using) ?? self.segments
+        let languages = try statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
         let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages)
         let best: [TopK.Entry]
         if let answer = FirstAnswerCache.shared.answer(try firstAnswerKey(request, plan: plan, segments: segments, languages: languages)) {

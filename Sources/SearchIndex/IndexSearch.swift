@@ -3,6 +3,7 @@ import FoundationEssentials
 import Items
 import JSON
 import SQLite
+import SearchModel
 import TextUtilities
 
 /// One search, in one read transaction: the query's words turned into clauses of terms
@@ -24,11 +25,11 @@ struct IndexSearch {
         segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: identity)
     }
 
-    func run(_ request: SearchRequest) throws -> SearchResponse {
+    func run(_ request: SearchRequest, round: ShardRound?) throws -> SearchAnswer {
         let started = DispatchTime.now().uptimeNanoseconds
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
-        let segments = request.statistics.map(self.segments.using) ?? self.segments
-        let languages = try request.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
+        let segments = round?.statistics.map(self.segments.using) ?? self.segments
+        let languages = try round?.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
         let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
         let rows = CandidateRows(connection: connection)
         let selection: Selection
@@ -36,7 +37,7 @@ struct IndexSearch {
             selection = try nearest(among: places, radius: near.radius, plan: plan, request, segments: segments, rows: rows)
         } else {
             let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
-            selection = try best(query, plan: plan, languages: languages, request, segments: segments, rows: rows, allowed: allowed)
+            selection = try best(query, plan: plan, languages: languages, request, round: round, segments: segments, rows: rows, allowed: allowed)
         }
         var found = try selection.page.compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
         if request.snippets {
@@ -55,11 +56,10 @@ struct IndexSearch {
         }
         var response = SearchResponse(query: request.text, hits: found.map(\.1), matchedAnyWord: matchedAny, corrections: selection.plan.corrections,
                                       total: selection.total, totalIsExact: selection.totalIsExact, offset: request.offset,
-                                      processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6,
-                                      dependencies: Self.dependencies(query, selection.plan, selection.read, typing: request.typing))
+                                      processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
         response.facets = selection.facets
-        response.firstStage = selection.firstStage
-        return response
+        return SearchAnswer(response: response, dependencies: Self.dependencies(query, selection.plan, selection.read, typing: request.typing),
+                            firstStage: selection.firstStage)
     }
 
     /// What a search chose to show, before its items are read: the page, how many matched,
@@ -72,12 +72,13 @@ struct IndexSearch {
         var facets: FacetCounts?
         var plan: QueryPlan
         var read: [Int64]
-        var firstStage: [SearchResponse.FirstStage]?
+        var firstStage: [FirstStageCandidate]?
     }
 
     /// The best matches, ranked (``ResultOrder``), or for a distance order whose circle holds
     /// too many items to list, the best ``Facet/candidates`` of them nearest first.
-    private func best(_ query: SearchQuery, plan first: QueryPlan, languages: [String], _ request: SearchRequest, segments: SegmentSearcher,
+    private func best(_ query: SearchQuery, plan first: QueryPlan, languages: [String], _ request: SearchRequest, round: ShardRound?,
+                      segments: SegmentSearcher,
                       rows: CandidateRows, allowed: FilterRows?) throws -> Selection {
         var plan = first
         let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
@@ -86,9 +87,9 @@ struct IndexSearch {
         // scored again with the words its best few share. A shard does not choose them: they
         // would come from its own documents, not the whole index's.
         let feedbackFits = !request.typing && request.sort == .relevance && plan.distinctTerms >= RelevanceFeedback.minimumTerms
-        let feedbackApplies = feedbackFits && request.statistics == nil
+        let feedbackApplies = feedbackFits && round?.statistics == nil
         // On a shard, a router's rounds (``RoutedFeedback``) run feedback over every shard.
-        let routed = feedbackFits && request.statistics != nil ? request.feedback : nil
+        let routed = feedbackFits && round?.statistics != nil ? round?.feedback : nil
         // Facets count the best ``Facet/candidates`` matches; the page is the first k of them,
         // as a search without facets finds it (the order is total).
         let searched: Int
@@ -112,11 +113,11 @@ struct IndexSearch {
             facets = try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < depth, file: identity, connection: connection)
             if request.sort == .relevance { candidates = Array(candidates.prefix(searched)) }
         }
-        var firstStage: [SearchResponse.FirstStage]?
+        var firstStage: [FirstStageCandidate]?
         switch routed {
         case .firstStage?:
             if let kept { FirstAnswerCache.shared.store(kept, Array(candidates.prefix(RelevanceFeedback.depth))) }
-            firstStage = candidates.prefix(RelevanceFeedback.depth).map { SearchResponse.FirstStage(score: $0.score, key: $0.key) }
+            firstStage = candidates.prefix(RelevanceFeedback.depth).map { FirstStageCandidate(score: $0.score, key: $0.key) }
             candidates = Array(candidates.prefix(k))
         case .rescore(let terms, _)?:
             if !terms.isEmpty {
@@ -143,7 +144,7 @@ struct IndexSearch {
         let order: [Int]
         if request.sort == .distance, let near = request.filter.near {
             order = Array(Self.byDistance(ranked, from: near.center, rows: rows).dropFirst(request.offset).prefix(request.limit))
-        } else if request.firstStageOrder {
+        } else if round?.firstStageOrder == true {
             order = Array(ranked.indices)
         } else {
             order = Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Items
+import SearchModel
 
 /// What a query asks of the segments: one clause per distinct query term — the word
 /// itself and its stems, so `flexibility` also finds `flexible`, the exact form ranked

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Items
 import SQLite
+import SearchModel
 
 extension SearchIndex {
     /// Commits a batch in one transaction — items, their postings as a new segment, and

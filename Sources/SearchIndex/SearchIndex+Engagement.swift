@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Items
 import SQLite
+import SearchModel
 
 /// An item's engagement: what keys reported for it, and what anonymous clients (the
 /// search page) did, with the number of distinct networks those came from. The ranking

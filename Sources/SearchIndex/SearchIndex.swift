@@ -2,6 +2,7 @@ import FoundationEssentials
 import Items
 import JSON
 import SQLite
+import SearchModel
 import TextUtilities
 
 /// The searchable index in `index.sqlite`: items in the CoreSpotlight model, their text
@@ -189,19 +190,26 @@ public final class SearchIndex: Sendable {
     /// 4. only when nothing matched at all: any word.
     /// All of it in one read transaction, so one snapshot of the index.
     public func search(_ request: SearchRequest, retrieval: Retrieval = .pruned) throws(SearchIndexError) -> SearchResponse {
+        try answer(request, retrieval: retrieval).response
+    }
+
+    /// ``search(_:retrieval:)``'s answer with what it was computed from (for a result
+    /// cache), and on a router's shard, ranked with the whole index's statistics in the
+    /// round's order (``ShardRound``).
+    public func answer(_ request: SearchRequest, round: ShardRound? = nil, retrieval: Retrieval = .pruned) throws(SearchIndexError) -> SearchAnswer {
         try request.validate()
         return try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
                 let search = try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity,
                                              exhaustive: retrieval == .exhaustive)
-                return try search.run(request)
+                return try search.run(request, round: round)
             }
         }
     }
 
     /// What a search for `request` reads from this index — its document and token counts
     /// and the document frequencies of the terms its plan looks up — for a router that
-    /// adds every shard's up and searches each with the sum (``SearchRequest/statistics``).
+    /// adds every shard's up and searches each with the sum (``ShardRound/statistics``).
     public func statistics(for request: SearchRequest, words: [[UInt8]] = []) throws(SearchIndexError) -> CorpusStatistics {
         try request.validate()
         return try withConnectionAndTokenizer { connection, tokenizer in
@@ -212,16 +220,16 @@ public final class SearchIndex: Sendable {
     }
 
     /// For a router's relevance feedback: how this index reads its best `count` first-stage
-    /// candidates for `request` (ranked with `request.statistics`), and the request's own
-    /// stem classes (``RelevanceFeedback/expansion(of:excluding:frequency:documentCount:)``).
-    public func feedbackReadings(for request: SearchRequest, count: Int) throws(SearchIndexError)
+    /// candidates for `request` (ranked with the whole index's `statistics`), and the request's
+    /// own stem classes (``RelevanceFeedback/expansion(of:excluding:frequency:documentCount:)``).
+    public func feedbackReadings(for request: SearchRequest, statistics: CorpusStatistics?, count: Int) throws(SearchIndexError)
         -> (readings: [RelevanceFeedback.Reading], excluded: Set<[UInt8]>)
     {
         try request.validate()
         guard (1...RelevanceFeedback.documents).contains(count) else { throw .invalidQuery("feedback documents must be from 1 to \(RelevanceFeedback.documents)") }
         return try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
-                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).feedbackReadings(request, count: count)
+                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).feedbackReadings(request, statistics: statistics, count: count)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Items
+import SearchModel
 /// A user's query as words and their tokens; no part of the text is ever syntax.
 ///
 /// The text is split into words at whitespace; each word is tokenized as documents are
@@ -13,7 +14,7 @@ import Items
 /// A query may be a pasted paragraph: up to ``maximumLength`` characters, any number of
 /// words (the engine searches the most informative ``QueryPlan/maximumClauses`` terms).
 public struct SearchQuery: Sendable, Hashable {
-    public static let maximumLength = 4096
+    public static let maximumLength = SearchRequest.Limits.queryCharacters
 
     /// The text as given.
     public let text: String

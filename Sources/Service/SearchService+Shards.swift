@@ -24,34 +24,33 @@ extension SearchService {
     func shardFeedback(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
         let reader = try body(request, known: ShardSearchBody.feedbackFields)
-        var (search, statistics) = try ShardSearchBody.request(from: reader, now: configuration.clock())
-        guard let statistics else { throw APIError.invalidQuery("statistics is required") }
+        let (search, round) = try ShardSearchBody.request(from: reader, now: configuration.clock())
+        guard let statistics = round?.statistics else { throw APIError.invalidQuery("statistics is required") }
         guard let count = try reader.integer("count", in: 1...RelevanceFeedback.documents) else { throw APIError.invalidQuery("count is required") }
-        search.statistics = statistics
         try checkCaughtUp()
-        let read = try readers.withReader { try $0.feedbackReadings(for: search, count: count) }
+        let read = try readers.withReader { try $0.feedbackReadings(for: search, statistics: statistics, count: count) }
         return .json(ShardFeedback.json(readings: read.readings, excluded: read.excluded))
     }
 
     /// The answer of `GET /v1/search` for this shard's items — every first-stage candidate the
-    /// router's page needs, in first-stage order (``SearchRequest/firstStageOrder``) — with
+    /// router's page needs, in first-stage order (``ShardRound/firstStageOrder``) — with
     /// each result's final score and relevance in full (`scores`, `relevance`: the router
     /// orders every shard's candidates by them as one index would, and a rounded number would
     /// tie) and its owner (`owners`: the order key and the router's engagement token name
     /// items by owner and id).
     func shardSearch(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         try checkRouter(request)
-        var (search, statistics) = try ShardSearchBody.request(from: try body(request, known: ShardSearchBody.searchFields), now: configuration.clock())
-        guard let statistics else { throw APIError.invalidQuery("statistics is required") }
-        search.statistics = statistics
-        search.firstStageOrder = true
+        let (search, asked) = try ShardSearchBody.request(from: try body(request, known: ShardSearchBody.searchFields), now: configuration.clock())
+        guard var round = asked else { throw APIError.invalidQuery("statistics is required") }
+        round.firstStageOrder = true
         try checkCaughtUp()
-        let results = try readers.withReader { try $0.search(search) }
+        let answer = try readers.withReader { try $0.answer(search, round: round) }
+        let results = answer.response
         var object = results.json(showingRecords: false).objectValue ?? JSONObject()
         object.append("scores", .array(results.hits.map { JSONValue($0.score) }))
         object.append("relevance", .array(results.hits.map { JSONValue($0.relevance) }))
         object.append("owners", .array(results.hits.map { .string($0.item.key.storedOwner) }))
-        if let firstStage = results.firstStage { object.append("firstStage", ShardFeedback.json(firstStage)) }
+        if let firstStage = answer.firstStage { object.append("firstStage", ShardFeedback.json(firstStage)) }
         return .json(.object(object))
     }
 

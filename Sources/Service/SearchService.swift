@@ -119,7 +119,7 @@ public final class SearchService: Sendable {
             cache = try SearchCache(indexPath: configuration.indexPath, lifetime: configuration.cacheLifetime,
                                     refreshInterval: configuration.cacheRefreshInterval, capacityBytes: configuration.cacheBytes,
                                     clock: configuration.clock)
-            { request in Self.answer(try readers.withReader { try $0.search(request) }, tokens: tokens, now: request.now) }
+            { request in Self.answer(try readers.withReader { try $0.answer(request) }, tokens: tokens, now: request.now) }
         } else {
             cache = nil
         }
@@ -241,7 +241,7 @@ public final class SearchService: Sendable {
     func search(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let search = try SearchParameters.request(from: request, maximumResults: configuration.maximumSearchLimit, now: configuration.clock())
         try checkCaughtUp()
-        guard let cache else { return Self.answer(try readers.withReader { try $0.search(search) }, tokens: tokens, now: search.now).response }
+        guard let cache else { return Self.answer(try readers.withReader { try $0.answer(search) }, tokens: tokens, now: search.now).response }
         return try cache.response(for: search)
     }
 
@@ -261,13 +261,14 @@ public final class SearchService: Sendable {
     /// from (those are their owners' business: `GET /v1/items/{id}/source`), with the token
     /// the search page sends back with its engagement, and the earliest expiration among
     /// its results (a cached answer is never served past it).
-    static func answer(_ results: SearchResponse, tokens: EngagementToken, now: Date) -> SearchCache.Answer {
+    static func answer(_ answer: SearchAnswer, tokens: EngagementToken, now: Date) -> SearchCache.Answer {
+        let results = answer.response
         var object = results.json(showingRecords: false).objectValue ?? JSONObject()
         if !results.hits.isEmpty {
             object.append("engagementToken", .string(tokens.issue(for: results.hits.map(\.item.key), now: now)))
         }
         return SearchCache.Answer(response: .json(.object(object)), expiresAt: results.hits.compactMap(\.item.expirationDate).min() ?? .distantFuture,
-                                  dependencies: results.dependencies)
+                                  dependencies: answer.dependencies)
     }
 
     func health() throws -> HTTPServerResponse {

@@ -3,7 +3,7 @@ import HTTPServer
 import HTTPTypes
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 import TextUtilities
 
 /// A client-facing failure: an HTTP status and `{"error": {"code": …, "message": …}}`.

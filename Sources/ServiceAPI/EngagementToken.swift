@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Items
-import SearchIndex
+import SearchModel
 import StoreSeams
 
 /// Proof, carried by each search answer, of which items it showed and when: the

@@ -2,7 +2,7 @@ import HTTPServer
 import HTTPTypes
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 
 /// The API described in OpenAPI 3.1, served at `/v1/openapi.json` and kept in the repo as
 /// `docs/openapi.json` (`searchlight serve --openapi` prints it; a test checks the two

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HTTPServer
 import Items
-import SearchIndex
+import SearchModel
 import TextUtilities
 
 /// `GET /v1/search`'s query parameters and the ``SearchRequest`` they say, both ways: the

@@ -1,6 +1,6 @@
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 import TextUtilities
 
 /// The JSON of a router's relevance-feedback rounds (``RoutedFeedback``), written by one side
@@ -46,19 +46,19 @@ public enum ShardFeedback {
 
     // MARK: the search answer's `firstStage`
 
-    public static func json(_ firstStage: [SearchResponse.FirstStage]) -> JSONValue {
+    public static func json(_ firstStage: [FirstStageCandidate]) -> JSONValue {
         .array(firstStage.map { .array([JSONValue($0.score), .string(key($0.key))]) })
     }
 
     /// A shard's first-stage list; nil when it is not one (the shard then counts as missing).
-    public static func firstStage(_ value: JSONValue) -> [SearchResponse.FirstStage]? {
+    public static func firstStage(_ value: JSONValue) -> [FirstStageCandidate]? {
         guard let list = value.arrayValue, list.count <= RelevanceFeedback.depth else { return nil }
-        var read: [SearchResponse.FirstStage] = []
+        var read: [FirstStageCandidate] = []
         for entry in list {
             guard let pair = entry.arrayValue, pair.count == 2, let score = pair[0].doubleValue, score.isFinite,
                 let key = pair[1].stringValue.flatMap(orderKey)
             else { return nil }
-            read.append(SearchResponse.FirstStage(score: score, key: key))
+            read.append(FirstStageCandidate(score: score, key: key))
         }
         return read
     }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 
 /// The body of the router's rounds (`POST /v1/shard/statistics`, `/v1/shard/search` and
 /// `/v1/shard/feedback`): the search as the router read it, written by the router and read
@@ -16,8 +16,9 @@ public enum ShardSearchBody {
     public static let feedbackFields = fields.union(["count"])
 
     /// The body for `search`: every result up to the page's end from offset 0 (the router
-    /// pages the merge), at the router's instant; `statistics` for the search round.
-    public static func json(for search: SearchRequest, statistics: CorpusStatistics? = nil) -> JSONObject {
+    /// pages the merge), at the router's instant; the round's statistics and feedback for the
+    /// search and feedback rounds (its order is the shard search's own).
+    public static func json(for search: SearchRequest, round: ShardRound? = nil) -> JSONObject {
         var fields: [(String, JSONValue)] = [
             ("q", .string(search.text)), ("limit", JSONValue(search.offset + search.limit)), ("offset", 0),
             ("platform", .string(search.platform.rawValue)), ("installed", .array(search.installed.sorted().map(JSONValue.string))),
@@ -26,15 +27,15 @@ public enum ShardSearchBody {
         if !search.filter.isEmpty { fields.append(("filter", search.filter.json)) }
         if !search.facets.isEmpty { fields.append(("facets", .array(search.facets.map(\.rawValue).sorted().map(JSONValue.string)))) }
         if search.sort != .relevance { fields.append(("sort", .string(search.sort.rawValue))) }
-        if let statistics { fields.append(("statistics", statistics.json)) }
-        if let feedback = search.feedback { fields.append(("feedback", ShardFeedback.json(feedback))) }
+        if let statistics = round?.statistics { fields.append(("statistics", statistics.json)) }
+        if let feedback = round?.feedback { fields.append(("feedback", ShardFeedback.json(feedback))) }
         return JSONObject(fields)
     }
 
-    /// The search a body asks for, with the statistics it carries (nil in the statistics
-    /// round). `now` is used only when the body names no instant.
-    public static func request(from body: FieldReader, now: Date) throws -> (search: SearchRequest, statistics: CorpusStatistics?) {
-        let text = try body.requiredString("q", maximumBytes: 4 * SearchQuery.maximumLength, multiline: true)
+    /// The search a body asks for, with the round it carries (its statistics and feedback; nil
+    /// in the statistics round, which has none). `now` is used only when the body names no instant.
+    public static func request(from body: FieldReader, now: Date) throws -> (search: SearchRequest, round: ShardRound?) {
+        let text = try body.requiredString("q", maximumBytes: 4 * SearchRequest.Limits.queryCharacters, multiline: true)
         let platformName = try body.string("platform") ?? "ios"
         guard let platform = AppTarget.Platform(rawValue: platformName) else { throw APIError.invalidQuery("platform must be ios or android") }
         let installed = Set(try body.strings("installed", maximumCount: SearchRequest.Limits.installedApps, maximumBytes: SearchRequest.Limits.installedAppBytes))
@@ -48,8 +49,8 @@ public enum ShardSearchBody {
         // Every shard ranks at the router's instant: freshness moves with the clock, and
         // shards asked a few milliseconds apart would otherwise break ties by who was asked last.
         search.now = try body.number("now", in: 0...1e11).map(Date.init(timeIntervalSince1970:)) ?? now
-        if let feedback = body.object["feedback"] { search.feedback = try ShardFeedback.feedback(feedback) }
         try search.validate()
-        return (search, try body.object["statistics"].map { value throws in try CorpusStatistics(json: value) })
+        guard let statistics = body.object["statistics"] else { return (search, nil) }
+        return (search, ShardRound(statistics: try CorpusStatistics(json: statistics), feedback: try body.object["feedback"].map(ShardFeedback.feedback)))
     }
 }

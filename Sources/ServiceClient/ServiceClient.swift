@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Items
 import JSON
-import SearchIndex
+import SearchModel
 import ServiceAPI
 import TextUtilities
 

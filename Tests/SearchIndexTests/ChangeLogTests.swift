@@ -10,7 +10,7 @@ import Testing
     func touched(_ t: TemporaryIndex, _ query: String, typing: Bool = false, after sequence: Int64) throws -> Bool {
         var request = SearchRequest(query)
         request.typing = typing
-        let dependencies = try t.index.search(request).dependencies
+        let dependencies = try t.index.answer(request).dependencies
         let read = try t.index.changes(after: sequence)
         #expect(read.complete)
         return read.changes.contains { $0.affects(dependencies) }
@@ -34,11 +34,11 @@ import Testing
         try t.index.upsert([item("pie", "Apple pie", keywords: ["baked"])])
         #expect(try touched(t, "apple", after: 2))
         #expect(try touched(t, "lemon", after: 2) == false)
-        let lemon = try t.index.search(SearchRequest("lemon")).dependencies
+        let lemon = try t.index.answer(SearchRequest("lemon")).dependencies
         try t.index.delete(identifiers: ["tart"])
         #expect(try t.index.changes(after: 3).changes.first?.affects(lemon) == true, "a deleted result")
         let before = try t.index.changes(after: .max).latest
-        let dependencies = try t.index.search(SearchRequest("chocolate")).dependencies
+        let dependencies = try t.index.answer(SearchRequest("chocolate")).dependencies
         try t.index.recordEngagement(ItemKey(owner: nil, identifier: "cake"), impressions: 3, clicks: 1)
         let engagement = try t.index.changes(after: before)
         #expect(engagement.changes.count == 1 && engagement.changes[0].insertedRows == false)
@@ -50,7 +50,7 @@ import Testing
         let t = try TemporaryIndex()
         let now = Date()
         try t.index.upsert([item("page", "Lemon page", expires: now.addingTimeInterval(3_600))], now: now)
-        let dependencies = try t.index.search(SearchRequest("lemon", now: now)).dependencies
+        let dependencies = try t.index.answer(SearchRequest("lemon", now: now)).dependencies
         var later = ItemBatch()
         later.confirmations = ["page": now.addingTimeInterval(7_200)]
         try t.index.commit(later, now: now)

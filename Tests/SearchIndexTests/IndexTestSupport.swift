@@ -43,20 +43,19 @@ func routed(_ request: SearchRequest, over shards: [SearchIndex], global: Bool =
         CorpusStatistics.merged(try shards.map { try CorpusStatistics(json: JSONParser.parse(JSONWriter.string($0.statistics(for: request, words: words).json))) })
     }
     var asked = request
-    if global { asked.statistics = try statistics() }
+    var round = ShardRound(statistics: global ? try statistics() : nil, firstStageOrder: true)
     asked.offset = 0
     asked.limit = request.offset + request.limit
-    asked.firstStageOrder = true
-    if global, feedback { asked.feedback = .firstStage }
-    let answers = try shards.map { try $0.search(asked) }
-    var hits = answers.map(\.hits)
+    if global, feedback { round.feedback = .firstStage }
+    let answers = try shards.map { try $0.answer(asked, round: round) }
+    var hits = answers.map(\.response.hits)
     let lists = answers.enumerated().compactMap { shard, answer in answer.firstStage.map { (shard: shard, candidates: $0) } }
-    if !lists.isEmpty, let whole = asked.statistics {
+    if !lists.isEmpty, let whole = round.statistics {
         let first = RelevanceFeedback.FirstAnswer(lists)
         var readings: [(shard: Int, readings: [RelevanceFeedback.Reading])] = []
         var excluded = Set<[UInt8]>()
         for (shard, index) in shards.enumerated() where first.share(of: shard, in: first.leading) > 0 {
-            let part = try index.feedbackReadings(for: asked, count: first.share(of: shard, in: first.leading))
+            let part = try index.feedbackReadings(for: asked, statistics: whole, count: first.share(of: shard, in: first.leading))
             readings.append((shard, part.readings))
             excluded.formUnion(part.excluded)
         }
@@ -65,11 +64,11 @@ func routed(_ request: SearchRequest, over shards: [SearchIndex], global: Bool =
         let terms = RelevanceFeedback.expansion(of: ordered, excluding: excluded, frequency: { counted.frequencies[$0] ?? 0 },
                                                 documentCount: whole.documents)
         if !terms.isEmpty {
-            asked.statistics = counted
+            round.statistics = counted
             for (shard, index) in shards.enumerated() {
                 let depth = first.share(of: shard, in: RelevanceFeedback.depth)
-                asked.feedback = .rescore(terms: terms, depth: max(1, depth))
-                hits[shard] = depth > 0 ? try index.search(asked).hits : []
+                round.feedback = .rescore(terms: terms, depth: max(1, depth))
+                hits[shard] = depth > 0 ? try index.answer(asked, round: round).response.hits : []
             }
         }
     }

@@ -1,6 +1,7 @@
 import Glibc
 import Items
 import SQLite
+import SearchModel
 
 /// A query the segments answer: clauses of units, where a unit is one token (a term) or
 /// several in a row (a phrase) with a weight its BM25 contribution is multiplied by, a

@@ -1,4 +1,3 @@
-import Items
 /// Pseudo-relevance feedback for long requests — RM3 (Abdul-Jaleel et al., 2004), as
 /// Anserini runs it over BM25: the first answer's best documents stand for what the request
 /// is about, and the words they share most, weighted by how well each document matched,
@@ -13,8 +12,6 @@ import Items
 /// does (``RoutedFeedback``, ``FirstAnswer``): the same added words at the same weights.
 /// Pure: the caller reads and analyses the documents (``IndexSearch``).
 public enum RelevanceFeedback {
-    /// Distinct query terms from which a request's answer is scored again.
-    static let minimumTerms = 2 * QueryPlan.bonusTerms + 1
     /// The first answer's documents read at most (Anserini's `fbDocs`).
     public static let documents = 10
     /// A document is read only when its first-stage score is at least this share of the best
@@ -181,9 +178,9 @@ extension RelevanceFeedback {
     /// shard holds, and those documents' readings in that order. Pure: what a router runs.
     public struct FirstAnswer: Sendable {
         /// The best ``depth`` candidates, best first, each with the shard that holds it.
-        public let best: [(candidate: SearchResponse.FirstStage, shard: Int)]
+        public let best: [(candidate: FirstStageCandidate, shard: Int)]
 
-        public init(_ lists: [(shard: Int, candidates: [SearchResponse.FirstStage])]) {
+        public init(_ lists: [(shard: Int, candidates: [FirstStageCandidate])]) {
             let all = lists.flatMap { list in list.candidates.prefix(RelevanceFeedback.depth).map { (candidate: $0, shard: list.shard) } }
             best = Array(all.sorted { a, b in
                 if a.candidate.score != b.candidate.score { return a.candidate.score > b.candidate.score }

@@ -1,4 +1,4 @@
-import Items
+import ItemModel
 /// How candidates become results, decided once for one index and for a router over shards.
 ///
 /// The first stage ranks by relevance (BM25) and keeps the best ``candidates(offset:limit:)``

@@ -1,6 +1,5 @@
-import Items
+import ItemModel
 import JSON
-import SQLite
 
 /// What a search is scoped to, every part optional and all of them combined: CoreSpotlight's
 /// `CSSearchQuery` scoped to one app's items, Meilisearch's and Typesense's filters. An
@@ -69,94 +68,10 @@ public struct SearchFilter: Sendable, Hashable {
         }
     }
 
-    /// The SQL condition on `items` and its arguments, in order, for every part but ``near``
-    /// (a circle is answered by ``PlaceGrid``).
-    var condition: (sql: String, arguments: [SQLiteValue]) {
-        var parts: [String] = []
-        var arguments: [SQLiteValue] = []
-        if let owner {
-            parts.append("owner = ?")
-            arguments.append(.text(owner))
-        }
-        if let domain {
-            parts.append("(domain = ? OR substr(domain, -length(?) - 1) = '.' || ?)")
-            arguments += Array(repeating: .text(domain), count: 3)
-        }
-        if let domainIdentifier {
-            parts.append("(domain_id = ? OR substr(domain_id, 1, length(?) + 1) = ? || '.')")
-            arguments += Array(repeating: .text(domainIdentifier), count: 3)
-        }
-        if let contentType {
-            parts.append("content_type = ?")
-            arguments.append(.text(contentType))
-        }
-        if let openedBy {
-            // No app at all: nothing passes (an empty IN list is not SQL).
-            let marks = openedBy.isEmpty ? "NULL" : Array(repeating: "?", count: openedBy.count).joined(separator: ",")
-            parts.append("""
-                EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ? AND (json_extract(value, '$.appStoreId') IN (\(marks))
-                OR json_extract(value, '$.bundleId') IN (\(marks)) OR json_extract(value, '$.package') IN (\(marks))))
-                """)
-            arguments.append(.text((hasApp ?? .ios).rawValue))
-            for _ in 0..<3 { arguments += openedBy.map(SQLiteValue.text) }
-        } else if let hasApp {
-            parts.append("EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ?)")
-            arguments.append(.text(hasApp.rawValue))
-        }
-        return (parts.isEmpty ? "1" : parts.joined(separator: " AND "), arguments)
-    }
-
-    /// The filter's query parameters (`/v1/search`'s names), in a fixed order; ``openedBy``
-    /// is the request's own installed apps there (`installedOnly=1`).
-    public var queryParameters: [(String, String)] {
-        var parameters: [(String, String)] = []
-        if let owner { parameters.append(("owner", owner)) }
-        if let domain { parameters.append(("domain", domain)) }
-        if let domainIdentifier { parameters.append(("domainIdentifier", domainIdentifier)) }
-        if let contentType { parameters.append(("contentType", contentType)) }
-        if let hasApp, openedBy == nil { parameters.append(("hasApp", hasApp.rawValue)) }
-        if openedBy != nil { parameters.append(("installedOnly", "1")) }
-        if let near { parameters += [("near", near.center.parameter), ("radius", "\(near.radius)")] }
-        return parameters
-    }
-
-    /// The names of ``queryParameters``.
-    public static let parameterNames: Set<String> = ["owner", "domain", "domainIdentifier", "contentType", "hasApp", "installedOnly", "near", "radius"]
-
     /// Only items one of `installed` opens on `platform` (`installedOnly=1`).
     public mutating func restrict(toAppsIn installed: Set<String>, platform: AppTarget.Platform) {
         openedBy = installed.sorted()
         hasApp = platform
-    }
-
-    /// Reads the filter from query parameters (`value(name)` gives a parameter's value, nil
-    /// when it is absent); a domain is read in lower case.
-    public init(parameters value: (String) -> String?) throws(SearchIndexError) {
-        self.init(owner: value("owner"), domain: value("domain")?.lowercased(), domainIdentifier: value("domainIdentifier"),
-                  contentType: value("contentType"))
-        if let platform = value("hasApp") {
-            guard let parsed = AppTarget.Platform(rawValue: platform) else { throw .invalidQuery("hasApp must be ios or android") }
-            hasApp = parsed
-        }
-        near = try Self.circle(near: value("near"), radius: value("radius"))
-        try validate()
-    }
-
-    /// `near=lat,lng` and `radius=km` (``GeoCircle/defaultRadius`` when absent); a radius
-    /// without a place is an error.
-    static func circle(near: String?, radius: String?) throws(SearchIndexError) -> GeoCircle? {
-        guard let near else {
-            if radius != nil { throw .invalidQuery("radius needs near=latitude,longitude") }
-            return nil
-        }
-        guard let center = GeoPoint(parameter: near) else {
-            throw .invalidQuery("near must be latitude,longitude in degrees, such as 48.8566,2.3522")
-        }
-        guard let radius else { return GeoCircle(center: center) }
-        guard radius.utf8.count <= 32, let kilometres = Double(radius), kilometres.isFinite, kilometres > 0, kilometres <= GeoCircle.maximumRadius else {
-            throw .invalidQuery("radius must be a number of kilometres, more than 0 and at most \(Int(GeoCircle.maximumRadius))")
-        }
-        return GeoCircle(center: center, radius: kilometres)
     }
 
     /// The filter as a router sends it to its shards, and as an answer echoes it.

@@ -1,4 +1,3 @@
-import Items
 import JSON
 import TextUtilities
 
@@ -8,7 +7,7 @@ import TextUtilities
 /// with the statistics of the whole index rather than each with its own (which would make
 /// results depend on how the items were split). A router asks every shard for them
 /// (``SearchIndex/statistics(for:)``), adds them up (``merged(_:)``) and hands the sum back
-/// with the search (``SearchRequest/statistics``): Elasticsearch's `dfs_query_then_fetch`.
+/// with the search (``ShardRound/statistics``): Elasticsearch's `dfs_query_then_fetch`.
 ///
 /// Exact for the terms every shard looks up (the query's words and their stems). A
 /// completion or spelling is counted on the shards that listed it among their candidates
@@ -66,11 +65,8 @@ public struct CorpusStatistics: Sendable, Equatable {
         return sum
     }
 
-    /// The mean document length, BM25's avgdl.
-    var averageLength: Double { BM25.averageLength(documents: documents, tokens: tokens) }
-
     /// The `limit` most frequent entries of a candidate list, ties by byte order.
-    static func best(_ found: [[UInt8]: Int], limit: Int) -> [(term: [UInt8], documents: Int)] {
+    package static func best(_ found: [[UInt8]: Int], limit: Int) -> [(term: [UInt8], documents: Int)] {
         let entries: [(term: [UInt8], documents: Int)] = found.map { (term: $0.key, documents: $0.value) }
         let sorted = entries.sorted { a, b in a.documents != b.documents ? a.documents > b.documents : a.term.lexicographicallyPrecedes(b.term) }
         return Array(sorted.prefix(limit))
@@ -127,13 +123,4 @@ public struct CorpusStatistics: Sendable, Equatable {
         completions = try lists(json["completions"])
         spellings = try lists(json["spellings"])
     }
-}
-
-/// What a query's plan looked up in one index (``SearchIndex/statistics(for:)``).
-final class StatisticsRecorder {
-    /// Spelling candidates a word keeps, the most frequent first (the plan uses 5).
-    static let candidates = 20
-    var frequencies: [[UInt8]: Int] = [:]
-    var completions: [[UInt8]: [[UInt8]: Int]] = [:]
-    var spellings: [[UInt8]: [[UInt8]: Int]] = [:]
 }

@@ -1,6 +1,14 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
 import Glibc
-import Items
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ItemModel
 import JSON
 
 /// What to search for and for whom.
@@ -19,15 +27,6 @@ public struct SearchRequest: Sendable {
     /// (search-as-you-type). A finished query matches whole words only.
     public var typing = false
     public var now: Date
-    /// The whole index's statistics, from a router that splits the index in shards: the
-    /// search ranks with them instead of this index's own (``CorpusStatistics``).
-    public var statistics: CorpusStatistics?
-    /// For a router: the answer holds every first-stage candidate a page from `offset`,
-    /// `limit` long needs (``ResultOrder/candidates(offset:limit:)``), in first-stage order,
-    /// each with its final score and relevance, for the router to order with every shard's.
-    public var firstStageOrder = false
-    /// A router's rounds of relevance feedback over shards; nil for any other search.
-    public var feedback: RoutedFeedback?
     /// Only items that pass this (``SearchFilter``).
     public var filter = SearchFilter()
     /// Facets to count over the matches (``FacetCounts``).
@@ -53,6 +52,8 @@ public struct SearchRequest: Sendable {
     /// (``validate(maximumResults:)``); the rest is the same everywhere.
     public enum Limits {
         public static let results = 1000
+        /// A query may be a pasted paragraph: this many characters.
+        public static let queryCharacters = 4096
         public static let installedApps = 64
         public static let installedAppBytes = 256
     }
@@ -78,27 +79,6 @@ public struct SearchRequest: Sendable {
     }
 }
 
-/// What a shard does for a router's relevance feedback (``RelevanceFeedback``): a long
-/// request's first answer is the whole index's, so the router runs feedback across the
-/// shards' answers — their best first-stage candidates, the readings of the best few, the
-/// added words' statistics — and asks each shard to score its part of the first answer again.
-public enum RoutedFeedback: Sendable, Equatable {
-    /// Answer as usual, and report the best ``RelevanceFeedback/depth`` first-stage
-    /// candidates when feedback applies to the request (``SearchResponse/firstStage``).
-    case firstStage
-    /// The best `depth` first-stage candidates scored again with the added words: this
-    /// shard's share of the whole index's first answer.
-    case rescore(terms: [RelevanceFeedback.Term], depth: Int)
-
-    /// What a rescoring round may carry.
-    public static func validate(terms: [RelevanceFeedback.Term], depth: Int) throws(SearchIndexError) {
-        guard (1...RelevanceFeedback.depth).contains(depth) else { throw .invalidQuery("feedback depth must be from 1 to \(RelevanceFeedback.depth)") }
-        guard terms.count <= RelevanceFeedback.terms,
-            terms.allSatisfy({ !$0.token.isEmpty && $0.token.count <= CorpusStatistics.Limits.termBytes && $0.weight > 0 && $0.weight <= 1 })
-        else { throw .invalidQuery("feedback terms: at most \(RelevanceFeedback.terms), each 1 to \(CorpusStatistics.Limits.termBytes) bytes, weight in (0, 1]") }
-    }
-}
-
 /// How a search orders its results.
 public enum SearchSort: String, Sendable, Hashable, CaseIterable {
     /// Best match first (``ResultOrder``).
@@ -110,16 +90,6 @@ public enum SearchSort: String, Sendable, Hashable, CaseIterable {
     /// `totalHitsExact` says). A circle of more than 65,536 items (a radius of a country)
     /// orders the best ``Facet/candidates`` matches in it instead.
     case distance
-
-    /// Reads `sort=`: absent is relevance.
-    public init(parameter: String?) throws(SearchIndexError) {
-        guard let parameter else {
-            self = .relevance
-            return
-        }
-        guard let sort = SearchSort(rawValue: parameter) else { throw .invalidQuery("sort must be relevance or distance") }
-        self = sort
-    }
 
     /// A distance as the order and the answers give it: kilometres to the metre.
     public static func rounded(_ kilometres: Double) -> Double { (kilometres * 1000).rounded() / 1000 }
@@ -137,6 +107,16 @@ public struct SearchHit: Sendable, Hashable {
     public var snippet: String?
     /// Kilometres (to the metre) from the center of the search's ``SearchFilter/near``.
     public var distance: Double?
+
+    public init(item: SearchableItem, score: Double, relevance: Double = 0, action: TapAction? = nil, snippet: String? = nil,
+                distance: Double? = nil) {
+        self.item = item
+        self.score = score
+        self.relevance = relevance
+        self.action = action
+        self.snippet = snippet
+        self.distance = distance
+    }
 }
 
 public struct SearchResponse: Sendable {
@@ -155,23 +135,19 @@ public struct SearchResponse: Sendable {
     /// How long the answer took to compute, in milliseconds (a cached answer keeps the
     /// figure of its computation).
     public var processingTimeMs = 0.0
-    /// What the answer was computed from, for a result cache; not part of the JSON.
-    public var dependencies = AnswerDependencies()
     /// The facets asked for, counted; nil when none were asked for.
     public var facets: FacetCounts?
-    /// For a router's feedback (``RoutedFeedback/firstStage``): the best first-stage
-    /// candidates, best first, when feedback applies; not part of the JSON.
-    public var firstStage: [FirstStage]?
 
-    /// A first-stage candidate: its BM25 score and order key (``ItemKey/orderKey``).
-    public struct FirstStage: Sendable, Equatable {
-        public var score: Double
-        public var key: UInt64
-
-        public init(score: Double, key: UInt64) {
-            self.score = score
-            self.key = key
-        }
+    public init(query: String, hits: [SearchHit], matchedAnyWord: Bool = false, corrections: [String: [String]] = [:], total: Int = 0,
+                totalIsExact: Bool = true, offset: Int = 0, processingTimeMs: Double = 0) {
+        self.query = query
+        self.hits = hits
+        self.matchedAnyWord = matchedAnyWord
+        self.corrections = corrections
+        self.total = total
+        self.totalIsExact = totalIsExact
+        self.offset = offset
+        self.processingTimeMs = processingTimeMs
     }
 
     /// The `search --json` shape of DESIGN.md.
@@ -196,7 +172,7 @@ public struct SearchResponse: Sendable {
 
 extension SearchHit {
     /// A marked snippet as plain text and the [start, end) UTF-16 ranges of its matches.
-    static func highlights(in marked: String) -> (plain: String, ranges: [(start: Int, end: Int)]) {
+    package static func highlights(in marked: String) -> (plain: String, ranges: [(start: Int, end: Int)]) {
         var plain = ""
         var ranges: [(start: Int, end: Int)] = []
         var offset = 0
@@ -217,7 +193,7 @@ extension SearchHit {
 
     /// The inverse of ``highlights(in:)``: markers put back around each range (for answers
     /// read back from the API).
-    static func marked(_ plain: String, ranges: [(start: Int, end: Int)]) -> String {
+    package static func marked(_ plain: String, ranges: [(start: Int, end: Int)]) -> String {
         var out = ""
         var offset = 0
         var edges: [Int: String] = [:]
@@ -350,7 +326,7 @@ extension SearchHit {
 extension SearchHit {
     /// `value` to a few significant digits, for printing: bm25 scores range from about
     /// 1e-6 (a word in most of a small index) to tens, so fixed decimals would print 0.
-    static func rounded(_ value: Double, significantDigits digits: Int) -> Double {
+    package static func rounded(_ value: Double, significantDigits digits: Int) -> Double {
         guard value != 0, value.isFinite else { return value }
         let scale = pow(10, Double(digits) - (log10(abs(value))).rounded(.up))
         return (value * scale).rounded() / scale

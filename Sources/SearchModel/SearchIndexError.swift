@@ -1,6 +1,4 @@
-import Items
 import JSON
-import SQLite
 
 /// Why the index could not do what was asked: a typed ``Kind`` (callers switch on it,
 /// never on the message) and a message for people.
@@ -52,10 +50,6 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
         SearchIndexError(.noIndex, "no index at \(path) (crawl first, or add items with `searchlight index add`)")
     }
 
-    public static func incompatible(path: String) -> SearchIndexError {
-        SearchIndexError(.incompatible, "\(path) is not a Searchlight index of schema version \(IndexSchema.version)")
-    }
-
     public static func invalidQuery(_ message: String) -> SearchIndexError { SearchIndexError(.invalidQuery, message) }
     public static func conflict(_ message: String) -> SearchIndexError { SearchIndexError(.conflict, message) }
     public static func forbidden(_ message: String) -> SearchIndexError { SearchIndexError(.forbidden, message) }
@@ -63,21 +57,4 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
 
     /// A pushed item's field that is missing, wrong or out of its limits.
     public static func invalidField(_ error: FieldError) -> SearchIndexError { SearchIndexError(.invalidItem, error.description) }
-
-    /// Wraps an SQLite failure with what it means for the index at `path`.
-    static func database(_ error: SQLiteError, path: String) -> SearchIndexError {
-        if error.isCorrupt { return SearchIndexError(.corrupt, "\(path) is damaged or not an index: \(error.message)") }
-        if error.isBusy { return SearchIndexError(.locked, "\(path) is locked by another process; try again") }
-        return SearchIndexError(.database, "\(path): \(error.message)")
-    }
-}
-
-extension SearchIndexError {
-    /// The error a store gives for a batch it refuses (``ItemBatch/refusal``).
-    public init(_ refusal: ItemBatch.Refusal) {
-        switch refusal {
-        case .clientStateTooLarge: self.init(.invalidItem, refusal.message)
-        case .othersItems: self.init(.forbidden, refusal.message)
-        }
-    }
 }
