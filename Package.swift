@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "TextUtilities"),
+        /// One bounded cache (a byte budget, least recently used out first) for every cache.
+        .target(name: "BoundedCache"),
         .target(name: "HTTPTypes"),
         .target(name: "JSON", dependencies: ["TextUtilities"]),
         .target(name: "WebURL", dependencies: ["CCurl", "CIDN2", "TextUtilities"]),
@@ -36,7 +38,7 @@ let package = Package(
         /// its JSON, corpus statistics, the result order, relevance feedback's pure part. No C
         /// library below it: the API's two sides and its clients share it without the engine.
         .target(name: "SearchModel", dependencies: ["ItemModel", "JSON", "TextUtilities"]),
-        .target(name: "SearchIndex", dependencies: ["Items", "SearchModel", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
+        .target(name: "SearchIndex", dependencies: ["BoundedCache", "Items", "SearchModel", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),

@@ -195,6 +195,17 @@ struct RowSet: Sendable {
         }
     }
 
+    mutating func remove(_ rowid: Int64) {
+        guard contains(rowid) else { return }
+        let offset = rowid - base
+        words[Int(offset >> 6)] &= ~(UInt64(1) << UInt64(offset & 63))
+        count -= 1
+        if let list = sparse {
+            let index = list.firstIndex(atLeast: rowid)
+            if index < list.count, list[index] == rowid { sparse?.remove(at: index) }
+        }
+    }
+
     @inline(__always)
     func contains(_ rowid: Int64) -> Bool {
         guard rowid >= base else { return false }

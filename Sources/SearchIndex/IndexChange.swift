@@ -32,7 +32,7 @@ public struct IndexChange: Sendable, Equatable {
     /// frequencies that every commit brings (a cache recomputes an answer after its lifetime).
     public func affects(_ answer: AnswerDependencies) -> Bool {
         guard let rows else { return true }
-        if answer.rows.contains(where: rows.contains) { return true }
+        if answer.rows.contains(where: rows.contains) || (answer.countsEveryMatch && !rows.isEmpty) { return true }
         guard insertedRows else { return false }
         if answer.readsVocabulary { return true }
         guard let terms else { return true }
@@ -54,6 +54,9 @@ public struct AnswerDependencies: Sendable, Equatable {
     public var prefixes: [UInt64] = []
     /// The search looked up spelling corrections, which any new word can change.
     public var readsVocabulary = false
+    /// The answer counts every match (its facets and total), not only the rows it lists: a
+    /// row removed or re-dated anywhere may change it.
+    public var countsEveryMatch = false
 
     public init() {}
 

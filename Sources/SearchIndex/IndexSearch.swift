@@ -58,7 +58,7 @@ struct IndexSearch {
                                       total: selection.total, totalIsExact: selection.totalIsExact, offset: request.offset,
                                       processingTimeMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
         response.facets = selection.facets
-        return SearchAnswer(response: response, dependencies: Self.dependencies(query, selection.plan, selection.read, typing: request.typing),
+        return SearchAnswer(response: response, dependencies: Self.dependencies(query, selection, typing: request.typing),
                             firstStage: selection.firstStage)
     }
 
@@ -73,6 +73,8 @@ struct IndexSearch {
         var plan: QueryPlan
         var read: [Int64]
         var firstStage: [FirstStageCandidate]?
+        /// The answer counted every match: any row removed or re-dated may change it.
+        var countsEveryMatch = false
     }
 
     /// The best matches, ranked (``ResultOrder``), or for a distance order whose circle holds
@@ -90,15 +92,17 @@ struct IndexSearch {
         let feedbackApplies = feedbackFits && round?.statistics == nil
         // On a shard, a router's rounds (``RoutedFeedback``) run feedback over every shard.
         let routed = feedbackFits && round?.statistics != nil ? round?.feedback : nil
-        // Facets count the best ``Facet/candidates`` matches; the page is the first k of them,
-        // as a search without facets finds it (the order is total).
+        // Facets count every match, from the postings (``SegmentSearcher/forEachMatch``); a
+        // query with a phrase, whose postings cannot tell, counts its best ``Facet/candidates``
+        // matches, and the page is the first k of them (the order is total).
+        let countsEveryMatch = !request.facets.isEmpty && !plan.query.clauses.contains { $0.units.contains { $0.tokens.count > 1 } }
         let searched: Int
         switch routed {
         case .rescore(_, let depth)?: searched = depth
         case .firstStage?: searched = max(k, RelevanceFeedback.depth)
         case nil: searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
         }
-        let depth = request.facets.isEmpty && request.sort == .relevance ? searched : max(searched, Facet.candidates)
+        let depth = (request.facets.isEmpty || countsEveryMatch) && request.sort == .relevance ? searched : max(searched, Facet.candidates)
         let kept = try routed.map { _ in try firstAnswerKey(request, plan: plan, segments: segments, languages: languages) }
         var candidates: [TopK.Entry]
         if case .rescore? = routed, let kept, let answer = FirstAnswerCache.shared.answer(kept) {
@@ -108,7 +112,15 @@ struct IndexSearch {
         }
         var facets: FacetCounts?
         var read: [Int64] = []
-        if !request.facets.isEmpty {
+        var matched: Int?
+        if countsEveryMatch {
+            var tally = try FacetTally(request.facets, file: identity, connection: connection)
+            SegmentFacets.shared.keep(file: identity, segments: Set(segments.segments.map(\.info.id)))
+            let live = try LiveRows.shared.snapshot(file: identity, connection: connection)
+            try segments.forEachMatch(plan.query, live: live, now: now, allowed: allowed) { tally.add($0, $1) }
+            facets = tally.counts(exact: true)
+            matched = tally.matches
+        } else if !request.facets.isEmpty {
             read = candidates.map(\.rowid)
             facets = try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < depth, file: identity, connection: connection)
             if request.sort == .relevance { candidates = Array(candidates.prefix(searched)) }
@@ -149,10 +161,11 @@ struct IndexSearch {
         } else {
             order = Array(ResultOrder.rescored(ranked.map(\.candidate)).dropFirst(request.offset).prefix(request.limit))
         }
-        // Fewer candidates than asked for: the search saw every match, so the count is exact.
-        return Selection(page: order.map { ranked[$0] }, total: ranked.count,
-                         totalIsExact: candidates.count < (request.sort == .distance ? depth : k), facets: facets, plan: plan,
-                         read: read + candidates.map(\.rowid), firstStage: firstStage)
+        // Fewer candidates than asked for: the search saw every match, so the count is exact;
+        // facets counted every match, and so the count.
+        return Selection(page: order.map { ranked[$0] }, total: matched ?? ranked.count,
+                         totalIsExact: matched != nil || candidates.count < (request.sort == .distance ? depth : k), facets: facets, plan: plan,
+                         read: read + candidates.map(\.rowid), firstStage: firstStage, countsEveryMatch: countsEveryMatch)
     }
 
     /// The places within `circle` that pass the filter's other parts (their rows kept as any
@@ -233,9 +246,11 @@ struct IndexSearch {
     /// What the answer read: every candidate (and the documents feedback read), every term
     /// searched and every query term, the
     /// word being typed, and whether corrections were looked up (``IndexChange/affects(_:)``).
-    private static func dependencies(_ query: SearchQuery, _ plan: QueryPlan, _ read: [Int64], typing: Bool) -> AnswerDependencies {
+    private static func dependencies(_ query: SearchQuery, _ selection: Selection, typing: Bool) -> AnswerDependencies {
+        let plan = selection.plan
         var dependencies = AnswerDependencies()
-        dependencies.rows = Array(Set(read)).sorted()
+        dependencies.rows = Array(Set(selection.read)).sorted()
+        dependencies.countsEveryMatch = selection.countsEveryMatch
         var terms = Set<UInt64>()
         for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { terms.insert(TermFilter.hash(term: token)) } }
         for token in query.tokens.joined() { terms.insert(TermFilter.hash(term: Array(token.utf8))) }

@@ -8,14 +8,17 @@ public enum Facet: String, Sendable, Hashable, CaseIterable {
 
     /// Values counted per facet at most (the most frequent).
     public static let maximumValues = 20
-    /// The candidates counted: the best this many matches (``FacetCounts/exact`` says whether
-    /// that was every match).
+    /// Facets count every match, but a query holding a phrase (quoted words, or a CJK word,
+    /// searched as its characters in a row) counts its best this many matches: a phrase's
+    /// postings cannot tell a match without its text (``FacetCounts/exact`` says whether that
+    /// was every match).
     public static let candidates = 1000
 }
 
 /// A search's facet counts: for each facet asked, its values by count, most frequent first
 /// (then by value); `exact` when they count every match, else they count the best
-/// ``Facet/candidates`` (as ``SearchResponse/totalIsExact`` says of the total).
+/// ``Facet/candidates`` (a query with a phrase; as ``SearchResponse/totalIsExact`` says of
+/// the total).
 public struct FacetCounts: Sendable, Hashable {
     public var counts: [Facet: [(value: String, count: Int)]]
     public var exact: Bool

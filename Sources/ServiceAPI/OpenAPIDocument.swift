@@ -60,7 +60,7 @@ public enum OpenAPIDocument {
                     parameter("contentType", "Only items of this content type, exactly (public.image, public.event…).", schema: ["type": "string", "maxLength": 128]),
                     parameter("hasApp", "Only items an app of this platform opens.", schema: ["type": "string", "enum": ["ios", "android"]]),
                     parameter("installedOnly", "1: only items one of the installed apps opens on the platform."),
-                    parameter("facets", "contentType, domain or both (comma-separated): the answer's facets count the matches by each (the best 1,000; facetsExact says whether that was all)."),
+                    parameter("facets", "contentType, domain or both (comma-separated): the answer's facets count every match by each, and estimatedTotalHits is then exact (a query holding a phrase counts its best 1,000 matches; facetsExact says whether that was all)."),
                     parameter("near", "latitude,longitude in degrees (48.8566,2.3522): only items placed within radius of it; each result gives its distance.",
                               schema: ["type": "string", "maxLength": 65]),
                     parameter("radius", "With near: kilometres, more than 0 and at most 20016 (default 10).",
@@ -229,7 +229,7 @@ public enum OpenAPIDocument {
                     "engagementToken": ["type": "string", "description": "Signed proof of the first 20 results shown; send it with their impressions and clicks."],
                     "facets": ["type": "object", "description": "With facets=: per facet, its values' counts (at most 20, most frequent first).",
                                "additionalProperties": ["type": "object", "additionalProperties": integer]],
-                    "facetsExact": ["type": "boolean", "description": "The facets count every match (else the best 1,000)."],
+                    "facetsExact": ["type": "boolean", "description": "The facets count every match (false: the best 1,000 of a query holding a phrase, or a shard missing)."],
                 ], required: ["query", "results"]),
             ],
         ]

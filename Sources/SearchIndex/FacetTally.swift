@@ -1,0 +1,87 @@
+import SQLite
+import SearchModel
+
+/// Counts of each facet asked for over every match, a segment at a time (``add(_:_:)``): a
+/// value most of the segment's documents share is counted by its bits (the matches' bits and
+/// the value's, ANDed and counted a word at a time, Meilisearch's way), every other value a
+/// match at a time from the segment's column (``SegmentFacets``).
+struct FacetTally {
+    private let facets: [(facet: Facet, column: FacetColumns.Column)]
+    private let file: String
+    /// Per facet, the count of each value number; a dictionary where a facet has very many
+    /// values (a count per value would cost more to clear than the matches to count).
+    private var dense: [[UInt32]]
+    private var sparse: [[UInt32: Int]]
+    private(set) var matches = 0
+    /// Value numbers past which a facet's counts are kept in a dictionary.
+    static let denseValues = 1 << 16
+
+    init(_ facets: Set<Facet>, file: String, connection: SQLiteConnection) throws {
+        self.facets = try facets.sorted { $0.rawValue < $1.rawValue }.map { ($0, try FacetColumns.shared.column($0, file: file, connection: connection)) }
+        self.file = file
+        dense = self.facets.map { $0.column.names.count <= Self.denseValues ? [UInt32](repeating: 0, count: $0.column.names.count) : [] }
+        sparse = self.facets.map { _ in [:] }
+    }
+
+    /// Counts the documents of `segment` whose ordinals are set in `bits`.
+    mutating func add(_ segment: SegmentReader, _ bits: UnsafeBufferPointer<UInt64>) {
+        matches += bits.reduce(0) { $0 + $1.nonzeroBitCount }
+        for index in facets.indices {
+            let values = SegmentFacets.shared.values(facets[index].facet, column: facets[index].column, file: file, segment: segment)
+            for (number, valueBits) in values.frequent {
+                let count = valueBits.withUnsafeBufferPointer { valueBits in
+                    var count = 0
+                    for word in 0..<min(bits.count, valueBits.count) { count &+= (bits[word] & valueBits[word]).nonzeroBitCount }
+                    return count
+                }
+                add(count, to: number, facet: index)
+            }
+            // Every other value a match at a time, into the facet's counts taken out of
+            // `self` for the loop (no copy-on-write check per match).
+            var counts = [UInt32]()
+            swap(&counts, &dense[index])
+            var spilled: [UInt32: Int] = [:]
+            values.others.withUnsafeBufferPointer { others in
+                values.numbers.withUnsafeBufferPointer { numbers in
+                    counts.withUnsafeMutableBufferPointer { counts in
+                        for word in 0..<min(bits.count, others.count) {
+                            var remaining = bits[word] & others[word]
+                            while remaining != 0 {
+                                let ordinal = word << 6 | remaining.trailingZeroBitCount
+                                remaining &= remaining &- 1
+                                guard ordinal < numbers.count else { break }
+                                let number = Int(numbers[ordinal])
+                                if number < counts.count { counts[number] &+= 1 } else { spilled[UInt32(number), default: 0] += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+            swap(&counts, &dense[index])
+            for (number, count) in spilled { add(count, to: number, facet: index) }
+        }
+    }
+
+    @inline(__always)
+    private mutating func add(_ count: Int, to number: UInt32, facet index: Int) {
+        guard number != 0, count > 0 else { return }
+        if dense[index].isEmpty {
+            sparse[index][number, default: 0] += count
+        } else if Int(number) < dense[index].count {
+            dense[index][Int(number)] &+= UInt32(truncatingIfNeeded: count)
+        }
+    }
+
+    /// The counts, each facet's most frequent values first.
+    func counts(exact: Bool) -> FacetCounts {
+        var result = FacetCounts(exact: exact)
+        for (index, entry) in facets.enumerated() {
+            let names = entry.column.names
+            let values: [(value: String, count: Int)] = dense[index].isEmpty
+                ? sparse[index].map { (names[Int($0.key)], $0.value) }
+                : dense[index].enumerated().compactMap { number, count in count == 0 ? nil : (names[number], Int(count)) }
+            result.counts[entry.facet] = FacetCounts.best(values)
+        }
+        return result
+    }
+}

@@ -1,0 +1,146 @@
+import SQLite
+import Synchronization
+
+/// Which rows of an index file are items now, with the expiry of those that have one: what
+/// a count over every match (facets) needs to leave out documents deleted or replaced since
+/// their segment was written, which keep their postings until a merge.
+///
+/// Kept up to date from the change log (``ChangeLog``): a commit lists the rows it removed,
+/// replaced, re-dated or re-ranked, and only those are read again, with the rows written
+/// since; a reader further behind than the log, or a commit that touched too many rows to
+/// list, reads every row again (one scan of `items`). A bit per rowid from the oldest item's
+/// (1,000,000 items take 125 KB) and 16 bytes per item with an expiry; at most ``files``
+/// files are kept.
+final class LiveRows: Sendable {
+    static let shared = LiveRows()
+    /// Files whose rows are kept (another dropped past it).
+    static let files = 8
+    /// Changes read from the log at most before the rows are read again instead.
+    static let changesRead = 256
+
+    struct Snapshot: Sendable {
+        var rows: RowSet
+        /// The expiry (seconds since 1970) of each live row that has one.
+        var expiring: [Int64: Double] = [:]
+        /// The highest rowid read and the change log's position when read.
+        var covered: Int64 = 0
+        var sequence: Int64 = 0
+        /// Each segment's live ordinals, made once per snapshot (a new snapshot starts
+        /// without them).
+        private(set) var segments = SegmentLiveness()
+
+        init(rows: RowSet) {
+            self.rows = rows
+        }
+
+        /// The ordinals of a segment (its ascending `rowids`) whose rows are items, as bits,
+        /// one word past the last, and those of them that expire, soonest first.
+        func ordinals(segment: Int64, rowids: [Int64]) -> SegmentLiveness.Entry {
+            if let known = segments.entries.withLock({ $0[segment] }) { return known }
+            var entry = SegmentLiveness.Entry(bits: [UInt64](repeating: 0, count: rowids.count / 64 + 2))
+            for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) {
+                entry.bits[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
+                if !expiring.isEmpty, let expires = expiring[rowid] { entry.expiring.append((expires, Int32(ordinal))) }
+            }
+            entry.expiring.sort { $0.expires < $1.expires }
+            segments.entries.withLock { $0[segment] = entry }
+            return entry
+        }
+
+        /// Drops the segments' ordinals: the rows changed.
+        mutating func forgetOrdinals() { segments = SegmentLiveness() }
+    }
+
+    /// Each segment's live ordinals in one snapshot of the rows.
+    final class SegmentLiveness: Sendable {
+        struct Entry: Sendable {
+            var bits: [UInt64]
+            /// The live ordinals that expire, soonest first.
+            var expiring: [(expires: Double, ordinal: Int32)] = []
+
+            /// `bits` (the segment's ordinals) without those live here and unexpired at `now`.
+            func mask(_ bits: inout [UInt64], now: Double) {
+                for index in bits.indices { bits[index] &= index < self.bits.count ? self.bits[index] : 0 }
+                for entry in expiring {
+                    guard entry.expires <= now else { break }
+                    bits[Int(entry.ordinal) >> 6] &= ~(UInt64(1) << UInt64(entry.ordinal & 63))
+                }
+            }
+        }
+
+        let entries = Mutex<[Int64: Entry]>([:])
+    }
+
+    private let snapshots = Mutex<[String: Snapshot]>([:])
+
+    /// The live rows of `file` as `connection` reads them.
+    func snapshot(file: String, connection: SQLiteConnection) throws -> Snapshot {
+        let latest = try ChangeLog.latest(connection)
+        let highest = try FilterCache.highestRowid(connection)
+        let cached = snapshots.withLock { $0[file] }
+        if let cached, cached.sequence == latest, cached.covered >= highest { return cached }
+        var snapshot: Snapshot
+        // Rowids only count up (AUTOINCREMENT): a row past the covered one is new, and one at
+        // or below it changed only as the log says.
+        if let cached, cached.sequence <= latest,
+            let updated = try Self.updated(cached, latest: latest, highest: highest, connection: connection)
+        {
+            snapshot = updated
+        } else {
+            snapshot = Snapshot(rows: RowSet(base: try FilterCache.lowestRowid(connection)))
+            try Self.read(into: &snapshot, "SELECT rowid, expires FROM items WHERE rowid <= ?", [.integer(highest)], connection: connection)
+            snapshot.covered = highest
+            snapshot.sequence = latest
+        }
+        let result = snapshot
+        snapshots.withLock { snapshots in
+            // A reader on an older snapshot of the file does not replace a newer one.
+            if let kept = snapshots[file], kept.sequence > result.sequence { return }
+            snapshots[file] = result
+            if snapshots.count > Self.files, let other = snapshots.keys.first(where: { $0 != file }) { snapshots[other] = nil }
+        }
+        return result
+    }
+
+    /// `cached` brought up to `latest` from the change log, or nil when the log cannot say
+    /// which rows changed.
+    private static func updated(_ cached: Snapshot, latest: Int64, highest: Int64, connection: SQLiteConnection) throws -> Snapshot? {
+        let read = try ChangeLog.read(after: cached.sequence, limit: changesRead, connection)
+        guard read.complete, read.latest == latest else { return nil }
+        var touched = Set<Int64>()
+        for change in read.changes {
+            guard let rows = change.rows else { return nil }
+            touched.formUnion(rows.filter { $0 <= cached.covered })
+        }
+        var snapshot = cached
+        snapshot.forgetOrdinals()
+        for rowid in touched {
+            snapshot.rows.remove(rowid)
+            snapshot.expiring[rowid] = nil
+        }
+        if !touched.isEmpty {
+            let list = "[" + touched.map(String.init).joined(separator: ",") + "]"
+            try Self.read(into: &snapshot, "SELECT i.rowid, i.expires FROM json_each(?) j JOIN items i ON i.rowid = j.value", [.text(list)],
+                          connection: connection)
+        }
+        if highest > cached.covered {
+            snapshot.rows.reserve(through: highest)
+            try Self.read(into: &snapshot, "SELECT rowid, expires FROM items WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
+                          [.integer(cached.covered), .integer(highest)], connection: connection)
+        }
+        snapshot.covered = max(cached.covered, highest)
+        snapshot.sequence = latest
+        return snapshot
+    }
+
+    private static func read(into snapshot: inout Snapshot, _ sql: String, _ arguments: [SQLiteValue], connection: SQLiteConnection) throws {
+        let statement = try connection.statement(sql)
+        statement.bind(arguments)
+        while try statement.step() {
+            let rowid = statement.int64(0)
+            snapshot.rows.insert(rowid)
+            if let expires = statement.optionalDouble(1) { snapshot.expiring[rowid] = expires }
+        }
+        statement.reset()
+    }
+}

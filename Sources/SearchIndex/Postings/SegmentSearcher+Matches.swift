@@ -1,0 +1,136 @@
+import BoundedCache
+
+/// Every match of a query, not only the best: what facets count (Meilisearch, Typesense and
+/// Elasticsearch count over every match). Read from the postings' ordinals alone — no score
+/// — as a bit per document of each segment: a clause's units joined, the clauses met
+/// (`requireAll`) or joined, masked by the filter's bits, then each set bit's document kept
+/// when it is an item now (``LiveRows``). A phrase counts where all its tokens are (its
+/// postings say no more); the caller says such counts are not exact.
+///
+/// The bits of a term in at least 1/64 of a segment's documents are kept (``termBits``), as
+/// Lucene's query cache keeps the document sets of clauses used often: a frequent word's
+/// postings are the costliest to decode and the likeliest to be asked for again, and a
+/// segment's postings never change.
+extension SegmentSearcher {
+    struct TermBitsKey: Hashable, Sendable {
+        var file: String
+        var segment: Int64
+        var term: [UInt8]
+    }
+
+    /// Dense terms' bits per segment, at most 64 MiB in all (a term in every document of a
+    /// segment of 1,000,000 takes 125 KB).
+    static let termBits = BoundedCache<TermBitsKey, [UInt64]>(capacityBytes: 64 << 20)
+
+    /// Calls `body` with each segment and the bits of its ordinals the query matches that
+    /// are live, unexpired items at `now` and that `allowed` passes.
+    func forEachMatch(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
+                      _ body: (SegmentReader, UnsafeBufferPointer<UInt64>) -> Void) throws {
+        let current = Set(segments.map(\.info.id))
+        Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
+        for segment in segments {
+            guard var matched = try matches(query, in: segment) else { continue }
+            live.ordinals(segment: segment.info.id, rowids: segment.rowids).mask(&matched, now: now)
+            if let passing = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids) {
+                for index in matched.indices { matched[index] &= index < passing.count ? passing[index] : 0 }
+            }
+            matched.withUnsafeBufferPointer { body(segment, $0) }
+        }
+    }
+
+    /// The ordinals of `segment` the query matches, as bits; nil when none can.
+    private func matches(_ query: PostingsQuery, in segment: SegmentReader) throws -> [UInt64]? {
+        let words = segment.documentCount / 64 + 1
+        guard query.requireAll else {
+            // Any clause: every unit's documents into one set, a term's straight from its postings.
+            var result = [UInt64](repeating: 0, count: words)
+            var any = false
+            for unit in query.clauses.lazy.flatMap(\.units) {
+                if unit.tokens.count == 1 {
+                    if try addTerm(unit.tokens[0], in: segment, words: words, into: &result) { any = true }
+                } else if let bits = try unitMatches(unit, in: segment, words: words) {
+                    Self.combine(&result, bits, and: false)
+                    any = true
+                }
+            }
+            return any ? result : nil
+        }
+        var result: [UInt64]?
+        for clause in query.clauses {
+            var clauseBits = [UInt64](repeating: 0, count: words)
+            var found = false
+            for unit in clause.units {
+                guard let bits = try unitMatches(unit, in: segment, words: words) else { continue }
+                Self.combine(&clauseBits, bits, and: false)
+                found = true
+            }
+            guard found else { return nil }
+            if result == nil { result = clauseBits } else { Self.combine(&result!, clauseBits, and: true) }
+        }
+        return result
+    }
+
+    /// `bits` ORed (or ANDed) into `into`, both of one segment's length.
+    private static func combine(_ into: inout [UInt64], _ bits: [UInt64], and: Bool) {
+        into.withUnsafeMutableBufferPointer { into in
+            bits.withUnsafeBufferPointer { bits in
+                let count = min(into.count, bits.count)
+                if and {
+                    for index in 0..<count { into[index] &= bits[index] }
+                } else {
+                    for index in 0..<count { into[index] |= bits[index] }
+                }
+            }
+        }
+    }
+
+    /// Adds the documents holding `token` to `into`; false when the segment does not hold it.
+    private func addTerm(_ token: [UInt8], in segment: SegmentReader, words: Int, into: inout [UInt64]) throws -> Bool {
+        guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return false }
+        let dense = term.documents >= max(64, segment.documentCount / 64)
+        guard !dense else {
+            guard let bits = try unitMatches(PostingsQuery.Unit(tokens: [token]), in: segment, words: words) else { return false }
+            Self.combine(&into, bits, and: false)
+            return true
+        }
+        let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
+        Self.decode(postings, documents: segment.documentCount, into: &into)
+        return true
+    }
+
+    /// Sets the bit of every document in `postings`.
+    private static func decode(_ postings: TermPostings, documents: Int, into bits: inout [UInt64]) {
+        withExtendedLifetime(postings) {
+            var cursor = PostingCursor(postings, documentLimit: documents)
+            defer { cursor.release() }
+            bits.withUnsafeMutableBufferPointer { out in
+                while let run = cursor.run(below: PostingCursor.end) {
+                    for index in 0..<run.count {
+                        let ordinal = Int(run.ordinals[index])
+                        out[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The documents holding every token of `unit`; nil when one of them is not in the segment.
+    private func unitMatches(_ unit: PostingsQuery.Unit, in segment: SegmentReader, words: Int) throws -> [UInt64]? {
+        var bits: [UInt64]?
+        for token in unit.tokens {
+            guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return nil }
+            let key = TermBitsKey(file: file, segment: segment.info.id, term: token)
+            let dense = term.documents >= max(64, segment.documentCount / 64)
+            if dense, let known = Self.termBits.value(key), known.count == words {
+                if bits == nil { bits = known } else { Self.combine(&bits!, known, and: true) }
+                continue
+            }
+            let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
+            var tokenBits = [UInt64](repeating: 0, count: words)
+            Self.decode(postings, documents: segment.documentCount, into: &tokenBits)
+            if dense { Self.termBits.insert(tokenBits, bytes: words * 8 + token.count + 64, for: key) }
+            if bits == nil { bits = tokenBits } else { Self.combine(&bits!, tokenBits, and: true) }
+        }
+        return bits
+    }
+}
