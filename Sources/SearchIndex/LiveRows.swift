@@ -20,8 +20,8 @@ final class LiveRows: Sendable {
 
     struct Snapshot: Sendable {
         var rows: RowSet
-        /// The expiry (seconds since 1970) of each live row that has one.
-        var expiring: [Int64: Double] = [:]
+        /// The expiry of each live row that has one.
+        var expiring = Expiries()
         /// The highest rowid read and the change log's position when read.
         var covered: Int64 = 0
         var sequence: Int64 = 0
@@ -38,9 +38,13 @@ final class LiveRows: Sendable {
         func ordinals(segment: Int64, rowids: [Int64]) -> SegmentLiveness.Entry {
             if let known = segments.entries.withLock({ $0[segment] }) { return known }
             var entry = SegmentLiveness.Entry(bits: [UInt64](repeating: 0, count: rowids.count / 64 + 2))
+            // The segment's rowids and the expiring ones both ascend: one walk finds each
+            // live ordinal's expiry.
+            var next = expiring.rowids.firstIndex(atLeast: rowids.first ?? 0)
             for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) {
                 entry.bits[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
-                if !expiring.isEmpty, let expires = expiring[rowid] { entry.expiring.append((expires, Int32(ordinal))) }
+                while next < expiring.rowids.count, expiring.rowids[next] < rowid { next += 1 }
+                if next < expiring.rowids.count, expiring.rowids[next] == rowid { entry.expiring.append((expiring.times[next], Int32(ordinal))) }
             }
             entry.expiring.sort { $0.expires < $1.expires }
             segments.entries.withLock { $0[segment] = entry }
@@ -88,7 +92,10 @@ final class LiveRows: Sendable {
             snapshot = updated
         } else {
             snapshot = Snapshot(rows: RowSet(base: try FilterCache.lowestRowid(connection)))
-            try Self.read(into: &snapshot, "SELECT rowid, expires FROM items WHERE rowid <= ?", [.integer(highest)], connection: connection)
+            var expiring = Expiries()
+            try Self.read(into: &snapshot, "SELECT rowid, expires FROM items WHERE rowid <= ? ORDER BY rowid", [.integer(highest)],
+                          connection: connection) { expiring.rowids.append($0); expiring.times.append($1) }
+            snapshot.expiring = expiring
             snapshot.covered = highest
             snapshot.sequence = latest
         }
@@ -114,33 +121,50 @@ final class LiveRows: Sendable {
         }
         var snapshot = cached
         snapshot.forgetOrdinals()
-        for rowid in touched {
-            snapshot.rows.remove(rowid)
-            snapshot.expiring[rowid] = nil
-        }
+        for rowid in touched { snapshot.rows.remove(rowid) }
+        var added: [(rowid: Int64, expires: Double)] = []
         if !touched.isEmpty {
             let list = "[" + touched.map(String.init).joined(separator: ",") + "]"
             try Self.read(into: &snapshot, "SELECT i.rowid, i.expires FROM json_each(?) j JOIN items i ON i.rowid = j.value", [.text(list)],
-                          connection: connection)
+                          connection: connection) { added.append(($0, $1)) }
         }
         if highest > cached.covered {
             snapshot.rows.reserve(through: highest)
             try Self.read(into: &snapshot, "SELECT rowid, expires FROM items WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
-                          [.integer(cached.covered), .integer(highest)], connection: connection)
+                          [.integer(cached.covered), .integer(highest)], connection: connection) { added.append(($0, $1)) }
         }
+        snapshot.expiring.replace(removing: touched, adding: added)
         snapshot.covered = max(cached.covered, highest)
         snapshot.sequence = latest
         return snapshot
     }
 
-    private static func read(into snapshot: inout Snapshot, _ sql: String, _ arguments: [SQLiteValue], connection: SQLiteConnection) throws {
+    /// Reads rows (rowid, expires) into the snapshot's set, giving `expiring` those that expire.
+    private static func read(into snapshot: inout Snapshot, _ sql: String, _ arguments: [SQLiteValue], connection: SQLiteConnection,
+                             expiring: (Int64, Double) -> Void) throws {
         let statement = try connection.statement(sql)
         statement.bind(arguments)
         while try statement.step() {
             let rowid = statement.int64(0)
             snapshot.rows.insert(rowid)
-            if let expires = statement.optionalDouble(1) { snapshot.expiring[rowid] = expires }
+            if let expires = statement.optionalDouble(1) { expiring(rowid, expires) }
         }
         statement.reset()
+    }
+
+    /// The expiry (seconds since 1970) of each live row that has one, in two arrays by
+    /// ascending rowid: 16 bytes a row, read in one walk beside a segment's rowids.
+    struct Expiries: Sendable {
+        var rowids: [Int64] = []
+        var times: [Double] = []
+
+        /// Without the rows of `removed`, with `added` (in any order).
+        mutating func replace(removing removed: Set<Int64>, adding added: [(rowid: Int64, expires: Double)]) {
+            guard !removed.isEmpty || !added.isEmpty else { return }
+            var kept = zip(rowids, times).filter { !removed.contains($0.0) }.map { (rowid: $0.0, expires: $0.1) } + added
+            if zip(kept, kept.dropFirst()).contains(where: { $0.rowid >= $1.rowid }) { kept.sort { $0.rowid < $1.rowid } }
+            rowids = kept.map(\.rowid)
+            times = kept.map(\.expires)
+        }
     }
 }
