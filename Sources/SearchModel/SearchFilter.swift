@@ -48,10 +48,10 @@ public struct SearchFilter: Sendable, Hashable {
         func check(_ value: String?, _ name: String, _ limit: Int) throws(SearchIndexError) {
             guard let value else { return }
             guard !value.isEmpty || name == "owner", value.utf8.count <= limit else {
-                throw .invalidQuery("\(name) must be 1 to \(limit) bytes")
+                throw .invalidQuery("\(name) must be 1 to \(limit) bytes", field: name)
             }
             guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw .invalidQuery("\(name) must not hold control characters")
+                throw .invalidQuery("\(name) must not hold control characters", field: name)
             }
         }
         try check(owner, "owner", Limits.ownerBytes)
@@ -59,12 +59,13 @@ public struct SearchFilter: Sendable, Hashable {
         try check(domainIdentifier, "domainIdentifier", Limits.domainIdentifierBytes)
         try check(contentType, "contentType", Limits.contentTypeBytes)
         if let near, !near.isValid {
-            throw .invalidQuery("near must be latitude,longitude (-90 to 90, -180 to 180) and radius more than 0 and at most \(Int(GeoCircle.maximumRadius)) km")
+            throw .invalidQuery("near must be latitude,longitude (-90 to 90, -180 to 180) and radius more than 0 and at most \(Int(GeoCircle.maximumRadius)) km",
+                                field: "near")
         }
         if let domain, !domain.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F })
             || domain.hasPrefix(".") || domain.hasSuffix(".")
         {
-            throw .invalidQuery("domain must be a host name such as recipes.example (lower case, punycode for other scripts)")
+            throw .invalidQuery("domain must be a host name such as recipes.example (lower case, punycode for other scripts)", field: "domain")
         }
     }
 

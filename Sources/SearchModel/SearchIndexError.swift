@@ -26,10 +26,14 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
 
     public var kind: Kind
     public var message: String
+    /// The request's parameter at fault (its `/v1/search` name: `hasApp`, `near`…), when one
+    /// is: a command line names its own flag instead.
+    public var field: String?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, field: String? = nil) {
         self.kind = kind
         self.message = message
+        self.field = field
     }
 
     /// A stable label (API error codes use it).
@@ -50,7 +54,7 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
         SearchIndexError(.noIndex, "no index at \(path) (crawl first, or add items with `searchlight index add`)")
     }
 
-    public static func invalidQuery(_ message: String) -> SearchIndexError { SearchIndexError(.invalidQuery, message) }
+    public static func invalidQuery(_ message: String, field: String? = nil) -> SearchIndexError { SearchIndexError(.invalidQuery, message, field: field) }
     public static func conflict(_ message: String) -> SearchIndexError { SearchIndexError(.conflict, message) }
     public static func forbidden(_ message: String) -> SearchIndexError { SearchIndexError(.forbidden, message) }
     public static func invalidItem(_ message: String) -> SearchIndexError { SearchIndexError(.invalidItem, message) }

@@ -7,7 +7,7 @@ extension Facet {
         var facets = Set<Facet>()
         for name in text.split(separator: ",") {
             guard let facet = Facet(rawValue: String(name).trimmingASCIIWhitespace()) else {
-                throw .invalidQuery("facets takes \(allCases.map(\.rawValue).joined(separator: ", ")), not '\(name.prefix(40))'")
+                throw .invalidQuery("facets takes \(allCases.map(\.rawValue).joined(separator: ", ")), not '\(name.prefix(40))'", field: "facets")
             }
             facets.insert(facet)
         }
@@ -22,7 +22,7 @@ extension SearchSort {
             self = .relevance
             return
         }
-        guard let sort = SearchSort(rawValue: parameter) else { throw .invalidQuery("sort must be relevance or distance") }
+        guard let sort = SearchSort(rawValue: parameter) else { throw .invalidQuery("sort must be relevance or distance", field: "sort") }
         self = sort
     }
 }

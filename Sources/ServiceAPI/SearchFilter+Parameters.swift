@@ -26,7 +26,7 @@ extension SearchFilter {
         self.init(owner: value("owner"), domain: value("domain")?.lowercased(), domainIdentifier: value("domainIdentifier"),
                   contentType: value("contentType"))
         if let platform = value("hasApp") {
-            guard let parsed = AppTarget.Platform(rawValue: platform) else { throw .invalidQuery("hasApp must be ios or android") }
+            guard let parsed = AppTarget.Platform(rawValue: platform) else { throw .invalidQuery("hasApp must be ios or android", field: "hasApp") }
             hasApp = parsed
         }
         near = try Self.circle(near: value("near"), radius: value("radius"))
@@ -37,15 +37,15 @@ extension SearchFilter {
     /// without a place is an error.
     static func circle(near: String?, radius: String?) throws(SearchIndexError) -> GeoCircle? {
         guard let near else {
-            if radius != nil { throw .invalidQuery("radius needs near=latitude,longitude") }
+            if radius != nil { throw .invalidQuery("radius needs near=latitude,longitude", field: "radius") }
             return nil
         }
         guard let center = GeoPoint(parameter: near) else {
-            throw .invalidQuery("near must be latitude,longitude in degrees, such as 48.8566,2.3522")
+            throw .invalidQuery("near must be latitude,longitude in degrees, such as 48.8566,2.3522", field: "near")
         }
         guard let radius else { return GeoCircle(center: center) }
         guard radius.utf8.count <= 32, let kilometres = Double(radius), kilometres.isFinite, kilometres > 0, kilometres <= GeoCircle.maximumRadius else {
-            throw .invalidQuery("radius must be a number of kilometres, more than 0 and at most \(Int(GeoCircle.maximumRadius))")
+            throw .invalidQuery("radius must be a number of kilometres, more than 0 and at most \(Int(GeoCircle.maximumRadius))", field: "radius")
         }
         return GeoCircle(center: center, radius: kilometres)
     }

@@ -170,4 +170,27 @@ import Testing
         let bulk = try JSONParser.parse(try CommandRunner.run(["search", "bulk", "--data", data, "--json", "--limit", "5"]).stdout)
         #expect(bulk["results"]?.arrayValue?.isEmpty == true, "no part of the interrupted batch is visible")
     }
+
+    /// A mistake on the command line is named by the flag the person typed, with exit 64
+    /// (issue 56): not the API's parameter, and never a silent empty answer.
+    @Test func usageErrorsNameTheFlagTyped() throws {
+        try withIndex { data in
+            let platform = try CommandRunner.run(["search", "becky", "--data", data, "--has-app", "windows"])
+            #expect(platform.status == 64)
+            #expect(platform.stderr.contains("--has-app must be ios or android"), "\(platform.stderr)")
+            #expect(!platform.stderr.contains("hasApp"))
+            let radius = try CommandRunner.run(["search", "becky", "--data", data, "--radius", "5"])
+            #expect(radius.status == 64)
+            #expect(radius.stderr.contains("--radius needs --near latitude,longitude"), "\(radius.stderr)")
+            let facets = try CommandRunner.run(["search", "becky", "--data", data, "--facets", "colour"])
+            #expect(facets.status == 64 && facets.stderr.contains("--facets takes contentType, domain"), "\(facets.stderr)")
+            // --installed-only without the apps it keeps to answered nothing, silently.
+            let installedOnly = try CommandRunner.run(["search", "becky", "--data", data, "--installed-only"])
+            #expect(installedOnly.status == 64)
+            #expect(installedOnly.stderr.contains("--installed-only") && installedOnly.stderr.contains("--installed ID"), "\(installedOnly.stderr)")
+            let kept = try CommandRunner.run(["search", "becky", "--data", data, "--installed-only", "--installed", "1234567890", "--json"])
+            #expect(kept.status == 0)
+            #expect(try JSONParser.parse(kept.stdout)["results"]?.arrayValue?.first?["id"] == "person-42")
+        }
+    }
 }

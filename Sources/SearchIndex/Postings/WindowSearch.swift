@@ -49,20 +49,20 @@ final class WindowSearch {
     /// else its score. Called only for documents whose score reaches the threshold.
     typealias Admission = (_ ordinal: Int32, _ score: Double) -> Double?
 
-    private let cursors: UnsafeMutableBufferPointer<PostingCursor>
+    let cursors: UnsafeMutableBufferPointer<PostingCursor>
     // The query's parts in buffers of their own: read for every window and document, without
     // array bounds and uniqueness checks.
-    private let units: UnsafeMutableBufferPointer<Unit>
-    private let clauses: UnsafeMutableBufferPointer<Clause>
-    private let documents: SegmentDocuments
-    private let lengths: UnsafeBufferPointer<UInt16>
-    private let norm: BM25.Norm
-    private let boundFactor: Double
-    private let buffers: WindowBuffers
-    private let window: Int
+    let units: UnsafeMutableBufferPointer<Unit>
+    let clauses: UnsafeMutableBufferPointer<Clause>
+    let documents: SegmentDocuments
+    let lengths: UnsafeBufferPointer<UInt16>
+    let norm: BM25.Norm
+    let boundFactor: Double
+    let buffers: WindowBuffers
+    let window: Int
     /// The segment's documents a filter lets through, a bit per ordinal (``FilterRows``);
     /// nil lets every document through.
-    private let allowed: UnsafeBufferPointer<UInt64>?
+    let allowed: UnsafeBufferPointer<UInt64>?
 
     /// - Parameters:
     ///   - cursors: every unit's cursors, unit by unit (owned by the caller, who releases them).
@@ -359,219 +359,5 @@ final class WindowSearch {
 
     private func skipAll(to target: Int32) {
         for i in 0..<cursors.count { cursors[i].skip(to: target) }
-    }
-
-    /// The most clause `k` can add to a document from `lower` up to `upper`, summed in the
-    /// order its score is.
-    private func clauseBound(_ k: Int, _ lower: Int32, _ upper: Int32) -> Double {
-        var total = 0.0
-        var any = false
-        for u in clauses[k].units {
-            let unit = units[u]
-            var saturation = Float.infinity
-            for c in unit.firstCursor..<(unit.firstCursor + unit.cursorCount) {
-                saturation = min(saturation, cursors[c].bound(from: lower, below: upper))
-            }
-            guard saturation > 0, saturation.isFinite else { continue }
-            total += unit.weight * Double(saturation) * boundFactor
-            any = true
-        }
-        return any ? total + clauses[k].bonus : 0
-    }
-
-    /// Sums clause `k`'s units' scores from `lower` up to `upper` into its array (its bonus is
-    /// added when a document's score is read, ``value(_:_:)``), marking the documents it
-    /// matched.
-    private func accumulate(_ k: Int, _ lower: Int32, _ upper: Int32) {
-        let values = buffers.values + k * window
-        let matched = buffers.matched + k * (window / 64)
-        let lengths = self.lengths
-        let norm = self.norm
-        for u in clauses[k].units {
-            let unit = units[u]
-            let weight = unit.weight
-            if unit.cursorCount == 1 {
-                while let run = cursors[unit.firstCursor].run(below: upper) {
-                    for i in 0..<run.count {
-                        let ordinal = Int(run.ordinals[i])
-                        let offset = ordinal - Int(lower)
-                        values[offset] += weight * norm.saturation(Double(run.frequencies[i]), length: Double(lengths[ordinal]))
-                        matched[offset >> 6] |= 1 << UInt64(offset & 63)
-                    }
-                }
-                continue
-            }
-            // A phrase: its first token's postings in the window, kept where every other token
-            // has a posting too, with the least frequency.
-            let ordinals = buffers.phraseOrdinals
-            let frequencies = buffers.phraseFrequencies
-            var kept = 0
-            while let run = cursors[unit.firstCursor].run(below: upper) {
-                for i in 0..<run.count {
-                    ordinals[kept] = run.ordinals[i]
-                    frequencies[kept] = run.frequencies[i]
-                    kept += 1
-                }
-            }
-            for c in (unit.firstCursor + 1)..<(unit.firstCursor + unit.cursorCount) {
-                var read = 0
-                var written = 0
-                while read < kept, let run = cursors[c].run(below: upper) {
-                    var i = 0
-                    while read < kept, i < run.count {
-                        let a = ordinals[read], b = run.ordinals[i]
-                        if a < b {
-                            read += 1
-                        } else if b < a {
-                            i += 1
-                        } else {
-                            ordinals[written] = a
-                            frequencies[written] = min(frequencies[read], run.frequencies[i])
-                            written += 1
-                            read += 1
-                            i += 1
-                        }
-                    }
-                }
-                kept = written
-            }
-            for i in 0..<kept {
-                let ordinal = Int(ordinals[i])
-                let offset = ordinal - Int(lower)
-                values[offset] += weight * norm.saturation(Double(frequencies[i]), length: Double(lengths[ordinal]))
-                matched[offset >> 6] |= 1 << UInt64(offset & 63)
-            }
-        }
-    }
-
-    /// Clause `k`'s score for the document at `ordinal`, its postings looked up.
-    private func probe(_ k: Int, _ ordinal: Int32) -> Double {
-        var score = 0.0
-        var any = false
-        let length = Double(lengths[Int(ordinal)])
-        for u in clauses[k].units {
-            let unit = units[u]
-            var lowest = UInt32.max
-            for c in unit.firstCursor..<(unit.firstCursor + unit.cursorCount) {
-                cursors[c].advance(to: ordinal)
-                guard cursors[c].doc == ordinal else {
-                    lowest = 0
-                    break
-                }
-                lowest = min(lowest, cursors[c].frequency)
-            }
-            guard lowest > 0 else { continue }
-            score += unit.weight * norm.saturation(Double(lowest), length: length)
-            any = true
-        }
-        return any ? score + clauses[k].bonus : 0
-    }
-
-    /// Zeroes what clause `k` wrote in its array: the whole array at once when it matched
-    /// many documents.
-    private func clear(_ k: Int) {
-        let values = buffers.values + k * window
-        let matched = buffers.matched + k * (window / 64)
-        var occupied = 0
-        for w in 0..<(window / 64) where matched[w] != 0 { occupied += 1 }
-        if occupied == window / 64 {
-            values.update(repeating: 0, count: window)
-            matched.update(repeating: 0, count: window / 64)
-            return
-        }
-        for w in 0..<(window / 64) where matched[w] != 0 {
-            var bits = matched[w]
-            while bits != 0 {
-                values[w * 64 + bits.trailingZeroBitCount] = 0
-                bits &= bits - 1
-            }
-            matched[w] = 0
-        }
-    }
-}
-
-/// What one segment's run keeps per clause, in buffers freed when it ends.
-private struct RunState {
-    let bounds: UnsafeMutableBufferPointer<Double>
-    let maxima: UnsafeMutableBufferPointer<Double>
-    let essential: UnsafeMutableBufferPointer<Bool>
-    let leading: UnsafeMutableBufferPointer<Bool>
-    let order: UnsafeMutableBufferPointer<Int>
-    let essentials: UnsafeMutableBufferPointer<Int>
-
-    init(count: Int) {
-        bounds = .allocate(capacity: count)
-        bounds.initialize(repeating: 0)
-        maxima = .allocate(capacity: count)
-        maxima.initialize(repeating: 0)
-        essential = .allocate(capacity: count)
-        essential.initialize(repeating: true)
-        leading = .allocate(capacity: count)
-        leading.initialize(repeating: true)
-        order = .allocate(capacity: count)
-        for k in 0..<count { (order.baseAddress! + k).initialize(to: k) }
-        essentials = .allocate(capacity: count)
-        essentials.initialize(repeating: 0)
-    }
-
-    func deallocate() {
-        bounds.deallocate()
-        maxima.deallocate()
-        essential.deallocate()
-        leading.deallocate()
-        order.deallocate()
-        essentials.deallocate()
-    }
-}
-
-/// The arrays one search scores its windows into, reused from segment to segment: a value
-/// per clause and document of the window, a bit per clause and document, and a bit per
-/// candidate. Zero between windows (each window clears what it wrote).
-final class WindowBuffers {
-    private(set) var values: UnsafeMutablePointer<Double>
-    private(set) var matched: UnsafeMutablePointer<UInt64>
-    private(set) var candidates: UnsafeMutablePointer<UInt64>
-    /// The offsets of a window that passed the first check.
-    let passing: UnsafeMutablePointer<Int32>
-    /// The essential clauses' sums over a window, for the first check.
-    let sums: UnsafeMutablePointer<Double>
-    /// A phrase's postings in the window while its tokens' are intersected.
-    let phraseOrdinals: UnsafeMutablePointer<Int32>
-    let phraseFrequencies: UnsafeMutablePointer<UInt32>
-    private var capacity = 0
-
-    init() {
-        values = .allocate(capacity: 1)
-        matched = .allocate(capacity: 1)
-        candidates = .allocate(capacity: WindowSearch.windowSize / 64)
-        candidates.initialize(repeating: 0, count: WindowSearch.windowSize / 64)
-        passing = .allocate(capacity: WindowSearch.windowSize)
-        sums = .allocate(capacity: WindowSearch.windowSize)
-        phraseOrdinals = .allocate(capacity: WindowSearch.windowSize)
-        phraseFrequencies = .allocate(capacity: WindowSearch.windowSize)
-    }
-
-    deinit {
-        values.deallocate()
-        matched.deallocate()
-        candidates.deallocate()
-        passing.deallocate()
-        sums.deallocate()
-        phraseOrdinals.deallocate()
-        phraseFrequencies.deallocate()
-    }
-
-    /// Room for `clauses` clauses of a window of `window` documents (a multiple of 64).
-    func reserve(clauses: Int, window: Int) {
-        // Sized for the largest window, so that the layout is the same for every segment.
-        let needed = clauses * WindowSearch.windowSize
-        guard needed > capacity else { return }
-        values.deallocate()
-        matched.deallocate()
-        values = .allocate(capacity: needed)
-        values.initialize(repeating: 0, count: needed)
-        matched = .allocate(capacity: needed / 64)
-        matched.initialize(repeating: 0, count: needed / 64)
-        capacity = needed
     }
 }

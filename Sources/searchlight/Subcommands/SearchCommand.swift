@@ -78,19 +78,34 @@ struct SearchCommand: Command {
         caCertificates = arguments.value(Option.cacert)
         store = try StoreOption(arguments)
         let names = ["owner": Option.owner, "domain": Option.domain, "domainIdentifier": Option.domainIdentifier,
-                     "contentType": Option.contentType, "hasApp": Option.hasApp, "near": Option.near, "radius": Option.radius]
+                     "contentType": Option.contentType, "hasApp": Option.hasApp, "near": Option.near, "radius": Option.radius,
+                     "facets": Option.facets, "sort": Option.sort]
+        /// The request's error in the words of this command: its flags, not the API's parameters.
+        func usage(_ error: SearchIndexError) -> UsageError {
+            var message = error.message
+            if let field = error.field, let option = names[field], message.hasPrefix(field) {
+                message = option.name + message.dropFirst(field.count)
+            }
+            for (field, option) in names { message = message.replacingOccurrences(of: field + "=", with: option.name + " ") }
+            return UsageError(message)
+        }
         do {
             filter = try SearchFilter { names[$0].flatMap { arguments.value($0) } }
         } catch {
-            throw UsageError(error.message)
+            throw usage(error)
         }
-        if arguments.flag(Option.installedOnly) { filter.restrict(toAppsIn: installed, platform: platform) }
+        if arguments.flag(Option.installedOnly) {
+            guard !installed.isEmpty else {
+                throw UsageError("--installed-only keeps the items the --installed apps open: name them with --installed ID (an App Store id, bundle id or package)")
+            }
+            filter.restrict(toAppsIn: installed, platform: platform)
+        }
         do throws(SearchIndexError) {
             facets = try Facet.parse(arguments.value(Option.facets) ?? "")
             sort = try SearchSort(parameter: arguments.value(Option.sort))
             if sort == .distance, filter.near == nil { throw SearchIndexError.invalidQuery("--sort distance needs --near latitude,longitude") }
         } catch {
-            throw UsageError(error.message)
+            throw usage(error)
         }
         if let server, WebURL(server) == nil { throw UsageError("--server needs an http(s) URL, not '\(server)'") }
     }
