@@ -38,6 +38,27 @@ public struct SkipReason: Hashable, Sendable, CustomStringConvertible {
     /// limit): not indexed, rather than indexed unchecked.
     public static let invalidItem = SkipReason("invalid-item")
 
+    /// Every reason of a fixed name: what ``isKnown(_:)`` checks a label against.
+    static let named: [SkipReason] = [
+        .robots, .robotsUnreachable, .robotsUnreachableCachedCopyUsed, .noindex, .canonical, .duplicate, .nearDuplicate, .trapPattern, .notHTML,
+        .outOfScope, .redirectOutOfScope, .redirectWithoutLocation, .tooManyRedirects, .tooDeep, .throttled, .hostBackingOff,
+        .failingBeyondGracePeriod, .warcWriteError, .refusedAddress, .sitemapInvalid, .invalidItem,
+    ]
+
+    /// Whether a run report could name `label`: a reason of a fixed name, an HTTP status
+    /// (`http-100`…`http-599`), a fetch failure, a URL trap, or a sitemap's reason.
+    public static func isKnown(_ label: String) -> Bool {
+        if named.contains(where: { $0.label == label }) || FetchError.Kind(rawValue: label) != nil || URLTrap(rawValue: label) != nil { return true }
+        if label.hasPrefix("sitemap-") { return true }
+        if label.hasPrefix("http-"), let status = Int(label.dropFirst(5)), (100...599).contains(status) { return true }
+        return false
+    }
+
+    /// Labels a person might have meant: every reason of a fixed name, each fetch failure and trap.
+    public static var knownLabels: [String] {
+        named.map(\.label) + ["timeout", "dns", "connect", "tls", "too-large", "http-404", "http-500"] + ["url-too-long", "too-deep-path", "repeated-path-segment"]
+    }
+
     /// An HTTP status that is no page: `http-404`, `http-500`…
     public static func http(_ status: Int) -> SkipReason { SkipReason("http-\(status)") }
 

@@ -6,12 +6,15 @@ import JSON
 import SearchModel
 import TextUtilities
 
-/// A client-facing failure: an HTTP status and `{"error": {"code": …, "message": …}}`.
-/// Client mistakes are 4xx; 500 is kept for faults of the service itself.
+/// A client-facing failure: an HTTP status and `{"error": {"code": …, "message": …}}`, with
+/// `"field"` naming the parameter at fault when one is. Client mistakes are 4xx; 500 is kept
+/// for faults of the service itself.
 public struct APIError: Error, Sendable {
     public var status: Int
     public var code: String
     public var message: String
+    /// The request's parameter at fault (`hasApp`, `radius`…), when one is.
+    public var field: String?
     public var headers: [HTTPField] = []
 
     public init(_ status: Int, _ code: String, _ message: String) {
@@ -48,7 +51,9 @@ public struct APIError: Error, Sendable {
     /// The index's errors, by who was at fault.
     public init(_ error: SearchIndexError) {
         switch error.kind {
-        case .invalidQuery, .invalidItem: self.init(400, error.reason, error.message)
+        case .invalidQuery, .invalidItem:
+            self.init(400, error.reason, error.message)
+            field = error.field
         case .forbidden: self.init(403, error.reason, error.message)
         case .conflict: self.init(409, error.reason, error.message)
         case .locked:
@@ -65,7 +70,8 @@ public struct APIError: Error, Sendable {
     }
 
     public var response: HTTPServerResponse {
-        var response = HTTPServerResponse.json(["error": ["code": .string(code), "message": .string(message)]], status: status)
+        let details = JSONObject([("code", .string(code)), ("message", .string(message))] + (field.map { [("field", JSONValue.string($0))] } ?? []))
+        var response = HTTPServerResponse.json(["error": .object(details)], status: status)
         response.headers += headers
         return response
     }

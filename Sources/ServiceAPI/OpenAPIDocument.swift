@@ -17,7 +17,7 @@ public enum OpenAPIDocument {
                 "description": .string("""
                     The shared app-content index: search for everyone; for API-key holders, pushed items \
                     (the CoreSpotlight model), batches with client state, public activities (the NSUserActivity \
-                    model) and engagement. Errors are {"error": {"code", "message"}}; client mistakes are 4xx. \
+                    model) and engagement. Errors are {"error": {"code", "message", "field"}} (field: the parameter at fault, when one is); client mistakes are 4xx. \
                     Writes are checked from their head first: a missing or bad key (401) or a body not declared \
                     application/json (415) is answered before any body byte is read, as is a Content-Length over \
                     8 MB (413). Strings must be UTF-8 without control characters; fields are length-capped as \
@@ -164,7 +164,7 @@ public enum OpenAPIDocument {
         [
             "securitySchemes": ["apiKey": ["type": "http", "scheme": "bearer", "description": "A key from `searchlight keys create`."]],
             "schemas": [
-                "Error": object(["error": object(["code": string, "message": string], required: ["code", "message"])], required: ["error"]),
+                "Error": object(["error": object(["code": string, "message": string, "field": string], required: ["code", "message"])], required: ["error"]),
                 "App": closed(object([
                     "platform": ["type": "string", "enum": ["ios", "android"]],
                     "appStoreId": ["type": "string", "pattern": "^(id)?[0-9]{1,20}$"],

@@ -42,9 +42,16 @@ import Testing
         let (first, _) = try crawl.crawl([origin + "/"])
         #expect(first.status == 0, "\(first.stderr)")
         let missing = try CommandRunner.run(["status", "--data", crawl.data, "--urls", "http-404"])
-        #expect(missing.stdout.hasPrefix("1 URL(s) skipped as http-404"), "\(missing.stdout)")
+        #expect(missing.stdout.hasPrefix("1 URL skipped as http-404"), "\(missing.stdout)")
         #expect(missing.stdout.contains(origin + "/missing") && missing.stdout.contains("status 404"), "\(missing.stdout)")
         #expect(try CommandRunner.run(["status", "--data", crawl.data, "--urls", "no such"]).status == 64)
+        // A reason no run report names is a mistake, with the folder's own reasons as the hint
+        // (it counted "0 URL(s) skipped as bogus"); one that could be named but is not here is 0.
+        let bogus = try CommandRunner.run(["status", "--data", crawl.data, "--urls", "http-4040"])
+        #expect(bogus.status == 64)
+        #expect(bogus.stderr.contains("http-404 (1)") && bogus.stderr.contains("did you mean http-404?"), "\(bogus.stderr)")
+        let none = try CommandRunner.run(["status", "--data", crawl.data, "--urls", "timeout"])
+        #expect(none.status == 0 && none.stdout.hasPrefix("0 URLs skipped as timeout"), "\(none.stdout)")
 
         // Nothing is due: the summary says when something is, and how to fetch now.
         let idle = try CommandRunner.run(["crawl", origin + "/", "--data", crawl.data, "--cacert", TestCertificates.caFile,

@@ -43,10 +43,12 @@ import Testing
         #expect(faceted?["facetsExact"] == true)
         #expect(running.call("GET", "/v1/search?q=lemon+tart").json?["facets"] == nil, "only when asked")
 
-        for bad in ["&hasApp=windows", "&domain=not%20a%20host", "&contentType=", "&colour=red", "&facets=colour"] {
+        for (bad, field) in [("&hasApp=windows", "hasApp"), ("&domain=not%20a%20host", "domain"), ("&contentType=", "contentType"),
+                             ("&colour=red", nil), ("&facets=colour", "facets")] {
             let reply = running.call("GET", "/v1/search?q=lemon" + bad)
             #expect(reply.status == 400, "\(bad)")
             #expect(reply.json?["error"]?["code"] == "invalid-query", "\(bad): \(reply.text)")
+            #expect(reply.json?["error"]?["field"]?.stringValue == field, "the parameter at fault: \(reply.text)")
         }
     }
 

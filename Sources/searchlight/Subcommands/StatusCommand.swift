@@ -93,8 +93,14 @@ extension StatusCommand {
             Console.write(JSONWriter.string(["urls": rows, "reasons": counts], style: .pretty) + "\n")
             return
         }
+        if let reason, found.counts[reason] == nil, !SkipReason.isKnown(reason) {
+            let present = found.counts.sorted { $0.value > $1.value }.prefix(8).map { "\($0.key) (\($0.value))" }
+            let guess = Suggestion.nearest(to: reason, in: Array(found.counts.keys) + SkipReason.knownLabels).map { " (did you mean \($0)?)" } ?? ""
+            throw UsageError("--urls: no run report names '\(reason)'\(guess); "
+                + (present.isEmpty ? "this folder has no skipped URLs yet" : "this folder's reasons: " + present.joined(separator: ", ")) + ", or all")
+        }
         let total = reason.map { found.counts[$0] ?? 0 } ?? found.counts.values.reduce(0, +)
-        Console.writeLine("\(total) URL(s) " + (reason.map { "skipped as \($0)" } ?? "with a skip reason")
+        Console.writeLine("\(total) \(total == 1 ? "URL" : "URLs") " + (reason.map { "skipped as \($0)" } ?? "with a skip reason")
             + (found.rows.count < total ? " (the first \(found.rows.count); --limit shows more)" : ""))
         for row in found.rows {
             let attempt = row.lastAttempt.map { ISO8601.string(fromSeconds: $0.timeIntervalSince1970) } ?? "never fetched"
