@@ -146,10 +146,10 @@ public struct RunReport: Sendable {
     public var summary: String {
         var lines = [
             "Crawl \(id): \(stoppedBy) after \(String(format: "%.1f", seconds)) s",
-            "  fetched \(fetched) pages (\(bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), expired \(expired), unchanged \(notModified), redirects \(redirects)",
-            "  discovered \(discovered) new URLs; read \(sitemaps) sitemaps listing \(sitemapURLs) URLs",
+            "  fetched \(Plural.count(fetched, "page")) (\(bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), expired \(expired), unchanged \(notModified), redirects \(redirects)",
+            "  discovered \(Plural.count(discovered, "new URL")); read \(Plural.count(sitemaps, "sitemap")) listing \(Plural.count(sitemapURLs, "URL"))",
         ]
-        if refetched > 0 { lines.append("  made due again at the start: \(refetched) URLs") }
+        if refetched > 0 { lines.append("  made due again at the start: \(Plural.count(refetched, "URL"))") }
         if !skipped.isEmpty {
             lines.append("  skipped: " + skipped.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -157,7 +157,7 @@ public struct RunReport: Sendable {
             lines.append("    (searchlight status --urls REASON lists the URLs behind a count)")
         }
         if rendered > 0 || !renderFailures.isEmpty {
-            lines.append("  rendered \(rendered) pages in a browser (\(String(format: "%.1f", renderSeconds)) s)"
+            lines.append("  rendered \(Plural.count(rendered, "page")) in a browser (\(String(format: "%.1f", renderSeconds)) s)"
                 + (renderFailures.isEmpty ? "" : "; not rendered: " + renderFailures.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
                 + (renderRefused.isEmpty ? "" : "; their requests not fetched: " + renderRefused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         }
@@ -170,7 +170,7 @@ public struct RunReport: Sendable {
                 + (host.capped ? ", stopped at the per-host page cap" : "") + (host.lastError.map { "; robots.txt: \($0)" } ?? ""))
         }
         if due > 0 {
-            lines.append("  left: \(due) URLs still due; the next run goes on from here")
+            lines.append("  left: \(Plural.count(due, "URL")) still due; the next run goes on from here")
         } else if let nextDue {
                 lines.append("  nothing else is due; the next URL falls due at \(ISO8601.string(fromSeconds: nextDue.timeIntervalSince1970))"
                 + (fetched == 0 ? " (crawl --refetch-all fetches everything now)" : ""))

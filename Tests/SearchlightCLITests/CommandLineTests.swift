@@ -56,6 +56,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
 
+    /// An owner that is given but malformed is not "required" (issue 56): the message says
+    /// what is wrong with the value typed.
+    @Test func aMalformedOwnerIsNamedNotCalledMissing() throws {
+        let folder = try TemporaryDirectory("keys-owner")
+        defer { folder.remove() }
+        let bad = try CommandRunner.run(["keys", "create", "--owner", "bad owner", "--domain", "example.com", "--data", folder.url.path])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--owner 'bad owner' is not an owner name"), "\(bad.stderr)")
+        #expect(!bad.stderr.contains("is required"))
+        let missing = try CommandRunner.run(["keys", "create", "--domain", "example.com", "--data", folder.url.path])
+        #expect(missing.status == 64 && missing.stderr.contains("--owner"), "\(missing.stderr)")
+    }
+
     @Test func runtimeFailuresExit1() throws {
         let result = try CommandRunner.run(["extract", "/nonexistent/page.html"])
         #expect(result.status == 1)

@@ -1,4 +1,5 @@
 import Service
+import TextUtilities
 
 /// `searchlight keys create --owner NAME --domain D [--data DIR]`
 struct KeysCreateCommand: Command {
@@ -26,8 +27,11 @@ struct KeysCreateCommand: Command {
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
         store = try StoreOption(arguments)
-        guard let owner = arguments.value(Option.owner), Ownership.isValidOwner(owner) else {
+        guard let owner = arguments.value(Option.owner) else {
             throw UsageError("--owner NAME is required: 1 to 64 letters, digits, '-', '_' or '.'")
+        }
+        guard Ownership.isValidOwner(owner) else {
+            throw UsageError("--owner '\(TerminalText.escaped(String(owner.prefix(80))))' is not an owner name: 1 to 64 letters, digits, '-', '_' or '.'")
         }
         guard let domain = arguments.value(Option.domain), Ownership.isValidDomain(domain) else {
             throw UsageError("--domain needs a DNS domain such as example.com")
