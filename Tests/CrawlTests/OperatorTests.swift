@@ -16,6 +16,21 @@ import Testing
         return (web, try CrawlRunner(web: web, hosts: [host]), web.origin(host))
     }
 
+    /// A crawl with nothing to start from — no seed, no seeds file, no frontier — is a mistake
+    /// (issue 56): it says so, exits 1, and makes no data folder where it was run; the same run
+    /// in a folder that crawled before goes on from its frontier.
+    @Test func aCrawlWithNothingToStartFromFailsAndMakesNoFolder() throws {
+        let folder = try TemporaryDirectory("empty-crawl")
+        defer { folder.remove() }
+        let result = try CommandRunner.run(["crawl", "--delay", "0"], in: folder.url)
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stderr.contains("nothing to crawl") && result.stderr.contains("--seeds FILE"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("crawl-data").path), "no folder made")
+        let elsewhere = folder.url.appendingPathComponent("data").path
+        #expect(try CommandRunner.run(["crawl", "--data", elsewhere], in: folder.url).status == 1)
+        #expect(!FileManager.default.fileExists(atPath: elsewhere))
+    }
+
     @Test func aRefusedSeedSaysWhatToDoAndARerunWithAllowPrivateFetchesIt() throws {
         let (web, crawl, origin) = try site()
         defer { web.stop(); crawl.remove() }

@@ -5,6 +5,7 @@ import ItemMapping
 import Glibc
 import JSON
 import Render
+import StoreSeams
 import Synchronization
 import TextUtilities
 import WebRules
@@ -168,6 +169,12 @@ struct CrawlCommand: Command {
     }
 
     func run() throws {
+        // Nothing to start from and no frontier to go on with: a mistake (a cron line run in
+        // the wrong folder), not an empty success, and no data folder is made for it.
+        if configuration.seeds.isEmpty, store.url == nil, !FileManager.default.fileExists(atPath: DataFolder(configuration.dataDirectory).frontierPath) {
+            throw CommandFailure("nothing to crawl: no seed URL and no frontier at \(configuration.dataDirectory) to go on from. "
+                + "Give SEED_URL, --seeds FILE or a \(Self.defaultSeeds) in this folder, or --data the folder an earlier crawl wrote")
+        }
         try DataDirectory(path: configuration.dataDirectory).create()
         guard let every else {
             try runOnce(configuration)
