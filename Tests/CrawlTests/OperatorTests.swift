@@ -29,6 +29,12 @@ import Testing
         let elsewhere = folder.url.appendingPathComponent("data").path
         #expect(try CommandRunner.run(["crawl", "--data", elsewhere], in: folder.url).status == 1)
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
+        // The seeds file as shipped: comments only.
+        let seeds = folder.url.appendingPathComponent("seeds")
+        try FileManager.default.createDirectory(at: seeds, withIntermediateDirectories: true)
+        try "# add your sites, one URL a line\n".write(to: seeds.appendingPathComponent("default.txt"), atomically: true, encoding: .utf8)
+        let shipped = try CommandRunner.run(["crawl"], in: folder.url)
+        #expect(shipped.status == 1 && shipped.stderr.contains("seeds/default.txt lists no URL"), "\(shipped.stderr)")
     }
 
     @Test func aRefusedSeedSaysWhatToDoAndARerunWithAllowPrivateFetchesIt() throws {

@@ -172,7 +172,8 @@ struct CrawlCommand: Command {
         // Nothing to start from and no frontier to go on with: a mistake (a cron line run in
         // the wrong folder), not an empty success, and no data folder is made for it.
         if configuration.seeds.isEmpty, store.url == nil, !FileManager.default.fileExists(atPath: DataFolder(configuration.dataDirectory).frontierPath) {
-            throw CommandFailure("nothing to crawl: no seed URL and no frontier at \(configuration.dataDirectory) to go on from. "
+            let shipped = FileManager.default.fileExists(atPath: Self.defaultSeeds) ? " (\(Self.defaultSeeds) lists no URL: add your sites)" : ""
+            throw CommandFailure("nothing to crawl: no seed URL\(shipped) and no frontier at \(configuration.dataDirectory) to go on from. "
                 + "Give SEED_URL, --seeds FILE or a \(Self.defaultSeeds) in this folder, or --data the folder an earlier crawl wrote")
         }
         try DataDirectory(path: configuration.dataDirectory).create()
