@@ -36,6 +36,8 @@ public struct RunReport: Sendable {
     public var hosts: [String: Host] = [:]
     /// `finished`, `max-pages`, `max-time` or `signal`.
     public var stoppedBy = "finished"
+    /// The signal a run stopped by `signal` was sent (`SIGINT`, `SIGTERM`), when known.
+    public var stopSignal: String?
     public var warcFiles: [String] = []
     /// Pages rendered in a browser, the seconds their renders took, renders that failed by
     /// reason (``RenderFailure``), and their requests not fetched by reason.
@@ -111,6 +113,7 @@ public struct RunReport: Sendable {
             ("finished", finished.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
             ("seconds", JSONValue((seconds * 1000).rounded() / 1000)),
             ("stoppedBy", .string(stoppedBy)),
+            ("stopSignal", stopSignal.map(JSONValue.string) ?? .null),
             ("fetched", JSONValue(fetched)),
             ("indexed", JSONValue(indexed)),
             ("deleted", JSONValue(deleted)),
@@ -145,7 +148,9 @@ public struct RunReport: Sendable {
     /// The report for people.
     public var summary: String {
         var lines = [
-            "Crawl \(id): \(stoppedBy) after \(String(format: "%.1f", seconds)) s",
+            "Crawl \(id): " + (stoppedBy == "signal"
+                ? "stopped by \(stopSignal ?? "a signal") after \(String(format: "%.1f", seconds)) s, cleanly: every page fetched is committed"
+                : "\(stoppedBy) after \(String(format: "%.1f", seconds)) s"),
             "  fetched \(Plural.count(fetched, "page")) (\(bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))), indexed \(indexed), removed \(deleted), expired \(expired), unchanged \(notModified), redirects \(redirects)",
             "  discovered \(Plural.count(discovered, "new URL")); read \(Plural.count(sitemaps, "sitemap")) listing \(Plural.count(sitemapURLs, "URL"))",
         ]

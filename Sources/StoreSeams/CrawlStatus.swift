@@ -119,7 +119,7 @@ public struct CrawlStatus: Sendable {
             lines.append("  index: none yet")
         }
         if let urls {
-            lines.append("  frontier: \(urls.known) URLs on \(urls.hosts) hosts; \(urls.due) due now (\(urls.new) never fetched), "
+            lines.append("  frontier: \(Plural.count(urls.known, "URL")) on \(Plural.count(urls.hosts, "host")); \(urls.due) due now (\(urls.new) never fetched), "
                 + "\(urls.done) fetched, \(urls.failing) failing, \(urls.gone) gone, \(urls.excluded) excluded")
         } else {
             lines.append("  frontier: none yet")

@@ -37,7 +37,8 @@ struct CrawlRun {
         let crawler = try CrawlEngine.with(store: crawlStore, configuration: configuration, runID: runID)
         // Called on this thread only, once a second: the display is this run's alone.
         var shown = ProgressDisplay(mode: display)
-        let report = try crawler.run(progress: shown.isOn ? { shown.show($0) } : nil, shouldStop: { StopSignal.requested })
+        var report = try crawler.run(progress: shown.isOn ? { shown.show($0) } : nil, shouldStop: { StopSignal.requested })
+        if report.stoppedBy == "signal" { report.stopSignal = StopSignal.name }
         shown.clear()
         try save(report)
         if let shared, let worker = (crawlStore as? PostgresCrawlStore)?.worker { try shared.save(report: report.json, id: report.id, started: report.started, worker: worker) }

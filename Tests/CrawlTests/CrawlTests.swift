@@ -397,7 +397,7 @@ import Testing
         #expect(json["runs"]?.arrayValue?.first?["fetched"] == 3)
         let text = try CommandRunner.run(["status", "--data", crawl.data])
         #expect(text.stdout.contains("index: 3 items (3 crawled)"))
-        #expect(text.stdout.contains("frontier: 3 URLs on 1 hosts; 0 due now"))
+        #expect(text.stdout.contains("frontier: 3 URLs on 1 host; 0 due now"))
         #expect(text.stdout.contains("last runs:"))
     }
 
@@ -423,5 +423,25 @@ import Testing
         #expect(reports() >= 3, "a run every second")
         #expect(text.contains("Next run at "))
         #expect(web.requests.filter { $0.hasSuffix("/one") }.count == 1, "later runs find nothing due")
+    }
+
+    /// Ctrl-C ends a schedule with the status a shell expects of it, 130 (issue 56); SIGTERM,
+    /// a service manager's stop, with 0 (above).
+    @Test func ctrlCEndsItWith130() throws {
+        let (web, crawl, origin) = try smallSite()
+        defer { web.stop(); crawl.remove() }
+        let process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["crawl", origin + "/", "--data", crawl.data, "--resolve", web.resolveEntry("cron.web.test"), "--allow-private",
+                             "--delay", "0", "--every", "1s"]
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        let runs = URL(fileURLWithPath: crawl.data).appendingPathComponent("runs")
+        let deadline = Date().addingTimeInterval(30)
+        while ((try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []).isEmpty, process.isRunning, Date() < deadline { usleep(50_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130)
     }
 }

@@ -19,4 +19,13 @@ import Testing
         report.fetched = 0
         #expect(report.summary.contains("read 2 sitemaps") && report.summary.contains("fetched 0 pages"))
     }
+
+    @Test func aStopBySignalSaysWhichAndThatItWasClean() {
+        var report = RunReport(id: "r2", started: Date())
+        report.stoppedBy = "signal"
+        report.stopSignal = "SIGINT"
+        #expect(report.summary.hasPrefix("Crawl r2: stopped by SIGINT after "), "\(report.summary)")
+        #expect(report.summary.contains("cleanly: every page fetched is committed"))
+        #expect(report.json["stopSignal"] == "SIGINT" && report.json["stoppedBy"] == "signal")
+    }
 }

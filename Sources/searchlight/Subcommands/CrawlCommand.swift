@@ -198,12 +198,15 @@ struct CrawlCommand: Command {
             if !json { Console.writeLine("Next run at \(ISO8601.string(fromSeconds: next.timeIntervalSince1970)).") }
             StopSignal.wait(until: next)
         }
+        if StopSignal.exitStatus != 0 { throw ExitCode(status: StopSignal.exitStatus) }
     }
 
     private func runOnce(_ configuration: CrawlConfiguration) throws {
         let run = CrawlRun(configuration: configuration, store: store, leaseSeconds: leaseSeconds)
         guard let report = try run.run(progress: progress) else { return }
         Console.write(json ? JSONWriter.string(report.json, style: .pretty) + "\n" : report.summary)
+        // Stopped by Ctrl-C: the status a shell expects (130), once the report is out.
+        if report.stoppedBy == "signal", every == nil, StopSignal.exitStatus != 0 { throw ExitCode(status: StopSignal.exitStatus) }
         // Nothing could be reached: a scheduler or script must see it.
         if report.reachedNothing, every == nil { throw ExitCode.failure }
     }
