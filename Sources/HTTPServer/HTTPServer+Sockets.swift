@@ -35,6 +35,24 @@ struct SocketAddress {
         var copy = storage
         return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
     }
+
+    /// Why a listening socket cannot be bound here, found by binding one (and closing it at
+    /// once): nil when it can.
+    var bindProblem: String? {
+        let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return "cannot open a socket (\(String(cString: strerror(errno))))" }
+        defer { close(descriptor) }
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        let length = socklen_t(isIPv6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        guard withSockaddr({ bind(descriptor, $0, length) }) != 0 else { return nil }
+        switch errno {
+        case EADDRINUSE: return "the address is in use: another process listens there"
+        case EACCES: return "permission denied: ports below 1024 need privileges"
+        case EADDRNOTAVAIL: return "the address is not one of this machine's"
+        default: return String(cString: strerror(errno))
+        }
+    }
 }
 
 extension HTTPServer {

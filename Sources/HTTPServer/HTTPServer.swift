@@ -131,7 +131,10 @@ public final class HTTPServer: Sendable {
             }, Unmanaged.passUnretained(context).toOpaque())
         }
         guard let started else {
-            throw HTTPServerError("cannot listen on \(configuration.host):\(configuration.port) (address in use, or TLS unavailable)")
+            // libmicrohttpd says only that it could not start: the socket says why, else TLS
+            // when it was asked for.
+            let why = address.bindProblem ?? (configuration.tls != nil ? "TLS could not start with this certificate and key" : "the server could not start")
+            throw HTTPServerError("cannot listen on \(configuration.host):\(configuration.port): \(why)")
         }
         self.daemon = Mutex(DaemonHandle(pointer: started))
         self.port = sl_mhd_bound_port(started)

@@ -130,6 +130,22 @@ import Testing
         #expect(exchange(server, "POST /fine HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello").hasSuffix("handled /fine\n"))
     }
 
+    /// A busy port is named as busy, not blamed on TLS nobody asked for (issue 56).
+    @Test func aBusyPortSaysSo() throws {
+        let first = try HTTPServer { _ in .text("first\n") }
+        defer { first.stop() }
+        var configuration = HTTPServer.Configuration()
+        configuration.port = first.port
+        do {
+            let second = try HTTPServer(configuration: configuration) { _ in .text("second\n") }
+            second.stop()
+            Issue.record("a second server started on a port in use")
+        } catch {
+            #expect(error.message.contains("in use: another process listens there"), "\(error.message)")
+            #expect(!error.message.contains("TLS"))
+        }
+    }
+
     /// Bodies count against the budget as their bytes arrive: clients that declare large
     /// bodies and send a byte hold a byte each, and another client's body still fits.
     @Test func aDeclaredLengthReservesNothing() throws {
