@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: ["ServiceAPI", "Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchModel",
-                           "SearchlightTestSupport"]),
+                           "PostgresStore", "SearchlightTestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["HTTPTypes", "searchlight", "Fetch", "HTTPServer", "SearchlightTestSupport"]),
         .testTarget(
             name: "SearchlightCLITests",

@@ -42,7 +42,7 @@ public final class PostgresKeyStore: KeyStore {
                                                    [.text(id)]).first, let stored = row.bytes(5)
             else { return nil }
             let key = Self.key(row)
-            guard key.revoked == nil, APIKey.matches(secret: secret, hash: stored) else { return nil }
+            guard APIKey.matches(secret: secret, hash: stored) else { return nil }
             return key
         }
     }

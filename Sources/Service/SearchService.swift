@@ -311,10 +311,20 @@ public final class SearchService: Sendable {
         return try authenticate(request)
     }
 
+    /// 401 says which of three things is wrong: no key, a header that is not `Bearer`, or a
+    /// key this service does not accept; "revoked" only to whoever holds the key's secret, so
+    /// a guesser learns nothing from it.
     func authenticate(_ request: HTTPServerRequest) throws -> APIKey {
-        guard let header = request.header("Authorization"), header.utf8.count <= 256, header.lowercased().hasPrefix("bearer "),
-            let key = try keys.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-        else { throw APIError.unauthorized }
+        guard let header = request.header("Authorization") else { throw APIError.unauthorized }
+        guard header.utf8.count <= 256, header.lowercased().hasPrefix("bearer ") else {
+            throw APIError(401, "unauthorized", "the Authorization header must be `Bearer <key>` (the key `searchlight keys create` printed)")
+        }
+        guard let key = try keys.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+            throw APIError(401, "invalid-key", "this API key is not one this service issued, or its secret is wrong")
+        }
+        if let revoked = key.revoked {
+            throw APIError(401, "key-revoked", "this API key was revoked on \(ISO8601.string(fromSeconds: revoked.timeIntervalSince1970)); ask the operator for a new one")
+        }
         return key
     }
 

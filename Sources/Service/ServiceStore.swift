@@ -134,7 +134,7 @@ public final class ServiceStore: KeyStore {
         }
     }
 
-    /// The live key a bearer token stands for, or nil.
+    /// The key a bearer token's secret matches, revoked or not (``KeyStore/authenticate(_:)``), or nil.
     public func authenticate(_ token: String) throws -> APIKey? {
         guard let (id, secret) = APIKey.parse(token: token) else { return nil }
         return try withConnection { connection in
@@ -142,7 +142,7 @@ public final class ServiceStore: KeyStore {
             statement.bind(1, id)
             guard try statement.step(), let stored = statement.blob(5) else { return nil }
             let key = Self.key(statement)
-            guard key.revoked == nil, APIKey.matches(secret: secret, hash: stored) else { return nil }
+            guard APIKey.matches(secret: secret, hash: stored) else { return nil }
             return key
         }
     }

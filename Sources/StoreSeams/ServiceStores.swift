@@ -28,7 +28,8 @@ public protocol KeyStore: Sendable {
     func keys() throws -> [APIKey]
     /// False when there is no such key.
     func revokeKey(id: String, now: Date) throws -> Bool
-    /// The live key a bearer token stands for, or nil.
+    /// The key a bearer token's secret matches — a revoked one too, for the caller to refuse
+    /// by name (only a holder of the secret learns that it was revoked) — or nil.
     func authenticate(_ token: String) throws -> APIKey?
     /// The secret salt device ids and networks are hashed with, made on first use.
     func deviceSalt() throws -> [UInt8]
