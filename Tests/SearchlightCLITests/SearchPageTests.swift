@@ -17,6 +17,16 @@ import Testing
         let data = folder.url.appendingPathComponent("data").path
         let demo = try CommandRunner.run(["demo", "--data", data], timeout: 180)
         #expect(demo.status == 0, "\(demo.stderr)")
+        // Every command the demo printed for its kept folder pastes and runs (issue 56): the
+        // searches, the ingest and the resolve (the crawl's needs the demo web, gone now).
+        let shown = demo.stdout.split(separator: "\n").filter { $0.hasPrefix("$ searchlight ") && !$0.hasPrefix("$ searchlight crawl") }
+        #expect(shown.count >= 10, "\(demo.stdout)")
+        for line in shown {
+            #expect(line.contains("--data "), "\(line)")
+            let command = CommandRunner.executable.path + line.dropFirst("$ searchlight".count)
+            let pasted = try CommandRunner.run(["-c", command], binary: URL(fileURLWithPath: "/bin/sh"))
+            #expect(pasted.status == 0 && !pasted.stdout.isEmpty, "\(line): \(pasted.stderr)")
+        }
 
         let server = Process()
         server.executableURL = CommandRunner.executable

@@ -37,11 +37,13 @@ struct DemoCommand: Command {
         var installed: [String] = []
         var why: String
 
-        var commandLine: String {
+        /// The command that asks the same of the index; with the data folder kept, it pastes
+        /// and runs as printed.
+        func commandLine(data: String?) -> String {
             var line = "searchlight search \"\(query)\""
             if platform != .ios { line += " --platform \(platform.rawValue)" }
             for app in installed { line += " --installed \(app)" }
-            return line
+            return line + DemoCommand.dataOption(data)
         }
     }
 
@@ -83,13 +85,13 @@ struct DemoCommand: Command {
 
         let index = try SearchIndex(path: DataDirectory(path: folder).indexPath, mode: .existing)
         for search in Self.searches {
-            Console.writeLine("\n$ \(search.commandLine)")
+            Console.writeLine("\n$ \(search.commandLine(data: data))")
             Console.writeLine("# \(search.why)")
             let response = try index.search(SearchRequest(search.query, limit: 3, platform: search.platform,
                                                           installed: Set(search.installed), snippets: true))
             Console.writeStyled(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
-        try ingestDemoApp(folder: folder)
+        try ingestDemoApp(folder: folder, kept: data != nil)
         if serve {
             // The demo web keeps running too, so the results' pictures load in the page.
             Console.writeLine("\nWhile this runs, the demo web answers the other commands too (the README's examples, on the demo):")
@@ -107,25 +109,37 @@ extension DemoCommand {
     /// The app-database half of the demo, WACoreDataSpotlight's `pod try` searches: an HR
     /// app's Core Data store ingested through its mapping, searched for "Marian Paul" and
     /// "employee", and the first result resolved back to its record.
-    func ingestDemoApp(folder: String) throws {
+    func ingestDemoApp(folder: String, kept: Bool) throws {
         let store = (folder as NSString).appendingPathComponent("HR.sqlite")
         if !FileManager.default.fileExists(atPath: store) { try DemoApps.makeHRStore(at: store) }
         let ingest = ["HR.sqlite", "--mapping", DemoApps.hrMapping.path, "--model", DemoApps.hrModel.path, "--data", folder]
-        Console.writeLine("\n$ searchlight ingest " + (["\(folder)/HR.sqlite", "--mapping", "hr-mapping.json", "--model", "HR.xcdatamodeld"]).joined(separator: " "))
+        let data = kept ? folder : nil
+        Console.writeLine("\n$ searchlight ingest " + ([Self.quoted(store), "--mapping", Self.quoted(DemoApps.hrMapping.path), "--model", Self.quoted(DemoApps.hrModel.path)]).joined(separator: " ")
+            + Self.dataOption(data))
         var arguments = ingest
         arguments[0] = store
         try IngestCommand(arguments: try ParsedArguments(arguments[...], spec: IngestCommand.spec)).run()
         let index = try SearchIndex(path: DataDirectory(path: folder).indexPath, mode: .existing)
         var first: String?
         for query in ["Marian Paul", "employee"] {
-            Console.writeLine("\n$ searchlight search \"\(query)\"")
+            Console.writeLine("\n$ searchlight search \"\(query)\"" + Self.dataOption(data))
             let response = try index.search(SearchRequest(query, limit: 3, platform: .ios, installed: [], snippets: true))
             if first == nil { first = response.hits.first?.item.uniqueIdentifier }
             Console.writeStyled(SearchResultsSummary(response: response, highlight: Console.isTerminal).text)
         }
         guard let first else { return }
-        Console.writeLine("\n$ searchlight resolve \(first)")
+        Console.writeLine("\n$ searchlight resolve \(Self.quoted(first))" + Self.dataOption(data))
         try ResolveCommand(arguments: try ParsedArguments([first, "--data", folder][...], spec: ResolveCommand.spec)).run()
+    }
+
+    /// ` --data DIR` for the commands shown when the demo's folder is kept, so that they
+    /// paste and run; nothing for a temporary folder (gone when the demo ends).
+    static func dataOption(_ data: String?) -> String { data.map { " --data " + quoted($0) } ?? "" }
+
+    /// A word as a POSIX shell reads it back: as is when it is plain, else in single quotes.
+    static func quoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-:@+=,".unicodeScalars.contains($0) }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Commands to try on the demo web while `--serve` keeps it up: its hosts resolve to
