@@ -121,7 +121,9 @@ extension MappingSet {
             let suggestion = Suggestion.nearest(to: step, in: attributes + relationships).map { " — did you mean '\($0)'?" } ?? ""
             throw ResolveError(problem: "\(entity) has no attribute or relationship '\(step)'\(suggestion) (attributes: \(attributes.prefix(30).joined(separator: ", "))"
                 + (relationships.isEmpty ? ")" : "; relationships: \(relationships.prefix(30).joined(separator: ", ")))")
-                + (schema.kind == .coreData && relationships.isEmpty ? "; give the data model with --model to follow to-many relationships" : ""))
+                + (schema.kind == .coreData && !schema.hasModel
+                    ? "; a Core Data store read without its data model knows only to-one relationships: give the model with --model (the app's .xcdatamodeld or .momd) to follow '\(step)' if it is a to-many one"
+                    : ""))
         }
         return (hops, nil)
     }

@@ -64,6 +64,9 @@ public struct SourceSchema: Sendable {
     public var entities: [String: Entity]
     /// `Z_ENT` → entity name.
     public var entityNames: [Int64: String]
+    /// Read with the app's data model: a Core Data store's to-many relationships are known
+    /// only from it.
+    public var hasModel = false
 
     public func parent(of entity: String) -> String? { entities[entity]?.parent }
 
@@ -182,7 +185,7 @@ public struct SourceSchema: Sendable {
                 name: entry.name, parent: parents[entry.name], table: tableName, codes: family(entry.name), attributes: attributes,
                 types: types, relationships: relationships)
         }
-        return SourceSchema(kind: .coreData, tables: tables, entities: entities, entityNames: byCode)
+        return SourceSchema(kind: .coreData, tables: tables, entities: entities, entityNames: byCode, hasModel: model != nil)
     }
 
     /// Where a modelled relationship lives in a Core Data store.
@@ -247,6 +250,6 @@ public struct SourceSchema: Sendable {
                 }
             }
         }
-        return SourceSchema(kind: .plain, tables: tables, entities: entities, entityNames: [:])
+        return SourceSchema(kind: .plain, tables: tables, entities: entities, entityNames: [:], hasModel: model != nil)
     }
 }

@@ -31,6 +31,15 @@ import Testing
         }
     }
 
+    /// A to-many path without the data model names --model as what it needs (issue 56).
+    @Test func aToManyPathWithoutTheModelAsksForIt() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        let result = try CommandRunner.run(["ingest", hr.store, "--mapping", DemoApps.hrMapping.path, "--data", hr.data])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("'projects'") && result.stderr.contains("give the model with --model"), "\(result.stderr)")
+    }
+
     @Test func theSeedsSearchesAndResolve() throws {
         let hr = try Folder()
         defer { hr.folder.remove() }
