@@ -26,9 +26,13 @@ extension SearchFilter {
         if let openedBy {
             // No app at all: nothing passes (an empty IN list is not SQL).
             let marks = openedBy.isEmpty ? "NULL" : Array(repeating: "?", count: openedBy.count).joined(separator: ",")
+            // An installed app that a tap opens (``TapAction/resolve(for:platform:installed:)``):
+            // with a deep link, or a universal link to the item's web page. An app named by a
+            // banner without a link opens nothing: its item is not "opened by" it.
             parts.append("""
                 EXISTS (SELECT 1 FROM json_each(items.apps) WHERE json_extract(value, '$.platform') = ? AND (json_extract(value, '$.appStoreId') IN (\(marks))
-                OR json_extract(value, '$.bundleId') IN (\(marks)) OR json_extract(value, '$.package') IN (\(marks))))
+                OR json_extract(value, '$.bundleId') IN (\(marks)) OR json_extract(value, '$.package') IN (\(marks)))
+                AND (json_extract(value, '$.deepLink') IS NOT NULL OR (json_extract(value, '$.universalLink') = 1 AND items.web_url IS NOT NULL)))
                 """)
             arguments.append(.text((hasApp ?? .ios).rawValue))
             for _ in 0..<3 { arguments += openedBy.map(SQLiteValue.text) }

@@ -59,7 +59,7 @@ public enum OpenAPIDocument {
                               schema: ["type": "string", "maxLength": 256]),
                     parameter("contentType", "Only items of this content type, exactly (public.image, public.event…).", schema: ["type": "string", "maxLength": 128]),
                     parameter("hasApp", "Only items an app of this platform opens.", schema: ["type": "string", "enum": ["ios", "android"]]),
-                    parameter("installedOnly", "1: only items one of the installed apps opens on the platform."),
+                    parameter("installedOnly", "1: only items a tap opens in one of the installed apps on the platform (a deep link, or a universal link to the item's page)."),
                     parameter("facets", "contentType, domain or both (comma-separated): the answer's facets count every match by each, and estimatedTotalHits is then exact (a query holding a phrase counts its best 1,000 matches; facetsExact says whether that was all)."),
                     parameter("near", "latitude,longitude in degrees (48.8566,2.3522): only items placed within radius of it; each result gives its distance.",
                               schema: ["type": "string", "maxLength": 65]),

@@ -9,9 +9,10 @@ import Testing
 @Suite struct SearchFilterTests {
     static func items() -> [SearchableItem] {
         var list = [
-            item("web-1", "Lemon tart recipe", web: "https://recipes.example/lemon", apps: [AppTarget(platform: .ios, appStoreID: "111")]),
+            item("web-1", "Lemon tart recipe", web: "https://recipes.example/lemon",
+                 apps: [AppTarget(platform: .ios, appStoreID: "111", deepLink: "recipes://lemon")]),
             item("web-2", "Lemon tart video", web: "https://video.recipes.example/lemon",
-                 apps: [AppTarget(platform: .android, package: "example.video")]),
+                 apps: [AppTarget(platform: .android, package: "example.video", deepLink: "video://lemon")]),
             item("web-3", "Lemon tart shop", web: "https://notrecipes.example/lemon"),
             item("album-1", "Lemon tart photos", domain: "com.app.albums"),
             item("album-2", "Lemon tart photos 2024", domain: "com.app.albums.2024"),
@@ -31,6 +32,25 @@ import Testing
         var request = SearchRequest("lemon tart", limit: 20)
         request.filter = filter
         return try index.search(request, retrieval: retrieval).hits.map(\.item.uniqueIdentifier).sorted()
+    }
+
+    /// "Only results my apps open" keeps the results a tap opens in an installed app (issue 56):
+    /// an app a page names without a link to open (a banner's app-id alone) opens the web page,
+    /// so its item is left out; a universal link to the item's page counts.
+    @Test func installedOnlyKeepsWhatATapOpensInTheApp() throws {
+        let t = try TemporaryIndex()
+        var universal = AppTarget(platform: .ios, appStoreID: "111")
+        universal.isUniversalLink = true
+        try t.index.upsert([
+            item("linked", "Lemon tart", web: "https://a.example/1", apps: [AppTarget(platform: .ios, appStoreID: "111", deepLink: "tarts://1")]),
+            item("banner", "Lemon tart banner", web: "https://a.example/2", apps: [AppTarget(platform: .ios, appStoreID: "111")]),
+            item("universal", "Lemon tart universal", web: "https://a.example/3", apps: [universal]),
+        ])
+        var request = SearchRequest("lemon tart", limit: 10, installed: ["111"])
+        request.filter.restrict(toAppsIn: ["111"], platform: .ios)
+        let hits = try t.index.search(request).hits
+        #expect(hits.map(\.item.uniqueIdentifier).sorted() == ["linked", "universal"])
+        #expect(hits.allSatisfy { $0.action?.kind == .openApp })
     }
 
     @Test func eachFilterAndTheirCombination() throws {

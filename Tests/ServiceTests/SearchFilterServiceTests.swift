@@ -13,7 +13,7 @@ import Testing
         defer { running.stop() }
         let a = try running.key(owner: "alpha", domain: "a.example")
         let b = try running.key(owner: "beta", domain: "b.example")
-        let ios: JSONValue = .array([["platform": "ios", "appStoreId": "123456"]])
+        let ios: JSONValue = .array([["platform": "ios", "appStoreId": "123456", "deepLink": "tarts://a-1"]])
         let pushedA = running.call("POST", "/v1/items", json: items(
             item("a-1", "Lemon tart", webURL: "https://a.example/tart", extra: [("contentType", "public.recipe"), ("apps", ios)]),
             item("a-2", "Lemon tart photos", webURL: "https://a.example/photos/tart", domain: "example.a.albums.2024",

@@ -183,7 +183,7 @@ extension SearchCommand {
         static let near = OptionSpec.value("--near", "lat,lng", help: "Only items within --radius of this place (degrees: 48.8566,2.3522).")
         static let radius = OptionSpec.value("--radius", "km", help: "With --near: how far, in kilometres (default \(Int(GeoCircle.defaultRadius))).")
         static let sort = OptionSpec.value("--sort", "relevance|distance", help: "Order the results by relevance (default) or, with --near, nearest first.")
-        static let installedOnly = OptionSpec.flag("--installed-only", help: "Only items one of the --installed apps opens.")
+        static let installedOnly = OptionSpec.flag("--installed-only", help: "Only results a tap opens in one of the --installed apps (a deep link or universal link).")
         static let asYouType = OptionSpec.flag("--as-you-type", help: "The query is still being typed: the last word also matches the words it begins.")
         static let server = OptionSpec.value("--server", "url", help: "Ask a running `searchlight serve` at this URL instead of the local index.")
         static let cacert = OptionSpec.value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file.")
