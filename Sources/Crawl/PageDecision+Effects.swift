@@ -5,9 +5,13 @@ import StoreSeams
 extension RunReport {
     mutating func record(_ decision: PageDecision, page: PageAnalyzer.Result) {
         let origin = page.entry.origin
-        fetched += 1
+        // A fetch that got no HTTP answer (DNS, connect, TLS, a timeout) reached nothing: it
+        // is counted by its reason and as the host's error, not as fetched.
+        if page.status != 0 {
+            fetched += 1
+            hosts[origin, default: Host()].fetched += 1
+        }
         bytes += page.bytes
-        hosts[origin, default: Host()].fetched += 1
         hosts[origin, default: Host()].bytes += page.bytes
         for (reason, count) in decision.skipped { skip(reason, count: count) }
         if decision.hostError { hosts[origin, default: Host()].errors += 1 }

@@ -37,6 +37,22 @@ import Testing
         #expect(shipped.status == 1 && shipped.stderr.contains("seeds/default.txt lists no URL"), "\(shipped.stderr)")
     }
 
+    /// A run whose every fetch got no answer reached nothing (issue 56): with robots.txt
+    /// known from the first run and the site gone since, the refetched pages fail to connect;
+    /// none is counted as fetched, the report says what to check, and the run exits 1 (it
+    /// counted them fetched and exited 0).
+    @Test func aRunThatGotNoAnswerExits1AndSaysWhy() throws {
+        let (web, crawl, origin) = try site()
+        defer { crawl.remove() }
+        let (first, _) = try crawl.crawl([origin + "/"])
+        #expect(first.status == 0, "\(first.stderr)")
+        web.stop()
+        let (second, report) = try crawl.crawl([origin + "/"], ["--refetch-all"])
+        #expect(second.status == 1, "\(second.stdout)")
+        #expect(report?["fetched"] == 0, "\(second.stdout)")
+        #expect((report?["skipped"]?["connect"]?.intValue ?? 0) + (report?["skipped"]?["connection"]?.intValue ?? 0) > 0, "\(second.stdout)")
+    }
+
     @Test func aRefusedSeedSaysWhatToDoAndARerunWithAllowPrivateFetchesIt() throws {
         let (web, crawl, origin) = try site()
         defer { web.stop(); crawl.remove() }
