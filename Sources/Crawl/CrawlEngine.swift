@@ -107,9 +107,14 @@ public final class CrawlEngine {
             if writer.isFirstMention(key.string) { writer.batch.newURLs.append(FrontierURL(url: key, depth: 0, foundOn: "seed")) }
         }
         try flush(now: started)
-        // What was refused for its private address is tried again once a run allows it.
+        // What failed for the operator's configuration is tried again once a run may have fixed
+        // it: a private address once a run allows it, a name that did not resolve (or an
+        // address that did not answer) once a run gives --resolve.
         var refetch = configuration.refetch
         if configuration.fetch.addressPolicy == .any { refetch.append(.reason(SkipReason.refusedAddress.label)) }
+        if !configuration.fetch.resolve.isEmpty {
+            refetch += [FetchError.Kind.dns, .connect].map { .reason(SkipReason.fetch(FetchError($0, "")).label) }
+        }
         for selection in refetch { report.refetched += try store.makeDue(selection, now: started) }
         if store.isShared { _ = try store.hostsOverShare(now: started) }
         for origin in try store.originsWithWork(now: started) { try activate(origin) }

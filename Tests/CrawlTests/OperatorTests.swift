@@ -53,6 +53,25 @@ import Testing
         #expect((report?["skipped"]?["connect"]?.intValue ?? 0) + (report?["skipped"]?["connection"]?.intValue ?? 0) > 0, "\(second.stdout)")
     }
 
+    /// Resumed without the first run's --resolve, every page fails to resolve and the run
+    /// exits 1; the next run that gives --resolve again fetches them at once, rather than
+    /// after their retry delay (issue 56).
+    @Test func pagesThatDidNotResolveAreDueAgainWithResolve() throws {
+        let (web, crawl, origin) = try site()
+        defer { web.stop(); crawl.remove() }
+        let (first, _) = try crawl.crawl([origin + "/"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let unresolved = try CommandRunner.run(["crawl", origin + "/", "--data", crawl.data, "--cacert", TestCertificates.caFile, "--allow-private",
+                                                "--delay", "0", "--refetch-all", "--json"])
+        #expect(unresolved.status == 1, "\(unresolved.stdout)")
+        let lost = try JSONParser.parse(unresolved.stdout)
+        #expect(lost["fetched"] == 0 && (lost["skipped"]?["dns"]?.intValue ?? 0) > 0, "\(unresolved.stdout)")
+        let (fixed, report) = try crawl.crawl([origin + "/"])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(report?["fetched"]?.intValue ?? 0 >= 2, "the pages that did not resolve are due again: \(fixed.stdout)")
+        #expect(report?["refetched"]?.intValue ?? 0 >= 1)
+    }
+
     @Test func aRefusedSeedSaysWhatToDoAndARerunWithAllowPrivateFetchesIt() throws {
         let (web, crawl, origin) = try site()
         defer { web.stop(); crawl.remove() }
