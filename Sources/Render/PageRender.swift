@@ -59,10 +59,11 @@ final class PageRender: Sendable {
     }
 
     /// Opens a tab in a new context of the browser of `generation`, every request of its
-    /// pages paused for the renderer.
-    static func open(_ browser: Browser, generation: Int) throws(Browser.Failure) -> Tab {
+    /// pages paused for the renderer; each command may take `timeout` seconds (the render's
+    /// own budget: a browser starting its first renderer on a busy machine takes seconds).
+    static func open(_ browser: Browser, generation: Int, timeout: Double) throws(Browser.Failure) -> Tab {
         func send(_ method: String, _ params: JSONObject, session: String? = nil) throws(Browser.Failure) -> JSONValue {
-            try browser.send(method, params, session: session, generation: generation, timeout: 5)
+            try browser.send(method, params, session: session, generation: generation, timeout: timeout)
         }
         guard let context = try send("Target.createBrowserContext", JSONObject([("disposeOnDetach", true)]))["browserContextId"]?.stringValue else {
             throw .refused("no browser context")

@@ -96,8 +96,10 @@ import Testing
         let (web, crawl) = try Self.site()
         defer { web.stop(); crawl.remove() }
         let url = web.origin(Self.host) + "/"
-        let access = ["--resolve", web.resolveEntry(Self.host), "--allow-private"]
-        let validated = try CommandRunner.run(["validate", url, "--json"] + access)
+        // A render waits for the page, not for a clock: the longest timeout, so that a busy
+        // machine's slow browser start is not taken for a page that never settles.
+        let access = ["--resolve", web.resolveEntry(Self.host), "--allow-private", "--render-timeout", "120"]
+        let validated = try CommandRunner.run(["validate", url, "--json"] + access, timeout: 300)
         let report = try JSONParser.parse(validated.stdout)
         let notes = report["render"]?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
         #expect(report["render"]?["rendered"] == true, "\(validated.stderr)")

@@ -27,6 +27,7 @@ struct ExtractCommand: Command {
             Option.json,
             Option.explain,
             Option.render,
+            CrawlCommand.Option.renderTimeout.spec,
         ] + FetchOptions.specs,
         examples: [
             "searchlight extract Tests/MarkupTests/Fixtures/families/recipe.html --base-url https://recipes.example/lemon-tart",
@@ -40,6 +41,8 @@ struct ExtractCommand: Command {
     var json: Bool
     var explain: Bool
     var render: Bool
+    /// The longest a render may take, as the crawl's `--render-timeout`.
+    var renderTimeout: Double
     var fetch: FetchOptions
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -52,6 +55,7 @@ struct ExtractCommand: Command {
         json = arguments.flag(Option.json)
         explain = arguments.flag(Option.explain)
         render = arguments.flag(Option.render)
+        renderTimeout = try arguments.value(CrawlCommand.Option.renderTimeout)
         fetch = try FetchOptions(arguments)
         let lower = source.lowercased()
         if render, !(lower.hasPrefix("http://") || lower.hasPrefix("https://")) {
@@ -106,7 +110,9 @@ struct ExtractCommand: Command {
         let url = WebURL(response.request.url)
         let markup = MarkupExtractor().extract(response.body, url: url, response: info)
         guard render, let url else { return (markup, nil) }
-        let renderer = Renderer(subresources: CrawlerSubresources(configuration: configuration, productToken: "searchlightbot"))
+        var rendering = Renderer.Configuration()
+        rendering.timeout = renderTimeout
+        let renderer = Renderer(configuration: rendering, subresources: CrawlerSubresources(configuration: configuration, productToken: "searchlightbot"))
         defer { renderer.browser.kill() }
         let outcome = renderer.render(url, document: RenderDocument(status: response.status, headers: response.headers, body: response.body))
         var object = JSONObject([

@@ -23,7 +23,8 @@ struct ValidateCommand: Command {
             platform asked about, 1 when not (the reasons come first), 64 for usage errors.
             """,
         arguments: [ArgumentSpec(name: "url", help: "The http(s) URL to check.")],
-        options: [Option.platform, Option.installed, DataDirectory.option, Option.render, Option.json] + FetchOptions.specs,
+        options: [Option.platform, Option.installed, DataDirectory.option, Option.render, CrawlCommand.Option.renderTimeout.spec, Option.json]
+            + FetchOptions.specs,
         examples: [
             "searchlight validate https://recipes.example/lemon-tart",
             "searchlight validate https://shop.example/p/42 --platform android --json",
@@ -36,6 +37,8 @@ struct ValidateCommand: Command {
     var json: Bool
     var fetch: FetchOptions
     var render: RenderMode
+    /// The longest a render may take, as the crawl's `--render-timeout`.
+    var renderTimeout: Double
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let text = arguments.positionals[0]
@@ -53,6 +56,7 @@ struct ValidateCommand: Command {
         let mode = arguments.value(Option.render) ?? RenderMode.auto.rawValue
         guard let render = RenderMode(rawValue: mode) else { throw UsageError("--render must be auto, never or always, not '\(mode)'") }
         self.render = render
+        renderTimeout = try arguments.value(CrawlCommand.Option.renderTimeout)
     }
 
     func run() throws {
@@ -65,7 +69,10 @@ struct ValidateCommand: Command {
         options.installed = installed
         options.dataDirectory = data
         options.render = render
-        let renderer = render == .never ? nil : Renderer(subresources: CrawlerSubresources(configuration: configuration, productToken: options.productToken))
+        var rendering = Renderer.Configuration()
+        rendering.timeout = renderTimeout
+        let renderer = render == .never ? nil
+            : Renderer(configuration: rendering, subresources: CrawlerSubresources(configuration: configuration, productToken: options.productToken))
         defer { renderer?.browser.kill() }
         options.renderer = renderer
         let report = try PageValidator(downloader: client, options: options).validate(url)
