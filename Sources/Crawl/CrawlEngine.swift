@@ -113,7 +113,7 @@ public final class CrawlEngine {
         var refetch = configuration.refetch
         if configuration.fetch.addressPolicy == .any { refetch.append(.reason(SkipReason.refusedAddress.label)) }
         if !configuration.fetch.resolve.isEmpty {
-            refetch += [FetchError.Kind.dns, .connect].map { .reason(SkipReason.fetch(FetchError($0, "")).label) }
+            refetch += [FetchError.Kind.dns, .connect].map { .reason($0.rawValue) }
         }
         for selection in refetch { report.refetched += try store.makeDue(selection, now: started) }
         if store.isShared { _ = try store.hostsOverShare(now: started) }

@@ -1,3 +1,4 @@
+import Fetch
 import Foundation
 import JSON
 import TextUtilities
@@ -64,8 +65,8 @@ public struct RunReport: Sendable {
         SkipReason.robotsUnreachable.label: "robots.txt could not be fetched, so nothing on the host is (RFC 9309); the error is on the host's line below",
         SkipReason.tooDeep.label: "links past --max-depth were not followed",
         SkipReason.outOfScope.label: "links to other hosts were not followed: --scope domain or more seeds widen the crawl",
-        "dns": "the host names did not resolve: check them, or give again the --resolve HOST:PORT:ADDRESS an earlier run was given",
-        "connect": "nothing answered at the hosts' addresses: check that they are up, or the --resolve an earlier run was given",
+        FetchError.Kind.dns.rawValue: "the host names did not resolve: check them, or give again the --resolve HOST:PORT:ADDRESS an earlier run was given",
+        FetchError.Kind.connect.rawValue: "nothing answered at the hosts' addresses: check that they are up, or the --resolve an earlier run was given",
     ]
 
     /// The run could not reach anything it tried: every page or robots.txt it asked for

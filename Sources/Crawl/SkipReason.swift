@@ -54,9 +54,10 @@ public struct SkipReason: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// Labels a person might have meant: every reason of a fixed name, each fetch failure and trap.
+    /// Labels a person might have meant: every reason of a fixed name, each fetch failure and
+    /// URL trap, and the commonest statuses.
     public static var knownLabels: [String] {
-        named.map(\.label) + ["timeout", "dns", "connect", "tls", "too-large", "http-404", "http-500"] + ["url-too-long", "too-deep-path", "repeated-path-segment"]
+        named.map(\.label) + FetchError.Kind.allCases.map(\.rawValue) + URLTrap.allCases.map(\.rawValue) + ["http-404", "http-500"]
     }
 
     /// An HTTP status that is no page: `http-404`, `http-500`…

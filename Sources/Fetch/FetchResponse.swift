@@ -47,7 +47,7 @@ extension FetchResponse {
 /// Why a fetch produced no usable response: a typed ``Kind`` (callers switch on it, never
 /// on the message) and a message for people, as async-http-client's errors are.
 public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         case timeout
         case dns
         case connect

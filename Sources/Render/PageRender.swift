@@ -58,12 +58,17 @@ final class PageRender: Sendable {
         let session: String
     }
 
+    /// How long each command opening a tab may take: a browser starting its first renderer on
+    /// a busy machine takes seconds (5 s timed out under CI's load), and the page's render
+    /// budget (`--render-timeout`) is the page's, not the browser's; one that does not answer
+    /// in this long is stuck.
+    static let openTimeout = 30.0
+
     /// Opens a tab in a new context of the browser of `generation`, every request of its
-    /// pages paused for the renderer; each command may take `timeout` seconds (the render's
-    /// own budget: a browser starting its first renderer on a busy machine takes seconds).
-    static func open(_ browser: Browser, generation: Int, timeout: Double) throws(Browser.Failure) -> Tab {
+    /// pages paused for the renderer.
+    static func open(_ browser: Browser, generation: Int) throws(Browser.Failure) -> Tab {
         func send(_ method: String, _ params: JSONObject, session: String? = nil) throws(Browser.Failure) -> JSONValue {
-            try browser.send(method, params, session: session, generation: generation, timeout: timeout)
+            try browser.send(method, params, session: session, generation: generation, timeout: openTimeout)
         }
         guard let context = try send("Target.createBrowserContext", JSONObject([("disposeOnDetach", true)]))["browserContextId"]?.stringValue else {
             throw .refused("no browser context")

@@ -74,7 +74,7 @@ public final class Renderer: Sendable {
                 let running = try browser.start()
                 generation = running
                 let tab: PageRender.Tab
-                if let kept = take(url.origin, generation: running) { tab = kept } else { tab = try PageRender.open(browser, generation: running, timeout: configuration.timeout) }
+                if let kept = take(url.origin, generation: running) { tab = kept } else { tab = try PageRender.open(browser, generation: running) }
                 let outcome: RenderOutcome
                 do throws(Browser.Failure) {
                     outcome = try PageRender(browser: browser, generation: running, subresources: subresources, configuration: configuration,

@@ -45,7 +45,7 @@ public struct FrontierKey: Sendable {
 /// overlong URLs, very deep paths, and a path segment repeated more than twice
 /// (`/a/b/a/b/a/b/`). Calendars and other query-driven spaces are held by the crawl's
 /// per-host and per-path caps instead.
-public enum URLTrap: String, Sendable, Hashable {
+public enum URLTrap: String, Sendable, Hashable, CaseIterable {
     case urlTooLong = "url-too-long"
     case tooDeepPath = "too-deep-path"
     case repeatedPathSegment = "repeated-path-segment"

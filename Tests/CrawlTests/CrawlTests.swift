@@ -401,9 +401,9 @@ import Testing
         #expect(text.stdout.contains("last runs:"))
     }
 
-    @Test func everyRunsOnItsIntervalUntilSIGTERM() throws {
-        let (web, crawl, origin) = try smallSite()
-        defer { web.stop(); crawl.remove() }
+    /// `crawl --every 1s` on the small site, started; its output pipe and a count of its run
+    /// reports.
+    private func startEvery(_ web: FixtureWeb, _ crawl: CrawlRunner, _ origin: String) throws -> (Process, Pipe, () -> Int) {
         let process = Process()
         process.executableURL = CommandRunner.executable
         process.arguments = ["crawl", origin + "/", "--data", crawl.data, "--resolve", web.resolveEntry("cron.web.test"), "--allow-private",
@@ -413,7 +413,13 @@ import Testing
         process.standardError = Pipe()
         try process.run()
         let runs = URL(fileURLWithPath: crawl.data).appendingPathComponent("runs")
-        func reports() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []).count }
+        return (process, output, { ((try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []).count })
+    }
+
+    @Test func everyRunsOnItsIntervalUntilSIGTERM() throws {
+        let (web, crawl, origin) = try smallSite()
+        defer { web.stop(); crawl.remove() }
+        let (process, output, reports) = try startEvery(web, crawl, origin)
         let deadline = Date().addingTimeInterval(30)
         while reports() < 3, process.isRunning, Date() < deadline { usleep(50_000) }
         kill(process.processIdentifier, SIGTERM)
@@ -430,16 +436,9 @@ import Testing
     @Test func ctrlCEndsItWith130() throws {
         let (web, crawl, origin) = try smallSite()
         defer { web.stop(); crawl.remove() }
-        let process = Process()
-        process.executableURL = CommandRunner.executable
-        process.arguments = ["crawl", origin + "/", "--data", crawl.data, "--resolve", web.resolveEntry("cron.web.test"), "--allow-private",
-                             "--delay", "0", "--every", "1s"]
-        process.standardOutput = Pipe()
-        process.standardError = Pipe()
-        try process.run()
-        let runs = URL(fileURLWithPath: crawl.data).appendingPathComponent("runs")
+        let (process, _, reports) = try startEvery(web, crawl, origin)
         let deadline = Date().addingTimeInterval(30)
-        while ((try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []).isEmpty, process.isRunning, Date() < deadline { usleep(50_000) }
+        while reports() == 0, process.isRunning, Date() < deadline { usleep(50_000) }
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 130)
