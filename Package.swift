@@ -49,8 +49,11 @@ let package = Package(
         .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "Items", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "Items", "SearchIndex", "SQLite", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "Items", "TextUtilities", "WebRules",
                            "WebURL"]),
+        /// The embedded store: a data folder's SQLite frontier and `index.sqlite` behind the
+        /// crawl's store seam, as PostgresStore is the shared one.
+        .target(name: "EmbeddedStore", dependencies: ["Crawl", "Items", "JSON", "SearchIndex", "SQLite", "StoreSeams", "WebURL"]),
         /// The seams between the engines and their stores (the crawl's, the service's) and the
         /// value types that cross them: what a second store implements without the engines.
         .target(name: "StoreSeams", dependencies: ["CLibCrypto", "Items", "JSON", "TextUtilities", "WebURL"]),
@@ -70,7 +73,7 @@ let package = Package(
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "ServiceAPI", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "EmbeddedStore", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "ServiceAPI", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
@@ -85,7 +88,7 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["Postgres", "PostgresStore", "Crawl", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "Service",
+            dependencies: ["Postgres", "PostgresStore", "Crawl", "EmbeddedStore", "DemoWeb", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "Service",
                            "SQLite", "StoreSeams", "WebURL", "searchlight", "SearchlightTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTypes", "SearchlightTestSupport"]),
         .testTarget(name: "WebURLTests", dependencies: ["WebURL", "JSON", "SearchlightTestSupport"]),
@@ -96,7 +99,7 @@ let package = Package(
         .testTarget(name: "WebRulesTests", dependencies: ["WebRules", "WebURL", "Gzip", "JSON", "SearchlightTestSupport"]),
         .testTarget(
             name: "CrawlTests",
-            dependencies: ["HTTPTypes", "searchlight", "Crawl", "Fetch", "Items", "PageItems", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
+            dependencies: ["HTTPTypes", "searchlight", "Crawl", "EmbeddedStore", "StoreSeams", "Fetch", "Items", "PageItems", "SearchIndex", "WebRules", "WebURL", "JSON", "HTTPServer", "Gzip", "SearchlightTestSupport"]),
         .testTarget(
             name: "ServiceTests",
             dependencies: ["ServiceAPI", "Router", "StoreSeams", "HTTPTypes", "searchlight", "Service", "Fetch", "HTTPServer", "JSON", "Items", "SearchIndex", "SearchModel",
@@ -115,7 +118,7 @@ let package = Package(
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(
             name: "searchlight-bench",
-            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "Items", "SearchIndex", "SQLite", "CSQLite", "Crawl", "PostgresStore",
+            dependencies: ["Markup", "JSON", "WebURL", "CLibXML2", "Ingest", "ItemMapping", "Items", "SearchIndex", "SQLite", "CSQLite", "Crawl", "EmbeddedStore", "PostgresStore",
                            "Fetch", "HTTPServer", "ServiceAPI", "Router", "Service", "StoreSeams", "TextUtilities"],
             path: "Benchmarks/SearchlightBenchmarks"),
     ]

@@ -3,7 +3,6 @@ import Foundation
 import ItemMapping
 import Items
 import Render
-import SearchIndex
 import StoreSeams
 import WebRules
 import WebURL

@@ -73,11 +73,6 @@ public final class CrawlEngine {
         writer = CrawlWriter(store: store, itemWrites: try store.makeItemWriter().map { ItemWriteQueue(writer: $0, wake: { inbox.wake() }) })
     }
 
-    /// A run on the data folder: the embedded store, libcurl, WARC files in `warc/`.
-    public static func local(configuration: CrawlConfiguration, runID: String) throws -> CrawlEngine {
-        try with(store: try LocalCrawlStore(dataDirectory: configuration.dataDirectory), configuration: configuration, runID: runID)
-    }
-
     /// A run over `store` that fetches with libcurl and writes WARC files to the data
     /// folder's `warc/` (a worker of a shared store keeps its archive locally).
     public static func with(store: CrawlStore, configuration: CrawlConfiguration, runID: String) throws -> CrawlEngine {

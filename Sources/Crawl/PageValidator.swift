@@ -6,7 +6,6 @@ import JSON
 import Markup
 import PageItems
 import Render
-import SearchIndex
 import StoreSeams
 import TextUtilities
 import WebRules
@@ -23,8 +22,9 @@ public struct PageValidator {
         /// Apps taken as installed for "with the app"; empty means the item's own apps.
         public var installed: Set<String> = []
         public var productToken = "searchlightbot"
-        /// A data folder whose frontier says whether the body was seen at another URL.
-        public var dataDirectory: String?
+        /// The first URL a store holds with a body of this digest (a crawl's frontier): says
+        /// whether the page is a duplicate of one already indexed; nil checks nothing.
+        public var firstURLWithContent: (@Sendable (_ digest: String) throws -> String?)?
         /// Renders the page as the crawl would (``RenderRule`` under ``render``); nil renders none.
         public var renderer: Renderer?
         public var render = RenderMode.auto
@@ -173,10 +173,7 @@ public struct PageValidator {
     }
 
     private func firstURL(withContent digest: String) throws -> String? {
-        guard let folder = options.dataDirectory else { return nil }
-        let path = DataFolder(folder).frontierPath
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try Frontier(readingAt: path).firstURL(withContent: digest)
+        try options.firstURLWithContent?(digest)
     }
 
     // MARK: host files

@@ -104,9 +104,7 @@ public final class PostgresCrawlStore: CrawlStore {
         }
     }
 
-    private static let hostColumns = """
-        origin, robots_status, robots_body, robots_fetched, association_fetched, aasa, assetlinks, backoff_until, sitemaps_fetched, next_allowed
-        """
+    private static let hostColumns = "origin, " + HostRecord.rowColumns + ", next_allowed"
 
     public func host(_ origin: String) throws -> HostRecord? {
         try session.run { connection in
@@ -318,34 +316,16 @@ public final class PostgresCrawlStore: CrawlStore {
         ])
     }
 
-    private static let urlColumns = """
-        id, url, origin, depth, from_sitemap, fetched, etag, last_modified, content_hash, item_id, failures, first_failure,
-        redirects, "interval", sitemap_lastmod, fetched_at, changefreq, due
-        """
+    private static let urlColumns = FrontierEntry.rowColumns + ", due"
 
     private static func entry(_ row: PostgresRow) -> (entry: FrontierEntry, id: Int64, due: Double)? {
-        guard let id = row.int64(0), let url = row.string(1).flatMap(WebURL.init) else { return nil }
-        func date(_ column: Int) -> Date? { row.double(column).map(Date.init(timeIntervalSince1970:)) }
-        let entry = FrontierEntry(
-            id: id, url: url, origin: row.string(2) ?? url.origin, depth: row.int(3) ?? 0, fromSitemap: row.bool(4) ?? false,
-            fetched: row.bool(5) ?? false, etag: row.string(6), lastModified: row.string(7), contentHash: row.string(8), itemID: row.string(9),
-            failures: row.int(10) ?? 0, firstFailure: date(11), redirects: row.int(12) ?? 0, interval: row.double(13),
-            sitemapLastModified: date(14), fetchedAt: date(15), changeFrequency: row.string(16))
-        return (entry, id, row.double(17) ?? 0)
+        guard let entry = FrontierEntry(row: PostgresStoreRow(row: row)) else { return nil }
+        return (entry, entry.id, row.double(17) ?? 0)
     }
 
     private static func record(_ row: PostgresRow) -> HostRecord {
-        func date(_ column: Int) -> Date? { row.double(column).map(Date.init(timeIntervalSince1970:)) }
-        var record = HostRecord(origin: row.string(0) ?? "")
-        record.robotsStatus = row.int(1)
-        record.robotsBody = row.bytes(2)
-        record.robotsFetched = date(3)
-        record.associationFetched = date(4)
-        record.aasaBody = row.bytes(5)
-        record.assetLinksBody = row.bytes(6)
-        record.backoffUntil = date(7)
-        record.sitemapsFetched = date(8)
-        record.nextAllowed = date(9)
+        var record = HostRecord(origin: row.string(0) ?? "", row: PostgresStoreRow(row: row), from: 1)
+        record.nextAllowed = row.double(9).map(Date.init(timeIntervalSince1970:))
         return record
     }
 }

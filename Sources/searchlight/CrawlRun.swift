@@ -1,4 +1,5 @@
 import Crawl
+import EmbeddedStore
 import Foundation
 import Glibc
 import JSON

@@ -1,4 +1,5 @@
 import Crawl
+import EmbeddedStore
 import Fetch
 import Foundation
 import HTTPTypes

@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 @testable import Crawl
+import EmbeddedStore
 import Items
 import SearchIndex
 import SearchlightTestSupport

@@ -1,4 +1,5 @@
 import Crawl
+import EmbeddedStore
 import Fetch
 import Foundation
 import Items
@@ -67,7 +68,9 @@ struct ValidateCommand: Command {
         var options = PageValidator.Options()
         options.platform = platform
         options.installed = installed
-        options.dataDirectory = data
+        if let data {
+            options.firstURLWithContent = { try FolderContents.firstURL(dataDirectory: data, withContent: $0) }
+        }
         options.render = render
         var rendering = Renderer.Configuration()
         rendering.timeout = renderTimeout

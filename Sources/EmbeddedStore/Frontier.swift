@@ -166,11 +166,11 @@ final class Frontier {
         func read(_ statement: SQLiteStatement) throws {
             while try statement.step() {
                 claimed.append(Int64(statement.int(0)))
-                if let entry = Self.entry(statement) { entries.append(entry) }
+                if let entry = FrontierEntry(row: SQLiteRow(statement: statement)) { entries.append(entry) }
             }
         }
         let revisit = try connection.statement("""
-            SELECT \(Self.columns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY \(ClaimOrder.revisitsSQL) LIMIT ?
+            SELECT \(FrontierEntry.rowColumns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY \(ClaimOrder.revisitsSQL) LIMIT ?
             """)
         revisit.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
         try read(revisit)
@@ -178,7 +178,7 @@ final class Frontier {
         // of the origin; walking urls_new in order stops after `limit` rows.
         if claimed.count < limit {
             let fresh = try connection.statement("""
-                SELECT \(Self.columns) FROM urls INDEXED BY urls_new WHERE origin = ? AND claimed = 0 AND fetched = 0 AND due <= ?
+                SELECT \(FrontierEntry.rowColumns) FROM urls INDEXED BY urls_new WHERE origin = ? AND claimed = 0 AND fetched = 0 AND due <= ?
                 ORDER BY \(ClaimOrder.newURLsSQL) LIMIT ?
                 """)
             fresh.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - claimed.count))])
@@ -188,22 +188,6 @@ final class Frontier {
         let mark = try connection.statement("UPDATE urls SET claimed = 1 WHERE id = ?")
         for id in claimed { try mark.run([.integer(id)]) }
         return entries
-    }
-
-    private static let columns = """
-        id, url, origin, depth, from_sitemap, fetched, etag, last_modified, content_hash, item_id, failures, first_failure,
-        redirects, interval, sitemap_lastmod, fetched_at, changefreq
-        """
-
-    /// Nil when the stored URL does not parse (a file written by another version).
-    private static func entry(_ s: SQLiteStatement) -> FrontierEntry? {
-        guard let url = s.string(1).flatMap(WebURL.init) else { return nil }
-        return FrontierEntry(
-            id: Int64(s.int(0)), url: url, origin: s.string(2) ?? "", depth: s.int(3), fromSitemap: s.int(4) != 0,
-            fetched: s.int(5) != 0, etag: s.string(6), lastModified: s.string(7), contentHash: s.string(8), itemID: s.string(9),
-            failures: s.int(10), firstFailure: s.optionalDouble(11).map(Date.init(timeIntervalSince1970:)), redirects: s.int(12),
-            interval: s.optionalDouble(13), sitemapLastModified: s.optionalDouble(14).map(Date.init(timeIntervalSince1970:)),
-            fetchedAt: s.optionalDouble(15).map(Date.init(timeIntervalSince1970:)), changeFrequency: s.string(16))
     }
 
     // MARK: recording
@@ -293,23 +277,10 @@ final class Frontier {
     }
 
     func host(_ origin: String) throws -> HostRecord? {
-        let statement = try connection.statement("""
-            SELECT robots_status, robots_body, robots_fetched, association_fetched, aasa, assetlinks, backoff_until, sitemaps_fetched
-            FROM hosts WHERE origin = ?
-            """)
+        let statement = try connection.statement("SELECT \(HostRecord.rowColumns) FROM hosts WHERE origin = ?")
         statement.bind(1, origin)
         guard try statement.step() else { return nil }
-        func date(_ column: Int32) -> Date? { statement.optionalDouble(column).map(Date.init(timeIntervalSince1970:)) }
-        var record = HostRecord(origin: origin)
-        record.robotsStatus = statement.optionalInt(0)
-        record.robotsBody = statement.blob(1)
-        record.robotsFetched = date(2)
-        record.associationFetched = date(3)
-        record.aasaBody = statement.blob(4)
-        record.assetLinksBody = statement.blob(5)
-        record.backoffUntil = date(6)
-        record.sitemapsFetched = date(7)
-        return record
+        return HostRecord(origin: origin, row: SQLiteRow(statement: statement), from: 0)
     }
 
     func save(_ host: HostRecord) throws {
