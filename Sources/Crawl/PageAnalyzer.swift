@@ -45,6 +45,9 @@ struct PageAnalyzer: Sendable {
 
         var entry: FrontierEntry
         var kind: Kind
+        /// The rule behind a `notIndexed` verdict where the reason alone does not say it
+        /// (`invalid-item`: the item contract's broken rule).
+        var detail: String?
         var status: Int
         var links: [WebURL] = []
         /// Links not followed, by reason.
@@ -152,6 +155,7 @@ struct PageAnalyzer: Sendable {
                                  rendered: result.render?.html != nil))
         } catch {
             result.kind = .notIndexed(.invalidItem)
+            result.detail = error.description
         }
         return result
     }

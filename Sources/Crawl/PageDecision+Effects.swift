@@ -14,6 +14,7 @@ extension RunReport {
         bytes += page.bytes
         hosts[origin, default: Host()].bytes += page.bytes
         for (reason, count) in decision.skipped { skip(reason, count: count) }
+        if let reason = decision.outcome?.reason, let detail = decision.outcome?.detail { note(reason, url: page.entry.url.string, detail: detail) }
         if decision.hostError { hosts[origin, default: Host()].errors += 1 }
         if decision.notModified { notModified += 1 }
         if decision.redirect { redirects += 1 }

@@ -87,6 +87,7 @@ struct PageDecision {
             }
         case .notIndexed(let reason):
             verdict(reason)
+            outcome.detail = page.detail
             if let hash = page.digest?.description {
                 outcome.contentHash = hash
                 revisit(changed: hash != entry.contentHash)

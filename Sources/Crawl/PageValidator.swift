@@ -139,7 +139,7 @@ public struct PageValidator {
                 report.reasons.append(.init(code: "no-app-action", message: "on \(options.platform.rawValue) a tap does not open an app, even with it installed"))
             }
         case .notIndexed(let reason):
-            report.reasons.append(.init(code: reason.label, message: message(for: reason, report: report)))
+            report.reasons.append(.init(code: reason.label, message: result.detail.map { "\(reason.label): \($0)" } ?? message(for: reason, report: report)))
         case .gone:
             report.reasons.append(.init(code: SkipReason.http(response.status).label, message: "the page answers \(response.status)"))
         case .failed(let reason, _), .refused(let reason):

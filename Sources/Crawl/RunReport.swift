@@ -30,6 +30,9 @@ public struct RunReport: Sendable {
     /// URLs not indexed, by reason: `robots`, `noindex`, `duplicate`, `too-large`, `timeout`,
     /// `http-500`, `refused-address`, `out-of-scope`, `not-html`…
     public var skipped: [String: Int] = [:]
+    /// The first URLs of a reason whose verdict kept the rule behind it (`invalid-item`:
+    /// which field broke which rule), at most ``maximumDetails`` per reason.
+    public var details: [String: [Detail]] = [:]
     public var bytes = 0
     public var sitemaps = 0
     public var sitemapURLs = 0
@@ -58,6 +61,18 @@ public struct RunReport: Sendable {
     public var nextDue: Date?
 
     public static let maximumPatterns = 200
+    public static let maximumDetails = 3
+
+    /// One URL's verdict with the rule behind it.
+    public struct Detail: Sendable {
+        public var url: String
+        public var detail: String
+    }
+
+    /// Keeps a verdict's rule, up to ``maximumDetails`` per reason.
+    mutating func note(_ reason: String, url: String, detail: String) {
+        if details[reason, default: []].count < Self.maximumDetails { details[reason, default: []].append(Detail(url: url, detail: detail)) }
+    }
 
     /// What to do about a skip reason the operator can fix, for the summary.
     static let remedies: [String: String] = [
@@ -124,6 +139,9 @@ public struct RunReport: Sendable {
             ("notModified", JSONValue(notModified)),
             ("redirects", JSONValue(redirects)),
             ("skipped", .object(JSONObject(skipped.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))),
+            ("details", .object(JSONObject(details.sorted { $0.key < $1.key }.map { reason, notes in
+                (reason, .array(notes.map { ["url": .string($0.url), "detail": .string($0.detail)] }))
+            }))),
             ("bytes", JSONValue(bytes)),
             ("pagesPerSecond", JSONValue(seconds > 0 ? (Double(fetched) / seconds * 10).rounded() / 10 : 0)),
             ("sitemaps", JSONValue(sitemaps)),
@@ -162,6 +180,9 @@ public struct RunReport: Sendable {
             lines.append("  skipped: " + skipped.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             for reason in skipped.keys.sorted() { if let remedy = Self.remedies[reason] { lines.append("    \(reason): \(remedy)") } }
+            for (reason, notes) in details.sorted(by: { $0.key < $1.key }) {
+                for note in notes { lines.append("    \(reason): \(note.url) — \(note.detail)") }
+            }
             lines.append("    (searchlight status --urls REASON lists the URLs behind a count)")
         }
         if rendered > 0 || !renderFailures.isEmpty {

@@ -11,7 +11,7 @@ extension Frontier {
     func rows(reason: String?, limit: Int) throws -> [FrontierRow] {
         guard hasReasons else { return [] }
         let statement = try connection.statement("""
-            SELECT url, state, reason, status, fetched_at, due FROM urls
+            SELECT url, state, reason, status, fetched_at, due, \(hasDetails ? "detail" : "NULL") FROM urls
             WHERE (?1 IS NULL AND reason IS NOT NULL) OR reason = ?1 ORDER BY fetched_at, id LIMIT ?2
             """)
         statement.bind([SQLiteValue(reason), .integer(Int64(limit))])
@@ -19,7 +19,7 @@ extension Frontier {
         while try statement.step() {
             rows.append(FrontierRow(url: statement.string(0) ?? "", state: statement.string(1) ?? "", reason: statement.string(2),
                                     status: statement.optionalInt(3), lastAttempt: statement.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
-                                    due: Date(timeIntervalSince1970: statement.double(5))))
+                                    due: Date(timeIntervalSince1970: statement.double(5)), detail: statement.string(6)))
         }
         return rows
     }

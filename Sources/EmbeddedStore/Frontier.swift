@@ -17,16 +17,20 @@ final class Frontier {
     let connection: SQLiteConnection
     /// False for a frontier made before each URL kept its verdict's reason, opened to read.
     let hasReasons: Bool
+    /// False for a frontier made before a verdict kept the rule behind it, opened to read.
+    let hasDetails: Bool
 
     /// Opens an existing frontier to read, as `status` and `validate` do while a run may be
     /// writing: read-only, no schema created or changed, the journal mode left as it is.
     init(readingAt path: String) throws {
         connection = try SQLiteConnection(path: path, mode: .readOnly)
-        hasReasons = try Self.hasReasonColumn(connection)
+        hasReasons = try Self.hasColumn("reason", connection)
+        hasDetails = try Self.hasColumn("detail", connection)
     }
 
-    private static func hasReasonColumn(_ connection: SQLiteConnection) throws -> Bool {
-        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('urls') WHERE name = 'reason'")
+    private static func hasColumn(_ name: String, _ connection: SQLiteConnection) throws -> Bool {
+        let columns = try connection.statement("SELECT count(*) FROM pragma_table_info('urls') WHERE name = ?")
+        columns.bind(1, name)
         try columns.step()
         defer { columns.reset() }
         return columns.int(0) > 0
@@ -77,9 +81,12 @@ final class Frontier {
             CREATE TABLE IF NOT EXISTS seeds(url TEXT PRIMARY KEY, added REAL NOT NULL);
             """)
         // Frontiers made before each URL kept its verdict's reason.
-        if try !Self.hasReasonColumn(connection) { try connection.execute("ALTER TABLE urls ADD COLUMN reason TEXT") }
+        if try !Self.hasColumn("reason", connection) { try connection.execute("ALTER TABLE urls ADD COLUMN reason TEXT") }
         try connection.execute("CREATE INDEX IF NOT EXISTS urls_reason ON urls(reason) WHERE reason IS NOT NULL")
+        // Frontiers made before a verdict kept the rule behind it.
+        if try !Self.hasColumn("detail", connection) { try connection.execute("ALTER TABLE urls ADD COLUMN detail TEXT") }
         hasReasons = true
+        hasDetails = true
     }
 
     // MARK: seeds
@@ -196,7 +203,7 @@ final class Frontier {
         let statement = try connection.statement("""
             UPDATE urls SET state = ?2, due = ?3, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,
                 failures = ?9, first_failure = ?10, interval = ?11, redirected_to = ?12, fetched = 1, claimed = 0, fetched_at = ?13,
-                changes = changes + ?14, reason = ?15
+                changes = changes + ?14, reason = ?15, detail = ?16
             WHERE id = ?1
             """)
         for o in outcomes {
@@ -204,7 +211,7 @@ final class Frontier {
                 .integer(o.id), .text(o.state.rawValue), .real(o.due.timeIntervalSince1970), SQLiteValue(o.status), SQLiteValue(o.etag),
                 SQLiteValue(o.lastModified), SQLiteValue(o.contentHash), SQLiteValue(o.itemID), .integer(Int64(o.failures)),
                 SQLiteValue(o.firstFailure?.timeIntervalSince1970), SQLiteValue(o.interval), SQLiteValue(o.redirectedTo),
-                .real(now.timeIntervalSince1970), .integer(o.changed ? 1 : 0), SQLiteValue(o.reason),
+                .real(now.timeIntervalSince1970), .integer(o.changed ? 1 : 0), SQLiteValue(o.reason), SQLiteValue(o.detail),
             ])
         }
     }

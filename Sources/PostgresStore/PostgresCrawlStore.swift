@@ -287,11 +287,12 @@ public final class PostgresCrawlStore: CrawlStore {
             UPDATE urls u SET state = v.state, due = v.due, status = v.status, etag = v.etag, last_modified = v.last_modified,
                 content_hash = v.content_hash, item_id = v.item_id, failures = v.failures, first_failure = v.first_failure,
                 "interval" = v.interval, redirected_to = v.redirected_to, fetched = true, fetched_at = $14,
-                changes = u.changes + v.changed, lease_owner = NULL, lease_until = NULL, reason = v.reason
+                changes = u.changes + v.changed, lease_owner = NULL, lease_until = NULL, reason = v.reason,
+                detail = v.detail
             FROM unnest($1::bigint[], $2::text[], $3::double precision[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[], $15::text[])
+                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[], $15::text[], $16::text[])
                 AS v(id, state, due, status, etag, last_modified, content_hash, item_id, failures, first_failure, interval, redirected_to, changed,
-                     reason)
+                     reason, detail)
             WHERE u.id = v.id
             """, [
             .array(outcomes.map { Optional($0.id) }), .array(outcomes.map { Optional($0.state.rawValue) }),
@@ -299,7 +300,7 @@ public final class PostgresCrawlStore: CrawlStore {
             .array(outcomes.map(\.lastModified)), .array(outcomes.map(\.contentHash)), .array(outcomes.map(\.itemID)),
             .array(outcomes.map { Optional($0.failures) }), .array(outcomes.map { $0.firstFailure?.timeIntervalSince1970 }),
             .array(outcomes.map(\.interval)), .array(outcomes.map(\.redirectedTo)), .array(outcomes.map { Optional($0.changed ? 1 : 0) }),
-            .double(now.timeIntervalSince1970), .array(outcomes.map(\.reason)),
+            .double(now.timeIntervalSince1970), .array(outcomes.map(\.reason)), .array(outcomes.map(\.detail)),
         ])
     }
 

@@ -164,6 +164,11 @@ enum PostgresSchema {
         """
         ALTER TABLE store_identity ADD COLUMN shards integer CHECK (shards BETWEEN 1 AND 1024);
         """,
+        // 12: the rule behind a URL's verdict (`invalid-item`: which field broke which rule),
+        // for `status --urls`.
+        """
+        ALTER TABLE urls ADD COLUMN detail text;
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

@@ -70,11 +70,12 @@ extension SharedStore: SearchNodeDirectory {
     public func urls(reason: String?, limit: Int) throws -> (rows: [FrontierRow], counts: [String: Int]) {
         try session.run { connection in
             let rows = try connection.execute("""
-                SELECT url, state, reason, status, fetched_at, due FROM urls
+                SELECT url, state, reason, status, fetched_at, due, detail FROM urls
                 WHERE ($1::text IS NULL AND reason IS NOT NULL) OR reason = $1 ORDER BY fetched_at NULLS FIRST, id LIMIT $2
                 """, [PostgresValue(reason), .int(Int64(limit))]).rows.map { row in
                 FrontierRow(url: row.string(0) ?? "", state: row.string(1) ?? "", reason: row.string(2), status: row.int(3),
-                            lastAttempt: row.double(4).map(Date.init(timeIntervalSince1970:)), due: Date(timeIntervalSince1970: row.double(5) ?? 0))
+                            lastAttempt: row.double(4).map(Date.init(timeIntervalSince1970:)), due: Date(timeIntervalSince1970: row.double(5) ?? 0),
+                            detail: row.string(6))
             }
             var counts: [String: Int] = [:]
             for row in try connection.execute("SELECT reason, count(*) FROM urls WHERE reason IS NOT NULL GROUP BY reason").rows {

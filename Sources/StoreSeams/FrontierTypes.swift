@@ -1,4 +1,5 @@
 import Foundation
+import TextUtilities
 import WebURL
 
 /// A URL claimed from the frontier for fetching, with what the last fetch left.
@@ -101,6 +102,16 @@ public struct FrontierOutcome: Sendable {
     /// The skip label of this URL's own verdict (`http-404`, `refused-address`, `noindex`…);
     /// nil when it was indexed or unchanged. `status --urls` lists URLs by it.
     public var reason: String?
+    /// The rule behind the verdict where the reason alone does not say it (`invalid-item`:
+    /// `webURL '…': over 2,048 bytes`), at most ``detailBytes``.
+    public var detail: String? {
+        get { storedDetail }
+        set { storedDetail = newValue?.prefix(utf8Bytes: Self.detailBytes) }
+    }
+    private var storedDetail: String?
+
+    /// The most bytes a verdict's detail keeps (cut on a character boundary).
+    public static let detailBytes = 300
 
     /// The outcome that keeps what `entry` had, in `state`, due at `due`.
     public init(keeping entry: FrontierEntry, state: State, due: Date) {
@@ -147,8 +158,11 @@ public struct FrontierRow: Sendable {
     public var status: Int?
     public var lastAttempt: Date?
     public var due: Date
+    /// The rule behind the verdict, where one was kept (``FrontierOutcome/detail``).
+    public var detail: String?
 
-    public init(url: String, state: String, reason: String?, status: Int?, lastAttempt: Date?, due: Date) {
+    public init(url: String, state: String, reason: String?, status: Int?, lastAttempt: Date?, due: Date, detail: String? = nil) {
+        self.detail = detail
         self.url = url
         self.state = state
         self.reason = reason

@@ -45,9 +45,16 @@ import WebURL
             return
         }
         #expect(reason == .invalidItem)
-        let decision = try Self.decide(page.kind)
+        #expect(page.detail == "uniqueIdentifier: at most 2048 bytes", "the rule the item broke")
+        let decision = PageDecision(page, duplicate: nil, admission: admission,
+                                    configuration: CrawlConfiguration(dataDirectory: "/nonexistent", fetch: FetchConfiguration(userAgent: "test")), now: Self.now)
         #expect(!decision.indexed && decision.upsert == nil)
         #expect(decision.skipped[.invalidItem] == 1 && decision.outcome?.reason == SkipReason.invalidItem.label)
+        #expect(decision.outcome?.detail == page.detail, "kept with the URL for status --urls")
+        var report = RunReport(id: "run", started: Self.now)
+        report.record(decision, page: page)
+        #expect(report.details[SkipReason.invalidItem.label]?.first?.detail == page.detail)
+        #expect(report.summary.contains("invalid-item: \(Self.url.string) — uniqueIdentifier: at most 2048 bytes"), "\(report.summary)")
     }
 
     @Test func anIndexablePageIsWrittenAndReplacesItsOldItem() throws {

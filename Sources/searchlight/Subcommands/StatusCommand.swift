@@ -88,6 +88,7 @@ extension StatusCommand {
                     ("status", row.status.map { JSONValue($0) } ?? .null),
                     ("lastAttempt", row.lastAttempt.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
                     ("due", .string(ISO8601.string(fromSeconds: row.due.timeIntervalSince1970))),
+                    ("detail", row.detail.map(JSONValue.string) ?? .null),
                 ]))
             })
             let counts = JSONValue.object(JSONObject(found.counts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) }))
@@ -107,6 +108,7 @@ extension StatusCommand {
             let attempt = row.lastAttempt.map { ISO8601.string(fromSeconds: $0.timeIntervalSince1970) } ?? "never fetched"
             Console.writeLine("  \(row.url)  \(row.state)" + (row.reason.map { " \($0)" } ?? "") + (row.status.map { ", status \($0)" } ?? "")
                 + ", last attempt \(attempt), due \(ISO8601.string(fromSeconds: row.due.timeIntervalSince1970))")
+            if let detail = row.detail { Console.writeLine("    \(detail)") }
         }
         if !found.counts.isEmpty {
             Console.writeLine("By reason: " + found.counts.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
