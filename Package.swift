@@ -82,6 +82,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ItemsTests", dependencies: ["Items", "JSON"]),
         .testTarget(name: "SearchModelTests", dependencies: ["SearchModel"]),
+        .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),

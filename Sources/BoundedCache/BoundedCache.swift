@@ -1,65 +1,48 @@
 import Synchronization
 
-/// A cache of values by key within a byte budget: the least recently used entries go first
-/// when an insertion passes ``capacityBytes``. Safe to share between threads (one lock);
-/// values are copied out, so a large value should be a class or a copy-on-write array.
+/// A ``BoundedStore`` shared between threads (one lock), its ages on the process's
+/// monotonic clock. Values are copied out, so a large value should be a class or a
+/// copy-on-write array.
 public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Entry {
-        var value: Value
-        var bytes: Int
-        var used: UInt64
+    private let store: Mutex<BoundedStore<Key, Value>>
+
+    public init(capacityBytes: Int = .max, capacityEntries: Int = .max, maximumAge: Double? = nil) {
+        store = Mutex(BoundedStore(capacityBytes: capacityBytes, capacityEntries: capacityEntries, maximumAge: maximumAge))
     }
 
-    private struct State {
-        var entries: [Key: Entry] = [:]
-        var clock: UInt64 = 0
-        var bytes = 0
+    /// Seconds on the monotonic clock since the first cache was made.
+    private static var now: Double {
+        let elapsed = ContinuousClock.now - processStart
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    public let capacityBytes: Int
-    private let state = Mutex(State())
-
-    public init(capacityBytes: Int) {
-        self.capacityBytes = max(0, capacityBytes)
+    /// The byte budget; lowering it evicts at once.
+    public var capacityBytes: Int {
+        get { store.withLock { $0.capacityBytes } }
+        set { store.withLock { $0.capacityBytes = max(0, newValue) } }
     }
 
-    /// The value of `key`, now the most recently used; nil when absent.
+    /// The value of `key`, marked used; nil when absent or past its age.
     public func value(_ key: Key) -> Value? {
-        state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
-            state.clock += 1
-            entry.used = state.clock
-            state.entries[key] = entry
-            return entry.value
-        }
+        let now = Self.now
+        return store.withLock { $0.use(key, at: now) }
     }
 
     /// Keeps `value` as `bytes` of the budget (a value larger than the whole budget is not
-    /// kept), dropping the least recently used entries past it.
+    /// kept), evicting what does not fit.
     public func insert(_ value: Value, bytes: Int, for key: Key) {
-        guard bytes <= capacityBytes else { return }
-        state.withLock { state in
-            state.clock += 1
-            if let old = state.entries[key] { state.bytes -= old.bytes }
-            state.entries[key] = Entry(value: value, bytes: bytes, used: state.clock)
-            state.bytes += bytes
-            while state.bytes > capacityBytes, let oldest = state.entries.min(by: { $0.value.used < $1.value.used }) {
-                state.bytes -= oldest.value.bytes
-                state.entries[oldest.key] = nil
-            }
-        }
+        let now = Self.now
+        store.withLock { $0.insert(value, bytes: bytes, for: key, at: now) }
     }
 
     /// Drops every entry whose key `isDead` says is gone (a merged-away segment's, a closed file's).
-    public func removeAll(where isDead: (Key) -> Bool) {
-        state.withLock { state in
-            for key in state.entries.keys where isDead(key) {
-                state.bytes -= state.entries[key]?.bytes ?? 0
-                state.entries[key] = nil
-            }
-        }
+    public func removeAll(where isDead: @Sendable (Key) -> Bool) {
+        store.withLock { $0.removeAll { key, _ in isDead(key) } }
     }
 
     /// Entries and bytes held.
-    public var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
+    public var usage: (entries: Int, bytes: Int) { store.withLock { ($0.count, $0.bytes) } }
 }
+
+/// When the process's first cache read the clock: ages are measured from here.
+private let processStart = ContinuousClock.now

@@ -1,3 +1,4 @@
+import BoundedCache
 import Items
 import SQLite
 import SearchModel
@@ -17,24 +18,23 @@ final class FilterCache: Sendable {
     static let shared = FilterCache()
     static let capacity = 32
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var rows: FilterRows
         /// The highest rowid the set has read.
         var covered: Int64
-        var used: UInt64
     }
 
-    private struct Key: Hashable {
+    private struct Key: Hashable, Sendable {
         var file: String
         var filter: SearchFilter
     }
 
-    private let entries = Mutex<(map: [Key: Entry], clock: UInt64)>(([:], 0))
+    private let entries = BoundedCache<Key, Entry>(capacityEntries: capacity)
 
     /// The rows of `file` passing `filter`, up to date with what `connection` reads.
     func rows(_ filter: SearchFilter, file: String, connection: SQLiteConnection) throws -> FilterRows {
         let key = Key(file: file, filter: filter)
-        let cached = entries.withLock { $0.map[key] }
+        let cached = entries.value(key)
         var rows = try cached?.rows.rows ?? RowSet(base: Self.lowestRowid(connection))
         var segments = cached?.rows.segments ?? FilterRows.Segments()
         var covered = cached?.covered ?? 0
@@ -45,7 +45,7 @@ final class FilterCache: Sendable {
             segments = FilterRows.Segments()
             covered = 0
         }
-        if let cached, highest == covered { return touch(key, cached) }
+        if let cached, highest == covered { return cached.rows }
         if highest > covered {
             rows.reserve(through: highest)
             if let near = filter.near {
@@ -64,21 +64,9 @@ final class FilterCache: Sendable {
             }
             covered = highest
         }
-        return touch(key, Entry(rows: FilterRows(rows: rows, segments: segments), covered: covered, used: 0))
-    }
-
-    /// Keeps `entry` as the most recently used; the least recently used goes past ``capacity``.
-    private func touch(_ key: Key, _ entry: Entry) -> FilterRows {
-        entries.withLock { state in
-            state.clock += 1
-            var entry = entry
-            entry.used = state.clock
-            state.map[key] = entry
-            if state.map.count > Self.capacity, let oldest = state.map.min(by: { $0.value.used < $1.value.used })?.key {
-                state.map[oldest] = nil
-            }
-        }
-        return entry.rows
+        let rowsNow = FilterRows(rows: rows, segments: segments)
+        entries.insert(Entry(rows: rowsNow, covered: covered), bytes: 0, for: key)
+        return rowsNow
     }
 
     /// The oldest item's rowid: no row below it can appear again (rowids only count up).

@@ -1,6 +1,5 @@
-import Dispatch
+import BoundedCache
 import SearchModel
-import Synchronization
 
 /// A shard's first answers to long routed requests, kept between the rounds of one routed
 /// search (``RoutedFeedback``): the search round finds the best ``RelevanceFeedback/depth``
@@ -17,7 +16,7 @@ final class FirstAnswerCache: Sendable {
     static let capacity = 64
     static let lifetime = 30.0
 
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var file: String
         var change: Int64
         var text: String
@@ -30,31 +29,11 @@ final class FirstAnswerCache: Sendable {
         var frequencies: [[UInt8]: Int]
     }
 
-    private struct Entry {
-        var answer: [TopK.Entry]
-        var stored: UInt64
-    }
+    private let entries = BoundedCache<Key, [TopK.Entry]>(capacityEntries: capacity, maximumAge: lifetime)
 
-    private let entries = Mutex<[Key: Entry]>([:])
-
-    func answer(_ key: Key) -> [TopK.Entry]? {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return entries.withLock { entries in
-            guard let entry = entries[key], Double(now &- entry.stored) / 1e9 < Self.lifetime else { return nil }
-            return entry.answer
-        }
-    }
+    func answer(_ key: Key) -> [TopK.Entry]? { entries.value(key) }
 
     func store(_ key: Key, _ answer: [TopK.Entry]) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        entries.withLock { entries in
-            if entries[key] == nil, entries.count >= Self.capacity {
-                entries = entries.filter { Double(now &- $0.value.stored) / 1e9 < Self.lifetime }
-                if entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value.stored < $1.value.stored })?.key {
-                    entries[oldest] = nil
-                }
-            }
-            entries[key] = Entry(answer: Array(answer.prefix(RelevanceFeedback.depth)), stored: now)
-        }
+        entries.insert(Array(answer.prefix(RelevanceFeedback.depth)), bytes: 0, for: key)
     }
 }

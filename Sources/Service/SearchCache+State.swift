@@ -1,3 +1,4 @@
+import BoundedCache
 import Foundation
 import HTTPServer
 import Items
@@ -8,23 +9,19 @@ extension SearchCache {
     /// A cached answer.
     struct Entry {
         var response: HTTPServerResponse
-        /// What the entry and its key take, as counted against the capacity.
-        var bytes: Int
         /// The change log's sequence number through which the answer is known current.
         var version: Int64
         var storedAt: Date
         /// The earliest expiration among the results: never served from then on.
         var expiresAt: Date
         var dependencies: AnswerDependencies
-        /// Its place in the eviction order, and whether it was asked for since it was put there.
-        var stamp: Int
-        var referenced = false
     }
 
     /// What the cache holds and knows, changed only under its lock: the answers, the
     /// eviction order, the changes applied and the searches running. Memory: the answers
-    /// within the capacity; the eviction order at most twice their count plus 1,024 pairs;
-    /// the last ``recentChangesKept`` changes (each at most a 32 KiB filter and 4,096 rows).
+    /// within the capacity (a ``BoundedStore``: second-chance eviction, no answer served
+    /// past twice the lifetime); the last ``recentChangesKept`` changes (each at most a
+    /// 32 KiB filter and 4,096 rows).
     struct State {
         /// The newest change applied to the entries.
         var version: Int64 = 0
@@ -36,18 +33,16 @@ extension SearchCache {
         var settledVersion = Int64.min
         /// The newest changes applied, for answers computed while they came in.
         var recentChanges: [IndexChange] = []
-        var entries: [Key: Entry] = [:]
-        var bytes = 0
-        /// Keys in the order they were stored (or given their second chance) from
-        /// `orderStart` on; a pair whose stamp is no longer its entry's is skipped.
-        var order: [(key: Key, stamp: Int)] = []
-        var orderStart = 0
-        var nextStamp = 0
+        var entries: BoundedStore<Key, Entry>
         var flights: [Key: Flight] = [:]
         var backgroundSearches = 0
         var statistics = Statistics()
 
         static let recentChangesKept = 64
+
+        init(capacityBytes: Int, lifetime: TimeInterval) {
+            entries = BoundedStore(capacityBytes: capacityBytes, maximumAge: 2 * lifetime)
+        }
 
         mutating func settle(at now: Date, refreshInterval: TimeInterval) {
             while let first = recentVersions.first, now.timeIntervalSince(first.seenAt) >= refreshInterval {
@@ -86,22 +81,22 @@ extension SearchCache {
             if dropping {
                 // A search may have read the service's own write from the log before the
                 // write returned: an answer left behind may be behind that write.
-                drop(entries.filter { $0.value.version < version }.map(\.key))
+                let before = version
+                entries.removeAll { $1.version < before }
             }
-            let latest = read.changes.last?.sequence ?? version
+            let (from, latest) = (version, read.changes.last?.sequence ?? version)
             var touched: [Key] = []
+            var answersKept = 0
             // Answers already behind need no test: they are being recomputed.
-            for index in entries.indices where entries.values[index].version == version {
-                let through = kept[entries.keys[index]] ?? Self.keptThrough(entries.values[index].dependencies, read.changes, from: version)
-                entries.values[index].version = through
-                if through == latest {
-                    statistics.answersKept += 1
-                } else {
-                    statistics.answersTouched += 1
-                    touched.append(entries.keys[index])
-                }
+            entries.updateAll { key, entry in
+                guard entry.version == from else { return }
+                let through = kept[key] ?? Self.keptThrough(entry.dependencies, read.changes, from: from)
+                entry.version = through
+                if through == latest { answersKept += 1 } else { touched.append(key) }
             }
-            if dropping { drop(touched) }
+            statistics.answersKept += answersKept
+            statistics.answersTouched += touched.count
+            if dropping { for key in touched { entries.remove(key) } }
             for change in read.changes {
                 recentVersions.append((change.sequence, now))
                 recentChanges.append(change)
@@ -110,53 +105,8 @@ extension SearchCache {
             if recentChanges.count > Self.recentChangesKept { recentChanges.removeFirst(recentChanges.count - Self.recentChangesKept) }
         }
 
-        private mutating func drop(_ keys: [Key]) {
-            for key in keys { bytes -= entries.removeValue(forKey: key)?.bytes ?? 0 }
-        }
-
-        /// Stores an entry at the end of the eviction order, evicting until it fits.
-        mutating func store(_ entry: Entry, for key: Key, capacity: Int) {
-            if let replaced = entries.removeValue(forKey: key) { bytes -= replaced.bytes }
-            while bytes + entry.bytes > capacity, evictOne() {}
-            var entry = entry
-            entry.stamp = nextStamp
-            order.append((key, nextStamp))
-            nextStamp += 1
-            entries[key] = entry
-            bytes += entry.bytes
-            if order.count - orderStart > 2 * entries.count + 1024 {
-                order = order[orderStart...].filter { entries[$0.key]?.stamp == $0.stamp }
-                orderStart = 0
-            }
-        }
-
-        /// Evicts the oldest entry not asked for since it was stored or last spared; an entry
-        /// asked for is spared once and goes to the end.
-        private mutating func evictOne() -> Bool {
-            while orderStart < order.count {
-                let (key, stamp) = order[orderStart]
-                orderStart += 1
-                guard var entry = entries[key], entry.stamp == stamp else { continue }
-                if entry.referenced {
-                    entry.referenced = false
-                    entry.stamp = nextStamp
-                    order.append((key, nextStamp))
-                    nextStamp += 1
-                    entries[key] = entry
-                    continue
-                }
-                entries[key] = nil
-                bytes -= entry.bytes
-                return true
-            }
-            return false
-        }
-
         mutating func removeAll() {
-            entries.removeAll(keepingCapacity: true)
-            bytes = 0
-            order = []
-            orderStart = 0
+            entries.removeAll()
         }
 
         /// The newest change an answer current through `version` stays current through:

@@ -116,7 +116,7 @@ final class SearchCache: Sendable {
     private let probe: SearchIndex
     private let answer: @Sendable (SearchRequest) throws -> Answer
     private let clock: @Sendable () -> Date
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// The probe's data version when the change log was last read; held while it is read,
     /// so one search reads it and the others wait for the result.
     private let reading = Mutex(Int.min)
@@ -131,6 +131,7 @@ final class SearchCache: Sendable {
         self.lifetime = lifetime
         self.refreshInterval = refreshInterval
         self.capacityBytes = capacityBytes
+        state = Mutex(State(capacityBytes: capacityBytes, lifetime: lifetime))
         maximumBackgroundSearches = max(1, ProcessInfo.processInfo.activeProcessorCount)
         self.clock = clock
         self.answer = answer
@@ -142,7 +143,7 @@ final class SearchCache: Sendable {
     var statistics: Statistics {
         state.withLock { state in
             var statistics = state.statistics
-            statistics.bytes = state.bytes
+            statistics.bytes = state.entries.bytes
             return statistics
         }
     }
@@ -165,7 +166,9 @@ final class SearchCache: Sendable {
         try reading.withLock { (seen: inout Int) throws(SearchIndexError) in
             if let dataVersion, dataVersion == seen { return }
             let (from, current) = state.withLock { state in
-                (state.version, state.entries.compactMap { $0.value.version == state.version ? ($0.key, $0.value.dependencies) : nil })
+                var current: [(Key, AnswerDependencies)] = []
+                state.entries.forEach { key, entry in if entry.version == state.version { current.append((key, entry.dependencies)) } }
+                return (state.version, current)
             }
             let read = try probe.changes(after: from)
             // Tested outside the lock: searches go on meanwhile.
@@ -188,9 +191,8 @@ final class SearchCache: Sendable {
         if dataVersion != reading.withLock({ $0 }) { try readChanges(dataVersion: dataVersion, dropping: false) }
         let lookup: Lookup = state.withLock { state in
             state.settle(at: now, refreshInterval: refreshInterval)
-            if let entry = state.entries[key], now < entry.expiresAt {
+            if let entry = state.entries.use(key, at: now.timeIntervalSince1970), now < entry.expiresAt {
                 let age = now.timeIntervalSince(entry.storedAt)
-                state.entries[key]?.referenced = true
                 if entry.version == state.version, age < lifetime {
                     state.statistics.hits += 1
                     return .hit(entry.response, refresh: nil)
@@ -254,11 +256,12 @@ final class SearchCache: Sendable {
         state.withLock { state in
             guard flight.generation == state.generation else { return }
             let version = State.keptThrough(computed.dependencies, state.recentChanges, from: flight.version)
-            if let existing = state.entries[key], existing.version > version { return }
+            if let existing = state.entries.peek(key, at: request.now.timeIntervalSince1970), existing.version > version { return }
             let bytes = key.bytes + response.bodyBytes + computed.dependencies.bytes
             guard bytes <= capacityBytes / 8 else { return }
-            state.store(Entry(response: response, bytes: bytes, version: version, storedAt: request.now, expiresAt: computed.expiresAt,
-                              dependencies: computed.dependencies, stamp: 0), for: key, capacity: capacityBytes)
+            state.entries.insert(Entry(response: response, version: version, storedAt: request.now, expiresAt: computed.expiresAt,
+                                       dependencies: computed.dependencies),
+                                 bytes: bytes, for: key, at: request.now.timeIntervalSince1970)
         }
         return response
     }

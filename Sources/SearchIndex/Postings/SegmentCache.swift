@@ -1,3 +1,4 @@
+import BoundedCache
 import Items
 import SQLite
 import Synchronization
@@ -14,7 +15,7 @@ final class SegmentCache: Sendable {
         var segment: Int64
     }
 
-    private struct PostingsKey: Hashable {
+    private struct PostingsKey: Hashable, Sendable {
         var file: String
         var segment: Int64
         var offset: Int
@@ -24,21 +25,18 @@ final class SegmentCache: Sendable {
         var readers: [Key: SegmentReader] = [:]
         /// Rowids of a segment found gone: never live again, as rowids are not reused.
         var gone: [Key: Set<Int64>] = [:]
-        var postings: [PostingsKey: (value: TermPostings, used: UInt64)] = [:]
-        var postingsBytes = 0
-        var clock: UInt64 = 0
-        var budget = 256 << 20
     }
 
     private let state = Mutex(State())
+    private let postings = BoundedCache<PostingsKey, TermPostings>(capacityBytes: 256 << 20)
 
     /// Bytes of postings kept at most (default 256 MiB).
     var postingsBudget: Int {
-        get { state.withLock { $0.budget } }
-        set { state.withLock { $0.budget = max(0, newValue) } }
+        get { postings.capacityBytes }
+        set { postings.capacityBytes = newValue }
     }
 
-    var postingsBytes: Int { state.withLock { $0.postingsBytes } }
+    var postingsBytes: Int { postings.usage.bytes }
 
     func reader(file: String, info: SegmentInfo, connection: SQLiteConnection) throws -> SegmentReader {
         let key = Key(file: file, segment: info.id)
@@ -50,19 +48,16 @@ final class SegmentCache: Sendable {
 
     /// Forgets the segments of `file` that are not in `current`.
     func retain(file: String, current: Set<Int64>) {
-        state.withLock { state in
+        let merged = state.withLock { state in
             let gone = state.readers.keys.filter { $0.file == file && !current.contains($0.segment) }
-            guard !gone.isEmpty else { return }
-            let ids = Set(gone.map(\.segment))
             for key in gone {
                 state.readers[key] = nil
                 state.gone[key] = nil
             }
-            for key in state.postings.keys where key.file == file && ids.contains(key.segment) {
-                state.postingsBytes -= state.postings[key]!.value.byteCount
-                state.postings[key] = nil
-            }
+            return !gone.isEmpty
         }
+        // Only when segments went: a search calls this each time, and the postings are many.
+        if merged { postings.removeAll { $0.file == file && !current.contains($0.segment) } }
     }
 
     /// The rowids of a segment known to be gone.
@@ -77,31 +72,11 @@ final class SegmentCache: Sendable {
 
     func postings(file: String, segment: SegmentReader, term: SegmentReader.Term, connection: SQLiteConnection) throws -> TermPostings {
         let key = PostingsKey(file: file, segment: segment.info.id, offset: term.postings.lowerBound)
-        let cached: TermPostings? = state.withLock { state in
-            state.clock += 1
-            guard let entry = state.postings[key] else { return nil }
-            state.postings[key] = (entry.value, state.clock)
-            return entry.value
-        }
-        if let cached { return cached }
+        if let cached = postings.value(key) { return cached }
         let bytes = try SegmentStore.read(connection, segment: segment.info.id, range: term.postings)
-        let postings = TermPostings(bytes: bytes, blocks: term.blocks, documents: term.documents)
-        state.withLock { state in
-            guard bytes.count <= state.budget / 4 else { return }
-            if state.postings[key] == nil {
-                state.postings[key] = (postings, state.clock)
-                state.postingsBytes += bytes.count
-            }
-            if state.postingsBytes > state.budget {
-                // Drop the least recently used quarter or so.
-                let order = state.postings.sorted { $0.value.used < $1.value.used }
-                for (key, entry) in order {
-                    guard state.postingsBytes > state.budget * 3 / 4 else { break }
-                    state.postings[key] = nil
-                    state.postingsBytes -= entry.value.byteCount
-                }
-            }
-        }
-        return postings
+        let read = TermPostings(bytes: bytes, blocks: term.blocks, documents: term.documents)
+        // One list never takes more than a quarter of the budget.
+        if bytes.count <= postings.capacityBytes / 4 { postings.insert(read, bytes: bytes.count, for: key) }
+        return read
     }
 }

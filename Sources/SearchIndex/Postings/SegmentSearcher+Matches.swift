@@ -27,6 +27,7 @@ extension SegmentSearcher {
     func forEachMatch(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
                       _ body: (SegmentReader, UnsafeBufferPointer<UInt64>) -> Void) throws {
         let current = Set(segments.map(\.info.id))
+        let file = file
         Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
         for segment in segments {
             guard var matched = try matches(query, in: segment) else { continue }
