@@ -1,11 +1,11 @@
 import SQLite
 import SearchModel
 
-/// Counts of each facet asked for over every match, a segment at a time (``add(_:_:)``): a
+/// Counts of each facet asked for over every match, a segment at a time (``collect(_:matches:)``): a
 /// value most of the segment's documents share is counted by its bits (the matches' bits and
 /// the value's, ANDed and counted a word at a time, Meilisearch's way), every other value a
 /// match at a time from the segment's column (``SegmentFacets``).
-struct FacetTally {
+struct FacetTally: MatchCollector {
     private let facets: [(facet: Facet, column: FacetColumns.Column)]
     private let file: String
     /// Per facet, the count of each value number; a dictionary where a facet has very many
@@ -24,7 +24,7 @@ struct FacetTally {
     }
 
     /// Counts the documents of `segment` whose ordinals are set in `bits`.
-    mutating func add(_ segment: SegmentReader, _ bits: UnsafeBufferPointer<UInt64>) {
+    mutating func collect(_ segment: SegmentReader, matches bits: UnsafeBufferPointer<UInt64>) {
         matches += bits.reduce(0) { $0 + $1.nonzeroBitCount }
         for index in facets.indices {
             let values = SegmentFacets.shared.values(facets[index].facet, column: facets[index].column, file: file, segment: segment)

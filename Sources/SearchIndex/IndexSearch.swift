@@ -78,79 +78,26 @@ struct IndexSearch {
     }
 
     /// The best matches, ranked (``ResultOrder``), or for a distance order whose circle holds
-    /// too many items to list, the best ``Facet/candidates`` of them nearest first.
+    /// too many items to list, the best ``Facet/candidates`` of them nearest first: plan
+    /// (``RetrievalPlan``) → collect (``ScoredCollector``, and facets over every match with a
+    /// ``MatchCollector``) → refine (feedback, a router's rounds) → rank (``Ranking``) → page.
     private func best(_ query: SearchQuery, plan first: QueryPlan, languages: [String], _ request: SearchRequest, round: ShardRound?,
                       segments: SegmentSearcher,
                       rows: CandidateRows, allowed: FilterRows?) throws -> Selection {
-        var plan = first
-        let k = ResultOrder.candidates(offset: request.offset, limit: request.limit)
+        let retrieval = RetrievalPlan(request, round: round, distinctTerms: first.distinctTerms,
+                                      hasPhrase: first.query.clauses.contains { $0.units.contains { $0.tokens.count > 1 } })
         let now = request.now.timeIntervalSince1970
-        // A long request's first answer, its best ``RelevanceFeedback/depth`` documents, is
-        // scored again with the words its best few share. A shard does not choose them: they
-        // would come from its own documents, not the whole index's.
-        let feedbackFits = !request.typing && request.sort == .relevance && plan.distinctTerms >= RelevanceFeedback.minimumTerms
-        let feedbackApplies = feedbackFits && round?.statistics == nil
-        // On a shard, a router's rounds (``RoutedFeedback``) run feedback over every shard.
-        let routed = feedbackFits && round?.statistics != nil ? round?.feedback : nil
-        // Facets count every match, from the postings (``SegmentSearcher/forEachMatch``); a
-        // query with a phrase, whose postings cannot tell, counts its best ``Facet/candidates``
-        // matches, and the page is the first k of them (the order is total).
-        let countsEveryMatch = !request.facets.isEmpty && !plan.query.clauses.contains { $0.units.contains { $0.tokens.count > 1 } }
-        let searched: Int
-        switch routed {
-        case .rescore(_, let depth)?: searched = depth
-        case .firstStage?: searched = max(k, RelevanceFeedback.depth)
-        case nil: searched = feedbackApplies ? max(k, RelevanceFeedback.depth) : k
-        }
-        let depth = (request.facets.isEmpty || countsEveryMatch) && request.sort == .relevance ? searched : max(searched, Facet.candidates)
-        let kept = try routed.map { _ in try firstAnswerKey(request, plan: plan, segments: segments, languages: languages) }
+        let kept = retrieval.keepsFirstAnswer ? try firstAnswerKey(request, plan: first, segments: segments, languages: languages) : nil
         var candidates: [TopK.Entry]
-        if case .rescore? = routed, let kept, let answer = FirstAnswerCache.shared.answer(kept) {
-            candidates = Array(answer.prefix(depth))
+        if case .rescore = retrieval.refinement, let kept, let answer = FirstAnswerCache.shared.answer(kept) {
+            candidates = Array(answer.prefix(retrieval.depth))
         } else {
-            candidates = try segments.top(plan.query, k: depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
+            candidates = try segments.top(first.query, k: retrieval.depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
         }
-        var facets: FacetCounts?
-        var read: [Int64] = []
-        var matched: Int?
-        if countsEveryMatch {
-            var tally = try FacetTally(request.facets, file: identity, connection: connection)
-            SegmentFacets.shared.keep(file: identity, segments: Set(segments.segments.map(\.info.id)))
-            let live = try LiveRows.shared.snapshot(file: identity, connection: connection)
-            try segments.forEachMatch(plan.query, live: live, now: now, allowed: allowed) { tally.add($0, $1) }
-            facets = tally.counts(exact: true)
-            matched = tally.matches
-        } else if !request.facets.isEmpty {
-            read = candidates.map(\.rowid)
-            facets = try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < depth, file: identity, connection: connection)
-            if request.sort == .relevance { candidates = Array(candidates.prefix(searched)) }
-        }
-        var firstStage: [FirstStageCandidate]?
-        switch routed {
-        case .firstStage?:
-            if let kept { FirstAnswerCache.shared.store(kept, Array(candidates.prefix(RelevanceFeedback.depth))) }
-            firstStage = candidates.prefix(RelevanceFeedback.depth).map { FirstStageCandidate(score: $0.score, key: $0.key) }
-            candidates = Array(candidates.prefix(k))
-        case .rescore(let terms, _)?:
-            if !terms.isEmpty {
-                plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: terms)
-            }
-            candidates = try segments.rescored(candidates, by: plan.query, k: k)
-        case nil:
-            break
-        }
-        if feedbackApplies {
-            let best = Array(candidates.prefix(RelevanceFeedback.leading(candidates.lazy.map(\.score))))
-            let expansion = try feedback(best, query: query, plan: plan, segments: segments)
-            if expansion.isEmpty {
-                candidates = Array(candidates.prefix(k))
-            } else {
-                read += best.map(\.rowid)
-                plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: expansion)
-                candidates = try segments.rescored(candidates, by: plan.query, k: k)
-            }
-        }
-        let ranked = try rank(candidates, request, rows: rows)
+        let counted = try facets(request, retrieval, plan: first, candidates: candidates, now: now, segments: segments, allowed: allowed)
+        if !counted.read.isEmpty, request.sort == .relevance { candidates = Array(candidates.prefix(retrieval.searched)) }
+        let refined = try refine(candidates, retrieval, query: query, plan: first, languages: languages, kept: kept, segments: segments)
+        let ranked = try rank(refined.candidates, request, rows: rows)
         // A router's shard answers with every candidate in first-stage order; the router
         // rescores the union as this index would (``ResultOrder``).
         let order: [Int]
@@ -163,9 +110,56 @@ struct IndexSearch {
         }
         // Fewer candidates than asked for: the search saw every match, so the count is exact;
         // facets counted every match, and so the count.
-        return Selection(page: order.map { ranked[$0] }, total: matched ?? ranked.count,
-                         totalIsExact: matched != nil || candidates.count < (request.sort == .distance ? depth : k), facets: facets, plan: plan,
-                         read: read + candidates.map(\.rowid), firstStage: firstStage, countsEveryMatch: countsEveryMatch)
+        let limit = request.sort == .distance ? retrieval.depth : retrieval.k
+        return Selection(page: order.map { ranked[$0] }, total: counted.matches ?? ranked.count,
+                         totalIsExact: counted.matches != nil || refined.candidates.count < limit, facets: counted.facets, plan: refined.plan,
+                         read: counted.read + refined.read + refined.candidates.map(\.rowid), firstStage: refined.firstStage,
+                         countsEveryMatch: retrieval.countsEveryMatch)
+    }
+
+    /// The facets asked for: over every match from the postings when the plan says so
+    /// (with the count of matches), else over the candidates (the rows read).
+    private func facets(_ request: SearchRequest, _ retrieval: RetrievalPlan, plan: QueryPlan, candidates: [TopK.Entry], now: Double,
+                        segments: SegmentSearcher, allowed: FilterRows?) throws -> (facets: FacetCounts?, matches: Int?, read: [Int64]) {
+        guard !request.facets.isEmpty else { return (nil, nil, []) }
+        guard retrieval.countsEveryMatch else {
+            let read = candidates.map(\.rowid)
+            return (try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < retrieval.depth, file: identity, connection: connection),
+                    nil, read)
+        }
+        var tally = try FacetTally(request.facets, file: identity, connection: connection)
+        SegmentFacets.shared.keep(file: identity, segments: Set(segments.segments.map(\.info.id)))
+        let live = try LiveRows.shared.snapshot(file: identity, connection: connection)
+        try segments.collectMatches(plan.query, live: live, now: now, allowed: allowed, into: &tally)
+        return (tally.counts(exact: true), tally.matches, [])
+    }
+
+    /// The first stage's candidates reordered as the plan says: scored again with feedback's
+    /// words (local or a router's), or reported to the router; with the plan they were
+    /// scored by and the documents feedback read.
+    private func refine(_ first: [TopK.Entry], _ retrieval: RetrievalPlan, query: SearchQuery, plan: QueryPlan, languages: [String],
+                        kept: FirstAnswerCache.Key?, segments: SegmentSearcher)
+        throws -> (candidates: [TopK.Entry], plan: QueryPlan, read: [Int64], firstStage: [FirstStageCandidate]?)
+    {
+        let k = retrieval.k
+        switch retrieval.refinement {
+        case .none:
+            return (first, plan, [], nil)
+        case .reportFirstStage:
+            if let kept { FirstAnswerCache.shared.store(kept, Array(first.prefix(RelevanceFeedback.depth))) }
+            let reported = first.prefix(RelevanceFeedback.depth).map { FirstStageCandidate(score: $0.score, key: $0.key) }
+            return (Array(first.prefix(k)), plan, [], reported)
+        case .rescore(let terms):
+            let widened = terms.isEmpty ? plan
+                : QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: terms)
+            return (try segments.rescored(first, by: widened.query, k: k), widened, [], nil)
+        case .localFeedback:
+            let leading = Array(first.prefix(RelevanceFeedback.leading(first.lazy.map(\.score))))
+            let expansion = try feedback(leading, query: query, plan: plan, segments: segments)
+            guard !expansion.isEmpty else { return (Array(first.prefix(k)), plan, [], nil) }
+            let widened = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: expansion)
+            return (try segments.rescored(first, by: widened.query, k: k), widened, leading.map(\.rowid), nil)
+        }
     }
 
     /// The places within `circle` that pass the filter's other parts (their rows kept as any

@@ -108,7 +108,7 @@ import TextUtilities
         for _ in 0..<20 {
             var heap = TopK(capacity: 25)
             for entry in entries.shuffled(using: &generator) where heap.admits(entry.score) {
-                heap.insert(entry.score, key: entry.key, rowid: entry.rowid)
+                heap.collect(entry.score, key: entry.key, rowid: entry.rowid)
             }
             let kept: [Int64] = heap.sorted.map { $0.rowid }
             #expect(kept == expected)

@@ -136,9 +136,9 @@ struct SegmentDocuments: Sendable {
     let keys: [UInt64]
     let lengths: [UInt16]
 
-    /// Offers the document at `ordinal` to the heap with `score`.
-    @inline(__always) func insert(_ score: Double, _ ordinal: Int32, into heap: inout TopK) {
-        heap.insert(score, key: keys[Int(ordinal)], rowid: rowids[Int(ordinal)])
+    /// Offers the document at `ordinal` to `collector` with `score`.
+    @inline(__always) func offer(_ score: Double, _ ordinal: Int32, to collector: inout some ScoredCollector) {
+        collector.collect(score, key: keys[Int(ordinal)], rowid: rowids[Int(ordinal)])
     }
 }
 

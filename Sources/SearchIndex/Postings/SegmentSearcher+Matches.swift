@@ -22,10 +22,10 @@ extension SegmentSearcher {
     /// segment of 1,000,000 takes 125 KB).
     static let termBits = BoundedCache<TermBitsKey, [UInt64]>(capacityBytes: 64 << 20)
 
-    /// Calls `body` with each segment and the bits of its ordinals the query matches that
+    /// Offers `collector` each segment with the bits of its ordinals the query matches that
     /// are live, unexpired items at `now` and that `allowed` passes.
-    func forEachMatch(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
-                      _ body: (SegmentReader, UnsafeBufferPointer<UInt64>) -> Void) throws {
+    func collectMatches(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
+                        into collector: inout some MatchCollector) throws {
         let current = Set(segments.map(\.info.id))
         let file = file
         Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
@@ -35,7 +35,7 @@ extension SegmentSearcher {
             if let passing = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids) {
                 for index in matched.indices { matched[index] &= index < passing.count ? passing[index] : 0 }
             }
-            matched.withUnsafeBufferPointer { body(segment, $0) }
+            matched.withUnsafeBufferPointer { collector.collect(segment, matches: $0) }
         }
     }
 

@@ -127,7 +127,7 @@ struct SegmentSearcher {
                     proven = true
                     break
                 }
-                if let exact = try exactScore(entry.rowid, query, idfs: idfs) { verified.insert(exact, key: entry.key, rowid: entry.rowid) }
+                if let exact = try exactScore(entry.rowid, query, idfs: idfs) { verified.collect(exact, key: entry.key, rowid: entry.rowid) }
             }
             if proven || estimates.count < depth || depth >= 256 * k { return verified.sorted }
             depth *= 4
@@ -141,7 +141,7 @@ struct SegmentSearcher {
         let idfs = weightedIDFs(query)
         var heap = TopK(capacity: k)
         for entry in entries {
-            if let score = try exactScore(entry.rowid, query, idfs: idfs) { heap.insert(score, key: entry.key, rowid: entry.rowid) }
+            if let score = try exactScore(entry.rowid, query, idfs: idfs) { heap.collect(score, key: entry.key, rowid: entry.rowid) }
         }
         return heap.sorted
     }

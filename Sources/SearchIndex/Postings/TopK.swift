@@ -6,7 +6,7 @@ import Items
 /// so which of several equal scores are kept does not depend on the order segments and
 /// blocks are visited in. A document scoring exactly the threshold may still get in (on its
 /// key), so a search may skip only what scores strictly below it.
-struct TopK {
+struct TopK: ScoredCollector {
     struct Entry {
         var score: Double
         var key: UInt64
@@ -32,10 +32,7 @@ struct TopK {
     /// key); −∞ until the heap is full.
     var threshold: Double { entries.count < capacity ? -.infinity : entries[0].score }
 
-    /// Whether a document scoring `score` might get in: cheap, before its key is read.
-    @inline(__always) func admits(_ score: Double) -> Bool { score >= threshold }
-
-    mutating func insert(_ score: Double, key: UInt64, rowid: Int64) {
+    mutating func collect(_ score: Double, key: UInt64, rowid: Int64) {
         let entry = Entry(score: score, key: key, rowid: rowid)
         if entries.count < capacity {
             entries.append(entry)

@@ -92,8 +92,9 @@ final class WindowSearch {
         clauses.deallocate()
     }
 
-    /// Offers every document of the segment that may belong to the top k to `heap`.
-    func run(heap: inout TopK, exhaustive: Bool, requireAll: Bool, admit: Admission) {
+    /// Offers every document of the segment that may get into `heap` (any collector: its
+    /// threshold prunes) to it.
+    func run<Collector: ScoredCollector>(heap: inout Collector, exhaustive: Bool, requireAll: Bool, admit: Admission) {
         let count = clauses.count
         guard count > 0, window > 0 else { return }
         let words = window / 64
@@ -327,8 +328,8 @@ final class WindowSearch {
     /// when `pruning`, first checks that its essential values and the others' bounds, in
     /// clause order, reach the threshold.
     @inline(__always)
-    private func score(_ offset: Int, _ ordinal: Int32, pruning: Bool, _ essential: UnsafeMutableBufferPointer<Bool>,
-                       _ bounds: UnsafeMutableBufferPointer<Double>, _ heap: inout TopK,
+    private func score<Collector: ScoredCollector>(_ offset: Int, _ ordinal: Int32, pruning: Bool, _ essential: UnsafeMutableBufferPointer<Bool>,
+                                                   _ bounds: UnsafeMutableBufferPointer<Double>, _ heap: inout Collector,
                        _ admit: Admission) {
         let count = clauses.count
         if pruning {
@@ -338,7 +339,7 @@ final class WindowSearch {
         }
         var score = 0.0
         for k in 0..<count { score += essential[k] ? value(k, offset) : probe(k, ordinal) }
-        if heap.admits(score), let admitted = admit(ordinal, score) { documents.insert(admitted, ordinal, into: &heap) }
+        if heap.admits(score), let admitted = admit(ordinal, score) { documents.offer(admitted, ordinal, to: &heap) }
     }
 
     /// Essential clause `k`'s score for the document at `offset`: its units' sum from its
