@@ -28,6 +28,18 @@ public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Send
         return store.withLock { $0.use(key, at: now) }
     }
 
+    /// The value of `key`, marked used, or the one `make` makes, kept as `bytes` of the
+    /// budget — under the lock, so that two threads asking at once get the same value.
+    public func value(_ key: Key, bytes: Int = 0, orMaking make: () -> Value) -> Value {
+        let now = Self.now
+        return store.withLock { store in
+            if let known = store.use(key, at: now) { return known }
+            let made = make()
+            store.insert(made, bytes: bytes, for: key, at: now)
+            return made
+        }
+    }
+
     /// Keeps `value` as `bytes` of the budget (a value larger than the whole budget is not
     /// kept), evicting what does not fit.
     public func insert(_ value: Value, bytes: Int, for key: Key) {

@@ -16,10 +16,10 @@ extension Facet {
 extension FacetCounts {
     /// Counts `facets` over the items of `rowids` (the search's candidates), from each
     /// facet's column of values held in memory (``FacetColumns``).
-    static func count(_ facets: Set<Facet>, rowids: [Int64], exact: Bool, file: String, connection: SQLiteConnection) throws -> FacetCounts {
+    static func count(_ facets: Set<Facet>, rowids: [Int64], exact: Bool, columns: FacetColumns, connection: SQLiteConnection) throws -> FacetCounts {
         var result = FacetCounts(exact: exact)
         for facet in facets {
-            let column = try FacetColumns.shared.column(facet, file: file, connection: connection)
+            let column = try columns.column(facet, connection: connection)
             var tally: [UInt32: Int] = [:]
             for rowid in rowids {
                 let id = column.value(rowid)
@@ -36,7 +36,6 @@ extension FacetCounts {
 /// written since — a row's content type and site never change (a changed item is a new row).
 /// 4 bytes a rowid from the oldest item's (1,000,000 items written once take 4 MB a facet).
 final class FacetColumns: Sendable {
-    static let shared = FacetColumns()
 
     struct Column: Sendable {
         /// Value names by number; `names[0]` stands for none.
@@ -54,20 +53,19 @@ final class FacetColumns: Sendable {
         }
     }
 
-    private struct Key: Hashable {
-        var file: String
-        var facet: Facet
-    }
-
     /// At most this many values a facet keeps names for; rows of further values count as none.
     static let maximumValues = 1 << 20
-    /// Files whose columns are kept (the oldest dropped past it).
-    static let files = 8
 
-    private let columns = Mutex<[Key: Column]>([:])
+    private let columns = Mutex<[Facet: Column]>([:])
 
-    func column(_ facet: Facet, file: String, connection: SQLiteConnection) throws -> Column {
-        let key = Key(file: file, facet: facet)
+    /// Whether the rows below `lowest` are enough of a column of `count` rows from `base` to
+    /// be cut off.
+    static func shouldRebase(base: Int64, lowest: Int64, count: Int) -> Bool {
+        lowest > base && lowest - base <= Int64(count) && (lowest - base) * 4 >= Int64(count)
+    }
+
+    func column(_ facet: Facet, connection: SQLiteConnection) throws -> Column {
+        let key = facet
         var column = columns.withLock { $0[key] } ?? Column()
         let highest = try FilterCache.highestRowid(connection)
         if highest < column.covered { column = Column() }
@@ -75,6 +73,15 @@ final class FacetColumns: Sendable {
         if column.ids.isEmpty {
             column.base = try FilterCache.lowestRowid(connection)
             column.covered = max(column.covered, column.base - 1)
+        } else {
+            // Rows below the oldest item are gone for good (rowids only count up): once they
+            // are a quarter of the column, they are cut off, so that a column follows the
+            // items alive, not every row ever written.
+            let lowest = try FilterCache.lowestRowid(connection)
+            if Self.shouldRebase(base: column.base, lowest: lowest, count: column.ids.count) {
+                column.ids.removeFirst(Int(lowest - column.base))
+                column.base = lowest
+            }
         }
         let statement = try connection.statement(
             "SELECT rowid, \(facet.column) FROM items WHERE rowid > ? AND rowid <= ? AND \(facet.column) IS NOT NULL")
@@ -97,11 +104,8 @@ final class FacetColumns: Sendable {
         column.covered = highest
         let result = column
         columns.withLock { columns in
-            columns[key] = result
-            let files = Set(columns.keys.map(\.file))
-            if files.count > Self.files, let other = files.first(where: { $0 != file }) {
-                columns = columns.filter { $0.key.file != other }
-            }
+            // A reader on an older snapshot of the file does not replace a newer column.
+            if (columns[key]?.covered ?? .min) <= result.covered { columns[key] = result }
         }
         return result
     }

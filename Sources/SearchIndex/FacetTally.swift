@@ -7,7 +7,7 @@ import SearchModel
 /// match at a time from the segment's column (``SegmentFacets``).
 struct FacetTally: MatchCollector {
     private let facets: [(facet: Facet, column: FacetColumns.Column)]
-    private let file: String
+    private let segmentFacets: SegmentFacets
     /// Per facet, the count of each value number; a dictionary where a facet has very many
     /// values (a count per value would cost more to clear than the matches to count).
     private var dense: [[UInt32]]
@@ -16,9 +16,9 @@ struct FacetTally: MatchCollector {
     /// Value numbers past which a facet's counts are kept in a dictionary.
     static let denseValues = 1 << 16
 
-    init(_ facets: Set<Facet>, file: String, connection: SQLiteConnection) throws {
-        self.facets = try facets.sorted { $0.rawValue < $1.rawValue }.map { ($0, try FacetColumns.shared.column($0, file: file, connection: connection)) }
-        self.file = file
+    init(_ facets: Set<Facet>, reader: IndexReader, connection: SQLiteConnection) throws {
+        self.facets = try facets.sorted { $0.rawValue < $1.rawValue }.map { ($0, try reader.facetColumns.column($0, connection: connection)) }
+        segmentFacets = reader.segmentFacets
         dense = self.facets.map { $0.column.names.count <= Self.denseValues ? [UInt32](repeating: 0, count: $0.column.names.count) : [] }
         sparse = self.facets.map { _ in [:] }
     }
@@ -27,7 +27,7 @@ struct FacetTally: MatchCollector {
     mutating func collect(_ segment: SegmentReader, matches bits: UnsafeBufferPointer<UInt64>) {
         matches += bits.reduce(0) { $0 + $1.nonzeroBitCount }
         for index in facets.indices {
-            let values = SegmentFacets.shared.values(facets[index].facet, column: facets[index].column, file: file, segment: segment)
+            let values = segmentFacets.values(facets[index].facet, column: facets[index].column, segment: segment)
             for (number, valueBits) in values.frequent {
                 let count = valueBits.withUnsafeBufferPointer { valueBits in
                     var count = 0

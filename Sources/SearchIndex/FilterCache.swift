@@ -15,8 +15,9 @@ import Synchronization
 /// to the search's liveness check. A circle's rows come from ``PlaceGrid``. At most ``capacity`` sets are kept (1,000,000 items take
 /// 125 KB a set), the least recently used dropped first; one is built by one scan of `items`.
 final class FilterCache: Sendable {
-    static let shared = FilterCache()
     static let capacity = 32
+    /// The file's places, which a circle's rows come from.
+    private let places: PlaceGrid
 
     private struct Entry: Sendable {
         var rows: FilterRows
@@ -24,16 +25,15 @@ final class FilterCache: Sendable {
         var covered: Int64
     }
 
-    private struct Key: Hashable, Sendable {
-        var file: String
-        var filter: SearchFilter
+    private let entries = BoundedCache<SearchFilter, Entry>(capacityEntries: capacity)
+
+    init(places: PlaceGrid) {
+        self.places = places
     }
 
-    private let entries = BoundedCache<Key, Entry>(capacityEntries: capacity)
-
-    /// The rows of `file` passing `filter`, up to date with what `connection` reads.
-    func rows(_ filter: SearchFilter, file: String, connection: SQLiteConnection) throws -> FilterRows {
-        let key = Key(file: file, filter: filter)
+    /// The rows passing `filter`, up to date with what `connection` reads.
+    func rows(_ filter: SearchFilter, connection: SQLiteConnection) throws -> FilterRows {
+        let key = filter
         let cached = entries.value(key)
         var rows = try cached?.rows.rows ?? RowSet(base: Self.lowestRowid(connection))
         var segments = cached?.rows.segments ?? FilterRows.Segments()
@@ -52,8 +52,8 @@ final class FilterCache: Sendable {
                 // The circle from the grid of places; the other parts from their own rows.
                 var others = filter
                 others.near = nil
-                let passing = others.isEmpty ? nil : try self.rows(others, file: file, connection: connection).rows
-                let grid = try PlaceGrid.shared.grid(file: file, connection: connection)
+                let passing = others.isEmpty ? nil : try self.rows(others, connection: connection).rows
+                let grid = try places.grid(connection: connection)
                 for rowid in grid.rowids(in: near, after: covered, through: highest) where passing?.contains(rowid) ?? true { rows.insert(rowid) }
             } else {
                 let condition = filter.condition

@@ -12,12 +12,10 @@ import SearchModel
 /// the round searches. Bounded: ``capacity`` answers of at most 200 candidates, each
 /// forgotten ``lifetime`` seconds after it was stored.
 final class FirstAnswerCache: Sendable {
-    static let shared = FirstAnswerCache()
     static let capacity = 64
     static let lifetime = 30.0
 
     struct Key: Hashable, Sendable {
-        var file: String
         var change: Int64
         var text: String
         var filter: SearchFilter

@@ -72,10 +72,10 @@ extension IndexSearch {
         let languages = try statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
         let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages)
         let best: [TopK.Entry]
-        if let answer = FirstAnswerCache.shared.answer(try firstAnswerKey(request, plan: plan, segments: segments, languages: languages)) {
+        if let answer = reader.firstAnswers.answer(try firstAnswerKey(request, plan: plan, segments: segments, languages: languages)) {
             best = answer
         } else {
-            let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
+            let allowed = request.filter.isEmpty ? nil : try reader.filters.rows(request.filter, connection: connection)
             best = try segments.top(plan.query, k: max(1, count), now: request.now.timeIntervalSince1970, exhaustive: exhaustive,
                                     rows: CandidateRows(connection: connection), allowed: allowed)
         }
@@ -88,7 +88,7 @@ extension IndexSearch {
     func firstAnswerKey(_ request: SearchRequest, plan: QueryPlan, segments: SegmentSearcher, languages: [String]) throws -> FirstAnswerCache.Key {
         var frequencies: [[UInt8]: Int] = [:]
         for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { frequencies[token] = segments.frequency(token) } }
-        return FirstAnswerCache.Key(file: identity, change: try ChangeLog.latest(connection), text: request.text, filter: request.filter,
+        return FirstAnswerCache.Key(change: try ChangeLog.latest(connection), text: request.text, filter: request.filter,
                                     now: request.now.timeIntervalSince1970, documents: segments.documents, tokens: segments.tokens,
                                     languages: languages, frequencies: frequencies)
     }

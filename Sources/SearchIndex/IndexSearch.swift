@@ -14,15 +14,15 @@ struct IndexSearch {
     let tokenizer: SearchTokenizer.Session
     let segments: SegmentSearcher
     let exhaustive: Bool
-    /// The index file's identity, for the process's caches.
-    let identity: String
+    /// What the process keeps of the index file between searches.
+    let reader: IndexReader
 
-    init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, identity: String, exhaustive: Bool) throws {
+    init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, reader: IndexReader, exhaustive: Bool) throws {
         self.connection = connection
         self.tokenizer = tokenizer
         self.exhaustive = exhaustive
-        self.identity = identity
-        segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: identity)
+        self.reader = reader
+        segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, reader: reader)
     }
 
     func run(_ request: SearchRequest, round: ShardRound?) throws -> SearchAnswer {
@@ -36,7 +36,7 @@ struct IndexSearch {
         if request.sort == .distance, let near = request.filter.near, let places = try places(in: near, passing: request.filter) {
             selection = try nearest(among: places, radius: near.radius, plan: plan, request, segments: segments, rows: rows)
         } else {
-            let allowed = request.filter.isEmpty ? nil : try FilterCache.shared.rows(request.filter, file: identity, connection: connection)
+            let allowed = request.filter.isEmpty ? nil : try reader.filters.rows(request.filter, connection: connection)
             selection = try best(query, plan: plan, languages: languages, request, round: round, segments: segments, rows: rows, allowed: allowed)
         }
         var found = try selection.page.compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
@@ -89,7 +89,7 @@ struct IndexSearch {
         let now = request.now.timeIntervalSince1970
         let kept = retrieval.keepsFirstAnswer ? try firstAnswerKey(request, plan: first, segments: segments, languages: languages) : nil
         var candidates: [TopK.Entry]
-        if case .rescore = retrieval.refinement, let kept, let answer = FirstAnswerCache.shared.answer(kept) {
+        if case .rescore = retrieval.refinement, let kept, let answer = reader.firstAnswers.answer(kept) {
             candidates = Array(answer.prefix(retrieval.depth))
         } else {
             candidates = try segments.top(first.query, k: retrieval.depth, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
@@ -124,12 +124,13 @@ struct IndexSearch {
         guard !request.facets.isEmpty else { return (nil, nil, []) }
         guard retrieval.countsEveryMatch else {
             let read = candidates.map(\.rowid)
-            return (try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < retrieval.depth, file: identity, connection: connection),
+            return (try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < retrieval.depth, columns: reader.facetColumns,
+                                          connection: connection),
                     nil, read)
         }
-        var tally = try FacetTally(request.facets, file: identity, connection: connection)
-        SegmentFacets.shared.keep(file: identity, segments: Set(segments.segments.map(\.info.id)))
-        let live = try LiveRows.shared.snapshot(file: identity, connection: connection)
+        var tally = try FacetTally(request.facets, reader: reader, connection: connection)
+        reader.segmentFacets.keep(segments: Set(segments.segments.map(\.info.id)))
+        let live = try reader.live.snapshot(connection: connection)
         try segments.collectMatches(plan.query, live: live, now: now, allowed: allowed, into: &tally)
         return (tally.counts(exact: true), tally.matches, [])
     }
@@ -146,7 +147,7 @@ struct IndexSearch {
         case .none:
             return (first, plan, [], nil)
         case .reportFirstStage:
-            if let kept { FirstAnswerCache.shared.store(kept, Array(first.prefix(RelevanceFeedback.depth))) }
+            if let kept { reader.firstAnswers.store(kept, Array(first.prefix(RelevanceFeedback.depth))) }
             let reported = first.prefix(RelevanceFeedback.depth).map { FirstStageCandidate(score: $0.score, key: $0.key) }
             return (Array(first.prefix(k)), plan, [], reported)
         case .rescore(let terms):
@@ -166,12 +167,12 @@ struct IndexSearch {
     /// filter's are; the circle, new for each person who moves, is read from the grid alone);
     /// nil when the circle holds more than ``nearestLimit`` places, found without listing them all.
     private func places(in circle: GeoCircle, passing filter: SearchFilter) throws -> [PlaceGrid.Found]? {
-        let places = try PlaceGrid.shared.grid(file: identity, connection: connection).places(in: circle, limit: Self.nearestLimit)
+        let places = try reader.places.grid(connection: connection).places(in: circle, limit: Self.nearestLimit)
         guard places.count <= Self.nearestLimit else { return nil }
         var others = filter
         others.near = nil
         guard !others.isEmpty else { return places }
-        let passing = try FilterCache.shared.rows(others, file: identity, connection: connection).rows
+        let passing = try reader.filters.rows(others, connection: connection).rows
         return places.filter { passing.contains($0.rowid) }
     }
 
@@ -231,7 +232,8 @@ struct IndexSearch {
         let page = try rank(shown.map { TopK.Entry(score: scored[$0.rowid] ?? 0, key: $0.key, rowid: $0.rowid) }, request, rows: rows)
         var facets: FacetCounts?
         if !request.facets.isEmpty {
-            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: complete, file: identity, connection: connection)
+            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: complete, columns: reader.facetColumns,
+                                          connection: connection)
         }
         return Selection(page: page, total: complete ? live.count : ordered.count, totalIsExact: complete, facets: facets, plan: plan,
                          read: ordered.map(\.rowid))

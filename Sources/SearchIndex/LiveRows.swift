@@ -9,12 +9,9 @@ import Synchronization
 /// replaced, re-dated or re-ranked, and only those are read again, with the rows written
 /// since; a reader further behind than the log, or a commit that touched too many rows to
 /// list, reads every row again (one scan of `items`). A bit per rowid from the oldest item's
-/// (1,000,000 items take 125 KB) and 16 bytes per item with an expiry; at most ``files``
-/// files are kept.
+/// (1,000,000 items take 125 KB) and 16 bytes per item with an expiry, for one index file
+/// (its ``IndexReader``).
 final class LiveRows: Sendable {
-    static let shared = LiveRows()
-    /// Files whose rows are kept (another dropped past it).
-    static let files = 8
     /// Changes read from the log at most before the rows are read again instead.
     static let changesRead = 256
 
@@ -75,13 +72,13 @@ final class LiveRows: Sendable {
         let entries = Mutex<[Int64: Entry]>([:])
     }
 
-    private let snapshots = Mutex<[String: Snapshot]>([:])
+    private let kept = Mutex<Snapshot?>(nil)
 
-    /// The live rows of `file` as `connection` reads them.
-    func snapshot(file: String, connection: SQLiteConnection) throws -> Snapshot {
+    /// The live rows as `connection` reads them.
+    func snapshot(connection: SQLiteConnection) throws -> Snapshot {
         let latest = try ChangeLog.latest(connection)
         let highest = try FilterCache.highestRowid(connection)
-        let cached = snapshots.withLock { $0[file] }
+        let cached = kept.withLock { $0 }
         if let cached, cached.sequence == latest, cached.covered >= highest { return cached }
         var snapshot: Snapshot
         // Rowids only count up (AUTOINCREMENT): a row past the covered one is new, and one at
@@ -100,11 +97,10 @@ final class LiveRows: Sendable {
             snapshot.sequence = latest
         }
         let result = snapshot
-        snapshots.withLock { snapshots in
+        kept.withLock { kept in
             // A reader on an older snapshot of the file does not replace a newer one.
-            if let kept = snapshots[file], kept.sequence > result.sequence { return }
-            snapshots[file] = result
-            if snapshots.count > Self.files, let other = snapshots.keys.first(where: { $0 != file }) { snapshots[other] = nil }
+            if let newer = kept, newer.sequence > result.sequence { return }
+            kept = result
         }
         return result
     }

@@ -11,13 +11,11 @@ import Synchronization
 /// ``FacetColumns`` is; rows deleted since are left to the search's liveness check.
 ///
 /// Memory: 32 bytes a placed item (its rowid, place and the cosine of its latitude) and a
-/// small array per occupied cell (32 MB for 1,000,000 placed items); the grids of at most
-/// ``files`` index files are kept.
+/// small array per occupied cell (32 MB for 1,000,000 placed items), for one index file (its
+/// ``IndexReader``).
 final class PlaceGrid: Sendable {
-    static let shared = PlaceGrid()
     /// 0.1°: 11 km of latitude, so a 10 km circle covers a dozen cells.
     static let cellDegrees = 0.1
-    static let files = 8
 
     struct Entry: Sendable {
         var rowid: Int64
@@ -42,6 +40,8 @@ final class PlaceGrid: Sendable {
         var cells: [Int64: [Entry]] = [:]
         var covered: Int64 = 0
         var count = 0
+        /// Entries added since the placed items were last counted.
+        var addedSinceCount = 0
 
         static func cell(_ latitude: Double, _ longitude: Double) -> (Int64, Int64) {
             (Int64((latitude / PlaceGrid.cellDegrees).rounded(.down)), Int64((longitude / PlaceGrid.cellDegrees).rounded(.down)))
@@ -56,6 +56,7 @@ final class PlaceGrid: Sendable {
             let (row, column) = Self.cell(entry.point.latitude, entry.point.longitude)
             cells[Self.key(row, column), default: []].append(entry)
             count += 1
+            addedSinceCount += 1
         }
 
         /// The rowids in (`after`, `through`] placed within `circle`, ascending.
@@ -101,11 +102,38 @@ final class PlaceGrid: Sendable {
         }
     }
 
-    private let grids = Mutex<[String: Grid]>([:])
+    private let kept = Mutex(Grid())
 
-    /// The grid of `file`, up to date with what `connection` reads.
-    func grid(file: String, connection: SQLiteConnection) throws -> Grid {
-        var grid = grids.withLock { $0[file] } ?? Grid()
+    /// Whether enough entries were added since the last count to count the places again.
+    static func shouldCount(entries: Int, addedSinceCount: Int) -> Bool {
+        entries >= 1024 && addedSinceCount * 8 >= entries
+    }
+
+    /// Whether a grid of `entries` holds so many gone places that it is made again.
+    static func isStale(entries: Int, places: Int) -> Bool {
+        entries * 4 > places * 5
+    }
+
+    private static func placedCount(_ connection: SQLiteConnection) throws -> Int {
+        let statement = try connection.statement("SELECT count(*) FROM items INDEXED BY items_placed WHERE latitude IS NOT NULL")
+        defer { statement.reset() }
+        _ = try statement.step()
+        return statement.int(0)
+    }
+
+    /// The grid made again from every placed item, replacing the kept one.
+    private func rebuilt(connection: SQLiteConnection) throws -> Grid {
+        kept.withLock { $0 = Grid() }
+        var grid = try grid(connection: connection)
+        grid.addedSinceCount = 0
+        let result = grid
+        kept.withLock { $0 = result }
+        return result
+    }
+
+    /// The grid, up to date with what `connection` reads.
+    func grid(connection: SQLiteConnection) throws -> Grid {
+        var grid = kept.withLock { $0 }
         let highest = try FilterCache.highestRowid(connection)
         // The file was made again from nothing: start over.
         if highest < grid.covered { grid = Grid() }
@@ -119,10 +147,20 @@ final class PlaceGrid: Sendable {
         }
         statement.reset()
         grid.covered = highest
+        // A deleted or replaced item's place stays in the grid (the search's liveness check
+        // leaves it out) until rows worth an eighth of the grid were written since the placed
+        // items were last counted; past a quarter more entries than places, the grid is made
+        // again. Its memory stays within 5/4 of the places, and the count (a walk of the
+        // partial index) is paid once per eighth of new rows.
+        if Self.shouldCount(entries: grid.count, addedSinceCount: grid.addedSinceCount) {
+            let placed = try Self.placedCount(connection)
+            grid.addedSinceCount = 0
+            if Self.isStale(entries: grid.count, places: placed) { return try rebuilt(connection: connection) }
+        }
         let result = grid
-        grids.withLock { grids in
-            grids[file] = result
-            if grids.count > Self.files, let other = grids.keys.first(where: { $0 != file }) { grids[other] = nil }
+        kept.withLock { kept in
+            // A reader on an older snapshot of the file does not replace a newer grid.
+            if kept.covered <= result.covered { kept = result }
         }
         return result
     }

@@ -20,7 +20,7 @@ import TextUtilities
 public final class SearchIndex: Sendable {
     public let path: String
     private let guarded: SerializedConnection<SearchTokenizer.Session>
-    /// The file's identity, for the process-wide segment cache.
+    /// The file's identity: path and the id it was made with, which finds its ``IndexReader``.
     private let identity: String
 
     public enum Mode: Sendable {
@@ -45,8 +45,8 @@ public final class SearchIndex: Sendable {
     /// Bytes of recently used postings every index in this process may keep in memory
     /// together (default 256 MiB).
     public static var postingsCacheBytes: Int {
-        get { SegmentCache.shared.postingsBudget }
-        set { SegmentCache.shared.postingsBudget = newValue }
+        get { SegmentCache.postingsBudget }
+        set { SegmentCache.postingsBudget = newValue }
     }
 
     /// - Parameter mappedBytes: how much of the file is read through a memory map. A writer
@@ -193,6 +193,9 @@ public final class SearchIndex: Sendable {
         try answer(request, retrieval: retrieval).response
     }
 
+    /// What the process keeps of this file between searches, shared by every index open on it.
+    var reader: IndexReader { IndexReader.reader(for: identity) }
+
     /// ``search(_:retrieval:)``'s answer with what it was computed from (for a result
     /// cache), and on a router's shard, ranked with the whole index's statistics in the
     /// round's order (``ShardRound``).
@@ -200,7 +203,7 @@ public final class SearchIndex: Sendable {
         try request.validate()
         return try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
-                let search = try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity,
+                let search = try IndexSearch(connection: connection, tokenizer: tokenizer, reader: reader,
                                              exhaustive: retrieval == .exhaustive)
                 return try search.run(request, round: round)
             }
@@ -214,7 +217,7 @@ public final class SearchIndex: Sendable {
         try request.validate()
         return try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
-                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).statistics(request, words: words)
+                try IndexSearch(connection: connection, tokenizer: tokenizer, reader: reader, exhaustive: false).statistics(request, words: words)
             }
         }
     }
@@ -229,7 +232,7 @@ public final class SearchIndex: Sendable {
         guard (1...RelevanceFeedback.documents).contains(count) else { throw .invalidQuery("feedback documents must be from 1 to \(RelevanceFeedback.documents)") }
         return try withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
-                try IndexSearch(connection: connection, tokenizer: tokenizer, identity: identity, exhaustive: false).feedbackReadings(request, statistics: statistics, count: count)
+                try IndexSearch(connection: connection, tokenizer: tokenizer, reader: reader, exhaustive: false).feedbackReadings(request, statistics: statistics, count: count)
             }
         }
     }

@@ -5,12 +5,10 @@ import Synchronization
 /// (``FacetColumns``): a segment's rows never change, nor a row's content type or site (a
 /// changed item is a new row). The values that at least 1/64 of the segment's documents
 /// share keep a bit per ordinal (at most 64 of them: 8 bytes a document at most), counted a
-/// word at a time; the others a value number per ordinal (4 bytes a document). Kept for the
-/// segments of the ``files`` most recent files; a merged-away segment's go with the next
-/// search of its file.
+/// word at a time; the others a value number per ordinal (4 bytes a document). Kept for one
+/// index file's segments (its ``IndexReader``); a merged-away segment's go with the next
+/// faceted search.
 final class SegmentFacets: Sendable {
-    static let shared = SegmentFacets()
-    static let files = 8
 
     struct Values: Sendable {
         /// A frequent value's number and its ordinals' bits.
@@ -21,7 +19,6 @@ final class SegmentFacets: Sendable {
     }
 
     private struct Key: Hashable {
-        var file: String
         var facet: Facet
         var segment: Int64
     }
@@ -30,8 +27,8 @@ final class SegmentFacets: Sendable {
 
     /// The values of `facet` over `segment`'s ordinals, read from `column` (which covers every
     /// row of the segment: it covers the index's highest rowid when read).
-    func values(_ facet: Facet, column: FacetColumns.Column, file: String, segment: SegmentReader) -> Values {
-        let key = Key(file: file, facet: facet, segment: segment.info.id)
+    func values(_ facet: Facet, column: FacetColumns.Column, segment: SegmentReader) -> Values {
+        let key = Key(facet: facet, segment: segment.info.id)
         if let known = entries.withLock({ $0[key] }) { return known }
         let rowids = segment.rowids
         var values = Values()
@@ -49,19 +46,15 @@ final class SegmentFacets: Sendable {
         }
         values.frequent = bits.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let made = values
-        entries.withLock { entries in
-            entries[key] = made
-            let files = Set(entries.keys.map(\.file))
-            if files.count > Self.files, let other = files.first(where: { $0 != file }) { entries = entries.filter { $0.key.file != other } }
-        }
+        entries.withLock { $0[key] = made }
         return made
     }
 
-    /// Forgets the segments of `file` not in `current` (merged away).
-    func keep(file: String, segments current: Set<Int64>) {
+    /// Forgets the segments not in `current` (merged away).
+    func keep(segments current: Set<Int64>) {
         entries.withLock { entries in
-            guard entries.keys.contains(where: { $0.file == file && !current.contains($0.segment) }) else { return }
-            entries = entries.filter { $0.key.file != file || current.contains($0.key.segment) }
+            guard entries.keys.contains(where: { !current.contains($0.segment) }) else { return }
+            entries = entries.filter { current.contains($0.key.segment) }
         }
     }
 }

@@ -222,3 +222,52 @@ import Testing
         #expect(Self.waitForHealth(router) { $0["shards"] == 4 && $0["status"]?.stringValue == "ok" })
     }
 }
+
+/// Facets through a router: each shard counts every one of its matches (deleted items left
+/// out), the router adds them up, and the counts are exact and the brute-force counts.
+@Suite struct RouterFacetTests {
+    @Test func aRouterCountsEveryMatchOverItsShards() throws {
+        let store = try PostgresCluster.shared.get().newDatabase()
+        let shared = try SharedStore(url: store)
+        let types = ["public.recipe", "public.image", "public.movie"]
+        let all = (0..<1_800).map { n in
+            var item = SearchableItem(uniqueIdentifier: "facet-\(n)", title: "harbour walk \(n)", webURL: "https://site\(n % 4).example/\(n)",
+                                      lastUpdated: Date(timeIntervalSince1970: 1_790_000_000))
+            item.contentType = types[n % 3]
+            return item
+        }
+        let items = PostgresItemStore(shared)
+        _ = try items.commit(ItemBatch(validating: all), now: Date())
+        // Every seventh item deleted after the shards' first copy: their segments keep them.
+        let gone = Set(stride(from: 0, to: all.count, by: 7).map { "facet-\($0)" })
+        let nodes = try (0..<2).map { shard in try SearchNode(store: store, name: "f\(shard)", extra: ["--shard", "\(shard)/2"]) }
+        defer { nodes.forEach { $0.stop() } }
+        let router = try SearchNode(store: store, name: "facet-router", extra: ["--router"])
+        defer { router.stop() }
+        #expect(RouterTests.waitForHealth(router) { $0["status"]?.stringValue == "ok" && $0["replicas"] == [1, 1] }, "\(router.member.output)")
+        _ = try items.commit(ItemBatch(deleteIdentifiers: Array(gone)), now: Date())
+        let live = all.filter { !gone.contains($0.uniqueIdentifier) }
+        var byType: [String: Int] = [:], byDomain: [String: Int] = [:]
+        for item in live {
+            byType[item.contentType ?? "", default: 0] += 1
+            byDomain[URL(string: item.webURL ?? "")?.host ?? "", default: 0] += 1
+        }
+        // The nodes follow the deletions within a moment: asked until the total says so.
+        var answer: JSONValue?
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            answer = router.call("GET", "/v1/search?q=harbour&limit=3&facets=contentType,domain").json
+            if answer?["estimatedTotalHits"]?.intValue == live.count { break }
+            usleep(100_000)
+        }
+        #expect(answer?["estimatedTotalHits"]?.intValue == live.count && answer?["totalHitsExact"] == true, "\(String(describing: answer))")
+        #expect(answer?["facetsExact"] == true)
+        func counts(_ facet: String) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: (answer?["facets"]?[facet]?.objectValue?.members ?? []).compactMap { member in
+                member.value.intValue.map { (member.key, $0) }
+            })
+        }
+        #expect(counts("contentType") == byType, "\(String(describing: answer?["facets"]))")
+        #expect(counts("domain") == byDomain)
+    }
+}

@@ -5,7 +5,7 @@ import Testing
 /// never more than the cache's capacity of them.
 @Suite struct FirstAnswerCacheTests {
     static func key(_ text: String, change: Int64 = 1, frequency: Int = 3) -> FirstAnswerCache.Key {
-        FirstAnswerCache.Key(file: "f", change: change, text: text, filter: SearchFilter(), now: 1_790_000_000, documents: 10, tokens: 100,
+        FirstAnswerCache.Key(change: change, text: text, filter: SearchFilter(), now: 1_790_000_000, documents: 10, tokens: 100,
                              languages: ["en"], frequencies: [Array("apple".utf8): frequency])
     }
 

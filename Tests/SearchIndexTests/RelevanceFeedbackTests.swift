@@ -31,7 +31,7 @@ import Testing
         try t.index.upsert([item("a", "Flexible walls", body: "flexibility of a wall"), item("b", "Rigid plates", body: "flexible"),
                             item("c", "Heat", body: "heat transfer")])
         let (weights, idfs, forms) = try t.index.withConnectionAndTokenizer { connection, tokenizer in
-            let segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: t.index.path + "#plan")
+            let segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, reader: t.index.reader)
             let query = try SearchQuery("flexible heat flexible flexible flexible") { tokenizer.tokens($0, query: true) }
             let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: [])
             let clause = plan.query.clauses[0]

@@ -331,7 +331,7 @@ extension SearchIndex {
     /// The top candidates by BM25 alone, for comparing with FTS5.
     func candidates(_ text: String, k: Int) throws -> [TopK.Entry] {
         try withConnectionAndTokenizer { connection, tokenizer in
-            let searcher = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: path + "#test")
+            let searcher = try SegmentSearcher(connection: connection, tokenizer: tokenizer, reader: IndexReader.reader(for: path + "#test"))
             let words = text.split(separator: " ").map { tokenizer.tokens(String($0), query: true).map { Array($0.utf8) } }
             return try searcher.top(PostingsQuery(clauses: words.map { [$0] }, requireAll: true), k: k, now: 0, exhaustive: true)
         }

@@ -30,7 +30,7 @@ import Testing
         }
         try t.index.withConnectionAndTokenizer { connection, tokenizer in
             try connection.transaction("DEFERRED") {
-                let searcher = try SegmentSearcher(connection: connection, tokenizer: tokenizer, file: "spelling-test")
+                let searcher = try SegmentSearcher(connection: connection, tokenizer: tokenizer, reader: IndexReader.reader(for: "spelling-test"))
                 #expect(searcher.segments.count >= 2)
                 for _ in 0..<60 {
                     let typed = String((0..<(4 + next(7))).map { _ in letters[next(letters.count)] })

@@ -3,18 +3,11 @@ import Items
 import SQLite
 import Synchronization
 
-/// Segments' documents and dictionaries, and recently used postings, shared by every
-/// ``SearchIndex`` in the process. Segments are immutable, so an entry never goes stale;
-/// entries of segments a merge removed are dropped when a search sees the new segment
-/// list. Postings are kept up to a byte budget, least recently used first out.
+/// One index file's segments' documents and dictionaries (``SegmentReader``) and the rows of
+/// each found gone, for its ``IndexReader``; and the recently used postings of every file,
+/// under one process-wide byte budget. Segments are immutable, so an entry never goes
+/// stale; a merged-away segment's entries are dropped when a search sees the new segment list.
 final class SegmentCache: Sendable {
-    static let shared = SegmentCache()
-
-    private struct Key: Hashable {
-        var file: String
-        var segment: Int64
-    }
-
     private struct PostingsKey: Hashable, Sendable {
         var file: String
         var segment: Int64
@@ -22,61 +15,67 @@ final class SegmentCache: Sendable {
     }
 
     private struct State {
-        var readers: [Key: SegmentReader] = [:]
+        var readers: [Int64: SegmentReader] = [:]
         /// Rowids of a segment found gone: never live again, as rowids are not reused.
-        var gone: [Key: Set<Int64>] = [:]
+        var gone: [Int64: Set<Int64>] = [:]
     }
 
+    /// The file's identity, which keys its postings in the process-wide cache.
+    let identity: String
     private let state = Mutex(State())
-    private let postings = BoundedCache<PostingsKey, TermPostings>(capacityBytes: 256 << 20)
+    private static let postings = BoundedCache<PostingsKey, TermPostings>(capacityBytes: 256 << 20)
 
-    /// Bytes of postings kept at most (default 256 MiB).
-    var postingsBudget: Int {
+    init(identity: String) {
+        self.identity = identity
+    }
+
+    /// Bytes of postings kept at most, for every file (default 256 MiB).
+    static var postingsBudget: Int {
         get { postings.capacityBytes }
         set { postings.capacityBytes = newValue }
     }
 
-    var postingsBytes: Int { postings.usage.bytes }
+    static var postingsBytes: Int { postings.usage.bytes }
 
-    func reader(file: String, info: SegmentInfo, connection: SQLiteConnection) throws -> SegmentReader {
-        let key = Key(file: file, segment: info.id)
-        if let cached = state.withLock({ $0.readers[key] }) { return cached }
+    func reader(info: SegmentInfo, connection: SQLiteConnection) throws -> SegmentReader {
+        if let cached = state.withLock({ $0.readers[info.id] }) { return cached }
         let reader = try SegmentReader(info: info, connection: connection)
-        state.withLock { $0.readers[key] = reader }
+        state.withLock { $0.readers[info.id] = reader }
         return reader
     }
 
-    /// Forgets the segments of `file` that are not in `current`.
-    func retain(file: String, current: Set<Int64>) {
+    /// Forgets the segments that are not in `current`.
+    func retain(current: Set<Int64>) {
         let merged = state.withLock { state in
-            let gone = state.readers.keys.filter { $0.file == file && !current.contains($0.segment) }
-            for key in gone {
-                state.readers[key] = nil
-                state.gone[key] = nil
+            let gone = state.readers.keys.filter { !current.contains($0) }
+            for segment in gone {
+                state.readers[segment] = nil
+                state.gone[segment] = nil
             }
             return !gone.isEmpty
         }
         // Only when segments went: a search calls this each time, and the postings are many.
-        if merged { postings.removeAll { $0.file == file && !current.contains($0.segment) } }
+        let file = identity
+        if merged { Self.postings.removeAll { $0.file == file && !current.contains($0.segment) } }
     }
 
     /// The rowids of a segment known to be gone.
-    func gone(file: String, segment: Int64) -> Set<Int64> {
-        state.withLock { $0.gone[Key(file: file, segment: segment)] ?? [] }
+    func gone(segment: Int64) -> Set<Int64> {
+        state.withLock { $0.gone[segment] ?? [] }
     }
 
-    func markGone(file: String, segment: Int64, rowids: [Int64]) {
+    func markGone(segment: Int64, rowids: [Int64]) {
         guard !rowids.isEmpty else { return }
-        state.withLock { $0.gone[Key(file: file, segment: segment), default: []].formUnion(rowids) }
+        state.withLock { $0.gone[segment, default: []].formUnion(rowids) }
     }
 
-    func postings(file: String, segment: SegmentReader, term: SegmentReader.Term, connection: SQLiteConnection) throws -> TermPostings {
-        let key = PostingsKey(file: file, segment: segment.info.id, offset: term.postings.lowerBound)
-        if let cached = postings.value(key) { return cached }
+    func postings(segment: SegmentReader, term: SegmentReader.Term, connection: SQLiteConnection) throws -> TermPostings {
+        let key = PostingsKey(file: identity, segment: segment.info.id, offset: term.postings.lowerBound)
+        if let cached = Self.postings.value(key) { return cached }
         let bytes = try SegmentStore.read(connection, segment: segment.info.id, range: term.postings)
         let read = TermPostings(bytes: bytes, blocks: term.blocks, documents: term.documents)
         // One list never takes more than a quarter of the budget.
-        if bytes.count <= postings.capacityBytes / 4 { postings.insert(read, bytes: bytes.count, for: key) }
+        if bytes.count <= Self.postings.capacityBytes / 4 { Self.postings.insert(read, bytes: bytes.count, for: key) }
         return read
     }
 }

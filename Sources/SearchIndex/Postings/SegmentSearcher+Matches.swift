@@ -27,7 +27,7 @@ extension SegmentSearcher {
     func collectMatches(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
                         into collector: inout some MatchCollector) throws {
         let current = Set(segments.map(\.info.id))
-        let file = file
+        let file = reader.identity
         Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
         for segment in segments {
             guard var matched = try matches(query, in: segment) else { continue }
@@ -94,7 +94,7 @@ extension SegmentSearcher {
             Self.combine(&into, bits, and: false)
             return true
         }
-        let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
+        let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
         Self.decode(postings, documents: segment.documentCount, into: &into)
         return true
     }
@@ -120,13 +120,13 @@ extension SegmentSearcher {
         var bits: [UInt64]?
         for token in unit.tokens {
             guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return nil }
-            let key = TermBitsKey(file: file, segment: segment.info.id, term: token)
+            let key = TermBitsKey(file: reader.identity, segment: segment.info.id, term: token)
             let dense = term.documents >= max(64, segment.documentCount / 64)
             if dense, let known = Self.termBits.value(key), known.count == words {
                 if bits == nil { bits = known } else { Self.combine(&bits!, known, and: true) }
                 continue
             }
-            let postings = try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection)
+            let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
             var tokenBits = [UInt64](repeating: 0, count: words)
             Self.decode(postings, documents: segment.documentCount, into: &tokenBits)
             if dense { Self.termBits.insert(tokenBits, bytes: words * 8 + token.count + 64, for: key) }

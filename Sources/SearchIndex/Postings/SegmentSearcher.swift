@@ -8,7 +8,8 @@ import SearchModel
 struct SegmentSearcher {
     let connection: SQLiteConnection
     let tokenizer: SearchTokenizer.Session
-    let file: String
+    /// What the process keeps of this file (its segments' readers, its postings' cache key).
+    let reader: IndexReader
     let segments: [SegmentReader]
     /// Live documents, their tokens and mean length, the N and avgdl of BM25: this index's
     /// own, or with ``using(_:)`` the whole index's.
@@ -21,13 +22,13 @@ struct SegmentSearcher {
     /// Takes down what the plan looks up, for a router's statistics round.
     var recorder: StatisticsRecorder?
 
-    init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, file: String) throws {
+    init(connection: SQLiteConnection, tokenizer: SearchTokenizer.Session, reader: IndexReader) throws {
         self.connection = connection
         self.tokenizer = tokenizer
-        self.file = file
+        self.reader = reader
         let infos = try SegmentStore.list(connection)
-        SegmentCache.shared.retain(file: file, current: Set(infos.map(\.id)))
-        segments = try infos.map { try SegmentCache.shared.reader(file: file, info: $0, connection: connection) }
+        reader.segments.retain(current: Set(infos.map(\.id)))
+        segments = try infos.map { try reader.segments.reader(info: $0, connection: connection) }
         let stats = try IndexStatistics.read(connection)
         documents = stats.documents
         tokens = stats.tokens
@@ -173,7 +174,7 @@ struct SegmentSearcher {
                          allowed: FilterRows?) throws -> [TopK.Entry] {
         let live = LivenessCheck(rows: rows, now: now, allowed: allowed?.rows)
         allowed?.keep(segments: segments.map(\.info.id))
-        for segment in segments { live.exclude(SegmentCache.shared.gone(file: file, segment: segment.info.id)) }
+        for segment in segments { live.exclude(reader.segments.gone(segment: segment.info.id)) }
         for attempt in 0..<5 {
             if attempt == 4 { live.checksEveryEntrant = true }
             let heap = try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live, allowed: allowed)
@@ -182,7 +183,7 @@ struct SegmentSearcher {
             // Gone is forever: remembered for every later search in this process.
             let goneSet = Set(gone)
             for segment in segments where segment.info.minimumRowid <= (gone.max() ?? 0) {
-                SegmentCache.shared.markGone(file: file, segment: segment.info.id,
+                reader.segments.markGone(segment: segment.info.id,
                                              rowids: gone.filter { segment.info.minimumRowid...segment.info.maximumRowid ~= $0 })
             }
             live.exclude(goneSet.union(expired))
@@ -207,7 +208,7 @@ struct SegmentSearcher {
                     var maximum = Float.infinity
                     for token in unit.tokens {
                         guard let term = token.withUnsafeBytes({ segment.term($0) }) else { break }
-                        found.append(try SegmentCache.shared.postings(file: file, segment: segment, term: term, connection: connection))
+                        found.append(try reader.segments.postings(segment: segment, term: term, connection: connection))
                         maximum = min(maximum, term.maximumBound)
                     }
                     guard found.count == unit.tokens.count, !found.isEmpty else { continue }
