@@ -9,7 +9,7 @@ extension IndexSearch {
     /// ``RelevanceFeedback``'s words for the documents of a first answer.
     func feedback(_ first: [TopK.Entry], query: SearchQuery, plan: QueryPlan, segments: SegmentSearcher) throws -> [RelevanceFeedback.Term] {
         RelevanceFeedback.expansion(of: try readings(first, segments: segments), excluding: excluded(query, plan: plan),
-                                    frequency: segments.frequency, documentCount: segments.documents)
+                                    frequency: segments.dictionary.frequency, documentCount: segments.dictionary.documents)
     }
 
     /// The documents of a first answer read as the index analysed them, each distinct word
@@ -70,7 +70,7 @@ extension IndexSearch {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let segments = statistics.map(self.segments.using) ?? self.segments
         let languages = try statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
-        let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages)
+        let plan = QueryPlan(query, typing: false, terms: segments.dictionary, tokenizer: tokenizer, languages: languages)
         let best: [TopK.Entry]
         if let answer = reader.firstAnswers.answer(try firstAnswerKey(request, plan: plan, segments: segments, languages: languages)) {
             best = answer
@@ -87,9 +87,9 @@ extension IndexSearch {
     /// statistics of every term its plan reads.
     func firstAnswerKey(_ request: SearchRequest, plan: QueryPlan, segments: SegmentSearcher, languages: [String]) throws -> FirstAnswerCache.Key {
         var frequencies: [[UInt8]: Int] = [:]
-        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { frequencies[token] = segments.frequency(token) } }
+        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { frequencies[token] = segments.dictionary.frequency(token) } }
         return FirstAnswerCache.Key(change: try ChangeLog.latest(connection), text: request.text, filter: request.filter,
-                                    now: request.now.timeIntervalSince1970, documents: segments.documents, tokens: segments.tokens,
+                                    now: request.now.timeIntervalSince1970, documents: segments.dictionary.documents, tokens: segments.dictionary.tokens,
                                     languages: languages, frequencies: frequencies)
     }
 }

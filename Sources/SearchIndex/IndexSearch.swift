@@ -30,7 +30,7 @@ struct IndexSearch {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let segments = round?.statistics.map(self.segments.using) ?? self.segments
         let languages = try round?.statistics.map { $0.languages.sorted() } ?? IndexWriter.languages(connection)
-        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages)
+        let plan = QueryPlan(query, typing: request.typing, terms: segments.dictionary, tokenizer: tokenizer, languages: languages)
         let rows = CandidateRows(connection: connection)
         let selection: Selection
         if request.sort == .distance, let near = request.filter.near, let places = try places(in: near, passing: request.filter) {
@@ -152,13 +152,13 @@ struct IndexSearch {
             return (Array(first.prefix(k)), plan, [], reported)
         case .rescore(let terms):
             let widened = terms.isEmpty ? plan
-                : QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: terms)
+                : QueryPlan(query, typing: false, terms: segments.dictionary, tokenizer: tokenizer, languages: languages, expansion: terms)
             return (try segments.rescored(first, by: widened.query, k: k), widened, [], nil)
         case .localFeedback:
             let leading = Array(first.prefix(RelevanceFeedback.leading(first.lazy.map(\.score))))
             let expansion = try feedback(leading, query: query, plan: plan, segments: segments)
             guard !expansion.isEmpty else { return (Array(first.prefix(k)), plan, [], nil) }
-            let widened = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: languages, expansion: expansion)
+            let widened = QueryPlan(query, typing: false, terms: segments.dictionary, tokenizer: tokenizer, languages: languages, expansion: expansion)
             return (try segments.rescored(first, by: widened.query, k: k), widened, leading.map(\.rowid), nil)
         }
     }
@@ -262,16 +262,16 @@ struct IndexSearch {
         let query = try SearchQuery(request.text) { tokenizer.tokens($0, query: true) }
         let recorder = StatisticsRecorder()
         var segments = self.segments
-        segments.recorder = recorder
+        segments.dictionary.recorder = recorder
         let languages = try IndexWriter.languages(connection)
         // Words a router's feedback may add (``RelevanceFeedback/candidates(of:excluding:)``),
         // planned as added words so that every form their clauses read is counted.
-        let plan = QueryPlan(query, typing: request.typing, segments: segments, tokenizer: tokenizer, languages: languages,
+        let plan = QueryPlan(query, typing: request.typing, terms: segments.dictionary, tokenizer: tokenizer, languages: languages,
                              expansion: words.map { RelevanceFeedback.Term(token: $0, weight: 1) })
-        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { _ = segments.frequency(token) } }
+        for unit in plan.query.clauses.flatMap(\.units) { for token in unit.tokens { _ = segments.dictionary.frequency(token) } }
         var statistics = CorpusStatistics()
-        statistics.documents = segments.documents
-        statistics.tokens = segments.tokens
+        statistics.documents = segments.dictionary.documents
+        statistics.tokens = segments.dictionary.tokens
         statistics.languages = Set(languages)
         statistics.frequencies = recorder.frequencies
         statistics.completions = recorder.completions

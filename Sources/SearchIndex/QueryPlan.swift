@@ -78,7 +78,7 @@ struct QueryPlan {
 
     /// - Parameter expansion: words added by ``RelevanceFeedback``, each an optional clause
     ///   of its forms at its weight.
-    init(_ query: SearchQuery, typing: Bool, segments: SegmentSearcher, tokenizer: SearchTokenizer.Session, languages: [String],
+    init(_ query: SearchQuery, typing: Bool, terms dictionary: TermDictionary, tokenizer: SearchTokenizer.Session, languages: [String],
          expansion: [RelevanceFeedback.Term] = []) {
         // Terms, in order of first appearance; hyphenated words give boosts.
         var terms: [Term] = []
@@ -108,8 +108,8 @@ struct QueryPlan {
         // A pasted paragraph: keep the terms that say most (the rarest).
         if terms.count > Self.maximumClauses {
             let ranked = terms.indices.sorted {
-                let a = terms[$0].tokens.map(segments.frequency).max() ?? 0
-                let b = terms[$1].tokens.map(segments.frequency).max() ?? 0
+                let a = terms[$0].tokens.map(dictionary.frequency).max() ?? 0
+                let b = terms[$1].tokens.map(dictionary.frequency).max() ?? 0
                 return a != b ? a < b : $0 < $1
             }
             let kept = Set(ranked.prefix(Self.maximumClauses))
@@ -122,7 +122,7 @@ struct QueryPlan {
             var units = Self.forms(of: term.isPhrase ? nil : term.token, phrase: term.tokens, stemmers: stemmers, tokenizer: tokenizer,
                                    weight: pow(Double(term.count), Self.repeatExponent))
             if typing, index == terms.count - 1, query.lastWordIsPrefix, !term.isPhrase {
-                for completion in segments.completions(of: term.token, limit: Self.maximumCompletions) {
+                for completion in dictionary.completions(of: term.token, limit: Self.maximumCompletions) {
                     Self.add([completion], Self.completionWeight, to: &units)
                 }
             }
@@ -140,7 +140,7 @@ struct QueryPlan {
                                                                   weight: term.weight)))
         }
         self.query = PostingsQuery(clauses: clauses, requireAll: false)
-        addCorrections(terms: terms, segments: segments)
+        addCorrections(terms: terms, dictionary: dictionary)
     }
 
     /// A term's units: a phrase alone, or a word's forms — the word as written at
@@ -175,13 +175,13 @@ struct QueryPlan {
 
     /// Spelling alternatives for terms the index does not hold in any form, each one more
     /// unit of its term's clause.
-    private mutating func addCorrections(terms: [Term], segments: SegmentSearcher) {
+    private mutating func addCorrections(terms: [Term], dictionary: TermDictionary) {
         var unknown: [(clause: Int, target: [Unicode.Scalar], edits: Int, word: String)] = []
         for (index, term) in terms.enumerated() where !term.isPhrase {
             let text = String(decoding: term.token, as: UTF8.self)
             guard let first = text.unicodeScalars.first, first.properties.isAlphabetic, !SearchTokenizer.isCJK(first.value) else { continue }
             let edits = TypoTolerance.allowedEdits(forLength: text.unicodeScalars.count)
-            guard edits > 0, query.clauses[index].units.allSatisfy({ $0.tokens.allSatisfy { segments.frequency($0) == 0 } }) else { continue }
+            guard edits > 0, query.clauses[index].units.allSatisfy({ $0.tokens.allSatisfy { dictionary.frequency($0) == 0 } }) else { continue }
             unknown.append((index, Array(text.unicodeScalars), edits, term.word))
             if unknown.count == Self.maximumCorrectedWords { break }
         }
@@ -189,7 +189,7 @@ struct QueryPlan {
         searchedCorrections = true
         let share = max(Self.minimumCorrectionBudget, Self.correctionBudget / unknown.count)
         for word in unknown {
-            let found = segments.fuzzyTerms(near: word.target, edits: word.edits, budget: share)
+            let found = dictionary.fuzzyTerms(near: word.target, edits: word.edits, budget: share)
             let best = found.sorted { $0.documents != $1.documents ? $0.documents > $1.documents : $0.term.lexicographicallyPrecedes($1.term) }
                 .prefix(5).map(\.term)
             guard !best.isEmpty else { continue }

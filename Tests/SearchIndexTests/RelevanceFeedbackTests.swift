@@ -33,7 +33,7 @@ import Testing
         let (weights, idfs, forms) = try t.index.withConnectionAndTokenizer { connection, tokenizer in
             let segments = try SegmentSearcher(connection: connection, tokenizer: tokenizer, reader: t.index.reader)
             let query = try SearchQuery("flexible heat flexible flexible flexible") { tokenizer.tokens($0, query: true) }
-            let plan = QueryPlan(query, typing: false, segments: segments, tokenizer: tokenizer, languages: [])
+            let plan = QueryPlan(query, typing: false, terms: segments.dictionary, tokenizer: tokenizer, languages: [])
             let clause = plan.query.clauses[0]
             return (clause.units.map(\.weight), segments.weightedIDFs(plan.query)[0], clause.units.map(\.isForm))
         }

@@ -41,9 +41,9 @@ import Testing
                             let scalars = Array(word.unicodeScalars)
                             return scalars.first == target.first && TypoTolerance.distance(target, scalars, limit: edits) <= edits
                         })
-                        let found = searcher.fuzzyTerms(near: target, edits: edits, budget: 1_000_000).map { String(decoding: $0.term, as: UTF8.self) }
+                        let found = searcher.dictionary.fuzzyTerms(near: target, edits: edits, budget: 1_000_000).map { String(decoding: $0.term, as: UTF8.self) }
                         #expect(Set(found) == expected, "\(String(String.UnicodeScalarView(target))) ±\(edits)")
-                        let bounded = searcher.fuzzyTerms(near: target, edits: edits, budget: 20).map { String(decoding: $0.term, as: UTF8.self) }
+                        let bounded = searcher.dictionary.fuzzyTerms(near: target, edits: edits, budget: 20).map { String(decoding: $0.term, as: UTF8.self) }
                         #expect(Set(bounded).isSubset(of: expected), "a small budget finds fewer, never wrong ones")
                     }
                 }

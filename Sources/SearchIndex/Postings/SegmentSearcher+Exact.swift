@@ -46,7 +46,7 @@ extension SegmentSearcher {
             }
         }
         let length = Double(segment.lengths[Int(ordinal)])
-        let norm = BM25.Norm(averageLength: averageLength)
+        let norm = BM25.Norm(averageLength: dictionary.averageLength)
         var score = 0.0
         var matched = 0
         var unit = 0
