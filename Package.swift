@@ -3,8 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "Searchlight",
+    // What the client library needs (async URLSession); the server's modules build on Linux.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "searchlight", targets: ["searchlight"]),
+        /// For apps and back ends: push, search and delete in a running `searchlight serve`.
+        .library(name: "SearchlightClient", targets: ["SearchlightClient"]),
     ],
     targets: [
         // C libraries, one system-library target each: module.modulemap + shim.h.
@@ -65,15 +69,22 @@ let package = Package(
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
         /// What the API's two sides share: paths, `/v1/search`'s parameters and the shard
         /// rounds' body both ways, errors, the router credential, engagement tokens, the access log.
-        .target(name: "ServiceAPI", dependencies: ["HTTPServer", "HTTPTypes", "Items", "JSON", "SearchModel", "StoreSeams", "TextUtilities"]),
-        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "JSON", "Items", "SearchModel", "ServiceAPI", "TextUtilities"]),
+        /// The API's wire model with no C library below it: its paths and `/v1/search`'s
+        /// parameters as the client writes them; what a Swift client shares with the server.
+        .target(name: "APIModel", dependencies: ["ItemModel", "SearchModel", "TextUtilities"]),
+        /// The Swift client of a running `searchlight serve`, for apps and back ends: on
+        /// Foundation and the model modules alone, no C library (the `SearchlightClient` product).
+        .target(name: "SearchlightClient", dependencies: ["APIModel", "ItemModel", "JSON", "SearchModel"]),
+        .target(name: "ServiceAPI", dependencies: ["APIModel", "HTTPServer", "HTTPTypes", "Items", "JSON", "SearchModel", "StoreSeams", "TextUtilities"]),
+        /// The command line's client: the client library over libcurl, waited for.
+        .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "Items", "SearchModel", "SearchlightClient"]),
         /// `serve --router`: one answer from the shards of a split index (statistics round,
         /// fan-out with fail-over and hedging, merge).
         .target(name: "Router", dependencies: ["Fetch", "HTTPServer", "HTTPTypes", "JSON", "Items", "SearchModel", "ServiceAPI", "StoreSeams"]),
 
         .executableTarget(
             name: "searchlight",
-            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "EmbeddedStore", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "ServiceAPI", "Router", "Service", "ServiceClient", "WebRules", "WebURL"]),
+            dependencies: ["PostgresStore", "HTTPTypes", "Crawl", "EmbeddedStore", "Render", "Ingest", "ItemMapping", "StoreSeams", "TextUtilities", "DemoWeb", "Fetch", "HTTPServer", "JSON", "Markup", "Items", "SearchIndex", "ServiceAPI", "Router", "Service", "ServiceClient", "SearchlightClient", "WebRules", "WebURL"]),
 
         // Helpers shared by the test targets: fixture servers, TLS material, running the CLI.
         .target(
@@ -83,6 +94,7 @@ let package = Package(
         .testTarget(name: "ItemsTests", dependencies: ["Items", "JSON"]),
         .testTarget(name: "SearchModelTests", dependencies: ["SearchModel"]),
         .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
+        .testTarget(name: "SearchlightClientTests", dependencies: ["SearchlightClient", "searchlight-client-example", "HTTPServer", "HTTPTypes", "ItemModel", "SearchModel", "SearchlightTestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),
@@ -115,6 +127,10 @@ let package = Package(
             name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "ServiceAPI", "Router", "Items", "SearchIndex", "Service", "TextUtilities", "WebRules",
                                                       "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
+
+        // What the README's "Use from Swift" shows, built with the tests and run against a
+        // service by them (SearchlightClientTests).
+        .executableTarget(name: "searchlight-client-example", dependencies: ["SearchlightClient"], path: "Examples/ClientExample"),
 
         // Benchmarks live apart from the tests: `swift run -c release searchlight-bench …`.
         .executableTarget(

@@ -49,7 +49,7 @@ public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// Drops every entry whose key `isDead` says is gone (a merged-away segment's, a closed file's).
     public func removeAll(where isDead: @Sendable (Key) -> Bool) {
-        store.withLock { $0.removeAll { key, _ in isDead(key) } }
+        store.withLock { $0.removeAll(whereKey: isDead) }
     }
 
     /// Entries and bytes held.

@@ -94,7 +94,16 @@ public struct BoundedStore<Key: Hashable, Value> {
 
     /// Drops every entry `isDead` says is gone.
     public mutating func removeAll(where isDead: (Key, Value) -> Bool) {
-        for (key, slot) in slots where isDead(key, slot.value) { remove(key) }
+        var dead: [Key] = []
+        for index in slots.indices where isDead(slots.keys[index], slots.values[index].value) { dead.append(slots.keys[index]) }
+        for key in dead { remove(key) }
+    }
+
+    /// Drops every entry whose key `isDead` says is gone, without reading the values.
+    public mutating func removeAll(whereKey isDead: (Key) -> Bool) {
+        var dead: [Key] = []
+        for key in slots.keys where isDead(key) { dead.append(key) }
+        for key in dead { remove(key) }
     }
 
     public mutating func removeAll() {

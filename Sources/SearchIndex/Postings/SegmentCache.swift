@@ -4,9 +4,10 @@ import SQLite
 import Synchronization
 
 /// One index file's segments' documents and dictionaries (``SegmentReader``) and the rows of
-/// each found gone, for its ``IndexReader``; and the recently used postings of every file,
-/// under one process-wide byte budget. Segments are immutable, so an entry never goes
-/// stale; a merged-away segment's entries are dropped when a search sees the new segment list.
+/// each found gone, for its ``IndexReader``; and the recently used postings and frequent
+/// terms' document bits of every file, under process-wide byte budgets. Segments are
+/// immutable, so an entry never goes stale; a merged-away segment's entries are dropped
+/// when a search sees the new segment list.
 final class SegmentCache: Sendable {
     private struct PostingsKey: Hashable, Sendable {
         var file: String
@@ -24,6 +25,16 @@ final class SegmentCache: Sendable {
     let identity: String
     private let state = Mutex(State())
     private static let postings = BoundedCache<PostingsKey, TermPostings>(capacityBytes: 256 << 20)
+
+    private struct TermBitsKey: Hashable, Sendable {
+        var file: String
+        var segment: Int64
+        var term: [UInt8]
+    }
+
+    /// Dense terms' document bits per segment, at most 64 MiB in all (a term in every
+    /// document of a segment of 1,000,000 takes 125 KB).
+    private static let termBits = BoundedCache<TermBitsKey, [UInt64]>(capacityBytes: 64 << 20)
 
     init(identity: String) {
         self.identity = identity
@@ -56,7 +67,20 @@ final class SegmentCache: Sendable {
         }
         // Only when segments went: a search calls this each time, and the postings are many.
         let file = identity
-        if merged { Self.postings.removeAll { $0.file == file && !current.contains($0.segment) } }
+        if merged {
+            Self.postings.removeAll { $0.file == file && !current.contains($0.segment) }
+            Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
+        }
+    }
+
+    /// The bits of the documents of `segment` holding `term`, when kept.
+    func termBits(segment: Int64, term: [UInt8]) -> [UInt64]? {
+        Self.termBits.value(TermBitsKey(file: identity, segment: segment, term: term))
+    }
+
+    /// Keeps a dense term's document bits for the next search.
+    func keep(termBits bits: [UInt64], segment: Int64, term: [UInt8]) {
+        Self.termBits.insert(bits, bytes: bits.count * 8 + term.count + 64, for: TermBitsKey(file: identity, segment: segment, term: term))
     }
 
     /// The rowids of a segment known to be gone.

@@ -1,5 +1,3 @@
-import BoundedCache
-
 /// Every match of a query, not only the best: what facets count (Meilisearch, Typesense and
 /// Elasticsearch count over every match). Read from the postings' ordinals alone — no score
 /// — as a bit per document of each segment: a clause's units joined, the clauses met
@@ -7,28 +5,16 @@ import BoundedCache
 /// when it is an item now (``LiveRows``). A phrase counts where all its tokens are (its
 /// postings say no more); the caller says such counts are not exact.
 ///
-/// The bits of a term in at least 1/64 of a segment's documents are kept (``termBits``), as
-/// Lucene's query cache keeps the document sets of clauses used often: a frequent word's
-/// postings are the costliest to decode and the likeliest to be asked for again, and a
-/// segment's postings never change.
+/// The bits of a term in at least 1/64 of a segment's documents are kept
+/// (``SegmentCache/termBits(segment:term:)``), as Lucene's query cache keeps the document
+/// sets of clauses used often: a frequent word's postings are the costliest to decode and
+/// the likeliest to be asked for again, and a segment's postings never change.
 extension SegmentSearcher {
-    struct TermBitsKey: Hashable, Sendable {
-        var file: String
-        var segment: Int64
-        var term: [UInt8]
-    }
-
-    /// Dense terms' bits per segment, at most 64 MiB in all (a term in every document of a
-    /// segment of 1,000,000 takes 125 KB).
-    static let termBits = BoundedCache<TermBitsKey, [UInt64]>(capacityBytes: 64 << 20)
 
     /// Offers `collector` each segment with the bits of its ordinals the query matches that
     /// are live, unexpired items at `now` and that `allowed` passes.
     func collectMatches(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
                         into collector: inout some MatchCollector) throws {
-        let current = Set(segments.map(\.info.id))
-        let file = reader.identity
-        Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
         for segment in segments {
             guard var matched = try matches(query, in: segment) else { continue }
             live.ordinals(segment: segment.info.id, rowids: segment.rowids).mask(&matched, now: now)
@@ -120,16 +106,15 @@ extension SegmentSearcher {
         var bits: [UInt64]?
         for token in unit.tokens {
             guard let term = token.withUnsafeBytes({ segment.term($0) }) else { return nil }
-            let key = TermBitsKey(file: reader.identity, segment: segment.info.id, term: token)
             let dense = term.documents >= max(64, segment.documentCount / 64)
-            if dense, let known = Self.termBits.value(key), known.count == words {
+            if dense, let known = reader.segments.termBits(segment: segment.info.id, term: token), known.count == words {
                 if bits == nil { bits = known } else { Self.combine(&bits!, known, and: true) }
                 continue
             }
             let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
             var tokenBits = [UInt64](repeating: 0, count: words)
             Self.decode(postings, documents: segment.documentCount, into: &tokenBits)
-            if dense { Self.termBits.insert(tokenBits, bytes: words * 8 + token.count + 64, for: key) }
+            if dense { reader.segments.keep(termBits: tokenBits, segment: segment.info.id, term: token) }
             if bits == nil { bits = tokenBits } else { Self.combine(&bits!, tokenBits, and: true) }
         }
         return bits

@@ -17,8 +17,12 @@ struct RemoteBatchSink: IngestSink {
     /// service's is no problem): mapped items stay until ingest deletes them.
     var itemLifetime: TimeInterval? { SearchableItem.Limits.lifetime - 86_400 }
 
-    init(server: String, key: String, caCertificates: String?) {
-        client = ServiceClient(server: server, caCertificates: caCertificates, userAgent: UserAgent.string, key: key)
+    init(server: String, key: String, caCertificates: String?) throws {
+        do {
+            client = try ServiceClient(server: server, caCertificates: caCertificates, userAgent: UserAgent.string, key: key)
+        } catch {
+            throw UsageError(error.message)
+        }
     }
 
     func clientState(_ name: String) throws -> String? {

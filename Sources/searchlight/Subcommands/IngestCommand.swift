@@ -105,7 +105,7 @@ struct IngestCommand: Command {
         }
         let sink: any IngestSink
         if let server, let key {
-            sink = RemoteBatchSink(server: server, key: key, caCertificates: caCertificates)
+            sink = try RemoteBatchSink(server: server, key: key, caCertificates: caCertificates)
         } else {
             let items = try store.items(data)
             var local = IndexBatchSink(clientState: { try items.clientState(batch: $0) }, commit: { try items.commit($0, now: Date()) })

@@ -3,6 +3,7 @@ import Items
 import JSON
 import PostgresStore
 import SearchIndex
+import SearchlightClient
 import ServiceClient
 import WebURL
 
@@ -146,13 +147,14 @@ extension SearchCommand {
     /// `--server`: the same search asked of a running `searchlight serve`; what it refuses
     /// as a bad request is a usage error here too.
     private func remoteSearch(_ request: SearchRequest, server: String) throws -> SearchResponse {
-        let client = ServiceClient(server: server, caCertificates: caCertificates, userAgent: UserAgent.string)
-        let result = Result { () throws(ServiceClientError) in try client.search(request) }
+        let result = Result { () throws(SearchlightError) in
+            try ServiceClient(server: server, caCertificates: caCertificates, userAgent: UserAgent.string).search(request)
+        }
         switch result {
         case .success(let response):
             return response
         case .failure(let error) where error.code == .badRequest:
-            throw UsageError(error.serviceMessage ?? error.message)
+            throw UsageError(error.serverMessage ?? error.message)
         case .failure(let error):
             throw CommandFailure(error.message)
         }

@@ -15,6 +15,16 @@ public enum APIPath {
     public static let shardFeedback = "/v1/shard/feedback"
     public static let indexNow = "/indexnow"
 
+    public static let items = "/v1/items"
+    public static let activities = "/v1/activities"
+    public static let engagement = "/v1/engagement"
+
+    /// `/v1/items/{id}/source` with the id as one path segment.
+    public static func itemSource(_ id: String) -> String { "/v1/items/" + Unreserved.encodingOthers(id) + "/source" }
+
+    /// `/v1/domains/{domainIdentifier}` with the domain as one path segment.
+    public static func domain(_ domainIdentifier: String) -> String { "/v1/domains/" + Unreserved.encodingOthers(domainIdentifier) }
+
     /// `/v1/batches/{name}` with the name as one path segment.
     public static func batch(_ name: String) -> String { "/v1/batches/" + Unreserved.encodingOthers(name) }
 }
