@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "searchlight", targets: ["searchlight"]),
         /// For apps and back ends: push, search and delete in a running `searchlight serve`.
         .library(name: "SearchlightClient", targets: ["SearchlightClient"]),
+        /// For apps and back ends: their own records made items with `ingest`'s mapping files.
+        .library(name: "SearchlightMapping", targets: ["SearchlightMapping"]),
     ],
     targets: [
         // C libraries, one system-library target each: module.modulemap + shim.h.
@@ -63,7 +65,11 @@ let package = Package(
         .target(name: "StoreSeams", dependencies: ["CLibCrypto", "Items", "JSON", "TextUtilities", "WebURL"]),
         /// Mapping files and templates, and the one renderer from a mapped record to an item:
         /// what ingest and the crawl (a page's schema.org object) share.
-        .target(name: "ItemMapping", dependencies: ["JSON", "Items", "TextUtilities"]),
+        /// Mapping files and `{#keyPath#}` templates, and the one renderer of a record's
+        /// templates into an item's fields, with no C library below them: what an app links
+        /// (the `SearchlightMapping` product) and ingest builds on.
+        .target(name: "SearchlightMapping", dependencies: ["ItemModel", "JSON", "TextUtilities"]),
+        .target(name: "ItemMapping", dependencies: ["SearchlightMapping", "JSON", "Items", "TextUtilities"]),
         .target(name: "Ingest", dependencies: ["CLibXML2", "ItemMapping", "JSON", "Items", "SearchIndex", "SQLite", "TextUtilities"]),
         .target(name: "PostgresStore", dependencies: ["Postgres", "JSON", "Items", "SearchIndex", "StoreSeams", "WebURL"]),
         .target(name: "Service", dependencies: ["HTTPTypes", "CLibCrypto", "HTTPServer", "JSON", "Items", "SearchIndex", "ServiceAPI", "SQLite", "StoreSeams", "TextUtilities", "WebURL"]),
@@ -97,7 +103,7 @@ let package = Package(
         .testTarget(name: "SearchlightClientTests", dependencies: ["SearchlightClient", "searchlight-client-example", "HTTPServer", "HTTPTypes", "ItemModel", "SearchModel", "SearchlightTestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "SearchlightMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
         .testTarget(
             name: "PostgresStoreTests",

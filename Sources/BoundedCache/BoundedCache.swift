@@ -5,13 +5,19 @@ import Synchronization
 /// copy-on-write array.
 public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let store: Mutex<BoundedStore<Key, Value>>
+    /// Whether entries age: only then is the clock read (a lookup on a hot path, as the
+    /// postings', would pay for it on every call).
+    private let ages: Bool
 
     public init(capacityBytes: Int = .max, capacityEntries: Int = .max, maximumAge: Double? = nil) {
         store = Mutex(BoundedStore(capacityBytes: capacityBytes, capacityEntries: capacityEntries, maximumAge: maximumAge))
+        ages = maximumAge != nil
     }
 
-    /// Seconds on the monotonic clock since the first cache was made.
-    private static var now: Double {
+    /// Seconds on the monotonic clock since the first cache was made; 0 for a cache whose
+    /// entries do not age.
+    private var now: Double {
+        guard ages else { return 0 }
         let elapsed = ContinuousClock.now - processStart
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
@@ -24,18 +30,18 @@ public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// The value of `key`, marked used; nil when absent or past its age.
     public func value(_ key: Key) -> Value? {
-        let now = Self.now
-        return store.withLock { $0.use(key, at: now) }
+        let time = now
+        return store.withLock { $0.use(key, at: time) }
     }
 
     /// The value of `key`, marked used, or the one `make` makes, kept as `bytes` of the
     /// budget — under the lock, so that two threads asking at once get the same value.
     public func value(_ key: Key, bytes: Int = 0, orMaking make: () -> Value) -> Value {
-        let now = Self.now
+        let time = now
         return store.withLock { store in
-            if let known = store.use(key, at: now) { return known }
+            if let known = store.use(key, at: time) { return known }
             let made = make()
-            store.insert(made, bytes: bytes, for: key, at: now)
+            store.insert(made, bytes: bytes, for: key, at: time)
             return made
         }
     }
@@ -43,8 +49,8 @@ public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     /// Keeps `value` as `bytes` of the budget (a value larger than the whole budget is not
     /// kept), evicting what does not fit.
     public func insert(_ value: Value, bytes: Int, for key: Key) {
-        let now = Self.now
-        store.withLock { $0.insert(value, bytes: bytes, for: key, at: now) }
+        let time = now
+        store.withLock { $0.insert(value, bytes: bytes, for: key, at: time) }
     }
 
     /// Drops every entry whose key `isDead` says is gone (a merged-away segment's, a closed file's).

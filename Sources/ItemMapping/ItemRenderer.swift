@@ -1,10 +1,8 @@
 import FoundationEssentials
 import Items
-import TextUtilities
 
-/// The one place a mapped record becomes a ``SearchableItem``: each template rendered from
-/// the record's values, numbers and dates read from their text, and the item held to the
-/// item contract (``SearchableItem/validated(_:now:)`` with the `rendered` policy: text
+/// The one place a mapped record becomes a ``ValidItem``: its draft (``MappedItem``, the
+/// templates rendered) held to the item contract (``SearchableItem/validated(_:now:)`` with the `rendered` policy: text
 /// cleaned and cut, any other broken rule skips the record), so an app's database can put
 /// nothing in the index that a push could not. Pure: `value` supplies the record.
 public enum ItemRenderer {
@@ -13,69 +11,18 @@ public enum ItemRenderer {
         case skipped(IngestSkip, String?)
     }
 
-    private struct Invalid: Error {
-        var detail: String
-    }
-
-    /// How a key path's several values are joined in text (``RecordKeyPath`` through a
-    /// to-many relationship): what a keyword pattern is split at.
-    public static let listSeparator = ", "
+    /// How a key path's several values are joined in text (``MappedItem/listSeparator``).
+    public static let listSeparator = MappedItem.listSeparator
 
     public static func render(
         _ mapping: Mapping, record: RecordReference?, now: Date, lifetime: TimeInterval? = nil, value: (RecordKeyPath) throws -> String?
     ) throws -> Outcome {
-        // A value put into a URL is one URL component: `Acme Corp` → `Acme%20Corp`.
-        func component(_ path: RecordKeyPath) throws -> String? { try value(path).map(Unreserved.encodingOthers) }
-        func text(_ name: Mapping.Field) throws -> String? { try mapping.fields[name]?.render(value) }
-        func url(_ name: Mapping.Field) throws -> String? { try mapping.fields[name]?.render(component) }
-        func number(_ name: Mapping.Field) throws -> Double? {
-            guard let rendered = try text(name)?.trimmingASCIIWhitespace(), !rendered.isEmpty else { return nil }
-            guard let number = Double(rendered), number.isFinite else { throw Invalid(detail: "\(name.rawValue) '\(rendered)': not a number") }
-            return number
-        }
-
         do {
-            var item = SearchableItem(uniqueIdentifier: try mapping.uniqueIdentifier.render(value), title: try text(.title) ?? "",
-                                      source: .pushed, lastUpdated: now, record: record)
-            item.contentDescription = try text(.contentDescription)
-            item.thumbnailURL = try url(.thumbnailURL)
-            item.webURL = try url(.webURL)
-            item.price = try text(.price)
-            item.currency = try text(.currency)
-            item.telephone = try text(.phone)
-            item.address = try text(.address)
-            item.contentType = try text(.contentType)
-            item.bodyText = try text(.text) ?? ""
-            item.domainIdentifier = try text(.domainIdentifier)
-            if let scale = try number(.ratingScale) { item.ratingScale = scale }
-            item.rating = try number(.rating)
-            if let count = try number(.ratingCount) {
-                guard let whole = Int(exactly: count) else { throw Invalid(detail: "ratingCount '\(count)': expected a whole number") }
-                item.ratingCount = whole
-            }
-            if let date = try text(.expirationDate)?.trimmingASCIIWhitespace(), !date.isEmpty {
-                guard let seconds = ISO8601.seconds(from: date) else {
-                    throw Invalid(detail: "expirationDate '\(date)': expected an ISO 8601 date such as 2026-12-31T00:00:00Z")
-                }
-                item.expirationDate = Date(timeIntervalSince1970: seconds)
-            }
-            switch (try number(.latitude), try number(.longitude)) {
-            case (let latitude?, let longitude?): item.location = GeoPoint(latitude: latitude, longitude: longitude)
-            case (nil, nil): break
-            default: throw Invalid(detail: "latitude and longitude go together: one of them is empty")
-            }
-            // A key path through a to-many relationship lists its members joined with ", "
-            // (`{#projects.title#}`): a keyword each, as CoreSpotlight apps list them.
-            item.keywords = try mapping.keywords.flatMap { try $0.render(value).components(separatedBy: Self.listSeparator) }
-            item.apps = try mapping.apps.map { app in
-                var target = app.target
-                target.deepLink = try app.deepLink?.render(component)
-                return target
-            }
+            let item = try MappedItem.draft(mapping, record: record, now: now, value: value)
             var policy = SearchableItem.Policy.rendered
             policy.lifetime = lifetime
             return .item(try item.validated(policy, now: now))
-        } catch let invalid as Invalid {
+        } catch let invalid as MappedItem.Invalid {
             return .skipped(.invalidItem, invalid.detail)
         } catch let problem as SearchableItem.Problem {
             guard problem.kind == .empty else { return .skipped(.invalidItem, problem.description) }

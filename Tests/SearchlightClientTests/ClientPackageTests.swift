@@ -23,20 +23,22 @@ import Testing
         return (dependencies, systemLibraries)
     }
 
-    @Test func theClientLinksNoCLibraryAndNoServerModule() throws {
+    @Test(arguments: [("SearchlightClient", ["SearchlightClient", "APIModel", "ItemModel", "SearchModel", "JSON", "TextUtilities"]),
+                      ("SearchlightMapping", ["SearchlightMapping", "ItemModel", "JSON", "TextUtilities"])])
+    func theLibrariesLinkNoCLibraryAndNoServerModule(_ library: String, _ expected: [String]) throws {
         let (dependencies, systemLibraries) = try Self.targets()
         #expect(systemLibraries.isSuperset(of: ["CSQLite", "CLibXML2", "CCurl", "CIDN2", "CMicroHTTPD", "CLibDeflate", "CStemmer"]), "\(systemLibraries)")
         var closure = Set<String>()
-        var next = ["SearchlightClient"]
+        var next = [library]
         while let target = next.popLast() {
             guard closure.insert(target).inserted else { continue }
             next += try #require(dependencies[target], "\(target) is declared in Package.swift")
         }
-        #expect(closure.isDisjoint(with: systemLibraries), "C libraries in the client's closure: \(closure.intersection(systemLibraries))")
+        #expect(closure.isDisjoint(with: systemLibraries), "C libraries in \(library)'s closure: \(closure.intersection(systemLibraries))")
         for server in ["SearchIndex", "SQLite", "Fetch", "WebURL", "Items", "HTTPServer", "ServiceAPI", "Service", "Crawl"] {
-            #expect(!closure.contains(server), "\(server) in the client's closure")
+            #expect(!closure.contains(server), "\(server) in \(library)'s closure")
         }
-        #expect(closure == ["SearchlightClient", "APIModel", "ItemModel", "SearchModel", "JSON", "TextUtilities"], "\(closure.sorted())")
+        #expect(closure == Set(expected), "\(closure.sorted())")
     }
 
     /// The README's example, built with the tests, run as a user runs it.

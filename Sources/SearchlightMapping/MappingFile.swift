@@ -1,5 +1,9 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-import Items
+#else
+import Foundation
+#endif
+import ItemModel
 import JSON
 import TextUtilities
 

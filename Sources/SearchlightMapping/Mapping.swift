@@ -1,9 +1,9 @@
-import Items
+import ItemModel
 
 /// How the records of one entity become search items: WACoreDataSpotlight's simple mapping
 /// (`titlePattern`, `contentDescriptionPattern`, `keywordsPatterns`, `thumbnailPattern`) and
 /// custom mapping (`attributeSet`, any item field) in one value, plus the apps that open an
-/// item at its deep link. Built by ``MappingFile``; rendered by ``ItemRenderer``.
+/// item at its deep link. Built by ``MappingFile``; rendered by ``MappedItem``.
 public struct Mapping: Sendable {
     /// An item field a mapping may set.
     public enum Field: String, Sendable, Hashable, CaseIterable {

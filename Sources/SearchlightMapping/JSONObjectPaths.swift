@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import JSON
 
 /// Key paths read from a JSON object, as a crawled page's schema.org object (JSON-LD or
@@ -17,7 +21,7 @@ public enum JSONObjectPaths {
         }
         guard let aggregate = path.aggregate else {
             let texts = values.compactMap(text)
-            return texts.isEmpty ? nil : texts.joined(separator: ItemRenderer.listSeparator)
+            return texts.isEmpty ? nil : texts.joined(separator: MappedItem.listSeparator)
         }
         if aggregate == .count { return String(values.count) }
         let members = values.compactMap { value -> String? in
