@@ -14,6 +14,7 @@
 /// `x-apple-*`, `prefs`, `app-prefs`, `tel`, `sms`, `mailto`, `ftp`, `ldap`…): a button on
 /// a shared index must never run script, open local files or start a system tool.
 public enum DeepLinkRule {
+    /// Whether `link` may be an item's deep link (a scheme an app may claim, not a script or file URL).
     public static func isAcceptable(_ link: String) -> Bool {
         let bytes = link.utf8
         guard bytes.count <= SearchableItem.Limits.urlBytes, let colon = bytes.firstIndex(of: UInt8(ascii: ":")),

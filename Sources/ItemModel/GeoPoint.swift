@@ -85,6 +85,7 @@ public struct GeoCircle: Sendable, Hashable {
 
     public var isValid: Bool { center.isValid && radius.isFinite && radius > 0 && radius <= Self.maximumRadius }
 
+    /// Whether `point` lies within the circle.
     public func contains(_ point: GeoPoint) -> Bool { center.distance(to: point) <= radius }
 
     /// Latitude and longitude ranges that hold the circle (one, or two where it crosses the

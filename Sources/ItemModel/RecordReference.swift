@@ -11,6 +11,7 @@ public struct RecordReference: Sendable, Hashable {
     /// The primary key as text (`Z_PK` of a Core Data store, the table's key otherwise).
     public var key: String
 
+    /// What one reference may hold.
     public enum Limits {
         public static let nameBytes = 64
         public static let entityBytes = 128

@@ -9,6 +9,7 @@ import TextUtilities
 /// pushed, or a public user activity. Upserting an item with the same
 /// ``uniqueIdentifier`` replaces it whole.
 public struct SearchableItem: Sendable, Hashable {
+    /// Where the item came from: the crawl, a push, or public activities.
     public enum Source: String, Sendable, Hashable {
         case crawled, pushed, activity
     }
@@ -102,6 +103,7 @@ public struct SearchableItem: Sendable, Hashable {
 
 /// An app that can open an item, with how it was learned.
 public struct AppTarget: Sendable, Hashable {
+    /// The platform an app runs on.
     public enum Platform: String, Sendable, Hashable, CaseIterable {
         case ios, android
     }

@@ -9,6 +9,7 @@ import JSON
 /// app in its store. (An item with no web URL fallback and no store app for the platform
 /// opens its web page when it has one, since nothing else can open it.)
 public struct TapAction: Sendable, Hashable {
+    /// Open the app at the deep link, open the web page, or offer the app in its store.
     public enum Kind: String, Sendable, Hashable {
         case openApp = "open-app"
         case openWeb = "open-web"
@@ -26,6 +27,7 @@ public struct TapAction: Sendable, Hashable {
         self.app = app
     }
 
+    /// What a tap on `item` does on `platform` for someone with the apps of `installed`.
     public static func resolve(for item: SearchableItem, platform: AppTarget.Platform, installed: Set<String>) -> TapAction? {
         let apps = item.apps.filter { $0.platform == platform }
         if let app = apps.first(where: { $0.isInstalled(installed) && ($0.deepLink != nil || ($0.isUniversalLink && item.webURL != nil)) }) {

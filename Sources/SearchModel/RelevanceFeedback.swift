@@ -71,6 +71,7 @@ public enum RelevanceFeedback {
     /// form it holds with its stem class and weighted count. What a shard sends a router
     /// for the documents of the whole index's best ``documents`` that it holds.
     public struct Reading: Sendable, Equatable {
+        /// One word of a document as feedback reads it: its stem class and its count.
         public struct Word: Sendable, Equatable {
             public var form: [UInt8]
             public var stemClass: [UInt8]

@@ -35,6 +35,7 @@ public struct SearchFilter: Sendable, Hashable {
 
     public var isEmpty: Bool { owner == nil && domain == nil && domainIdentifier == nil && contentType == nil && hasApp == nil && openedBy == nil && near == nil }
 
+    /// What one filter may hold.
     public enum Limits {
         public static let ownerBytes = 128
         public static let domainBytes = 253

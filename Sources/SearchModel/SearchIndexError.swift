@@ -3,6 +3,7 @@ import JSON
 /// Why the index could not do what was asked: a typed ``Kind`` (callers switch on it,
 /// never on the message) and a message for people.
 public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a value to switch on.
     public enum Kind: String, Sendable, Hashable {
         /// No index file where one was expected.
         case noIndex = "no-index"
@@ -50,13 +51,18 @@ public struct SearchIndexError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// No index file at `path`.
     public static func notFound(path: String) -> SearchIndexError {
         SearchIndexError(.noIndex, "no index at \(path) (crawl first, or add items with `searchlight index add`)")
     }
 
+    /// A request out of its rules; `field` names the parameter at fault.
     public static func invalidQuery(_ message: String, field: String? = nil) -> SearchIndexError { SearchIndexError(.invalidQuery, message, field: field) }
+    /// A batch's stored client state is not the one expected.
     public static func conflict(_ message: String) -> SearchIndexError { SearchIndexError(.conflict, message) }
+    /// The caller may not change these items.
     public static func forbidden(_ message: String) -> SearchIndexError { SearchIndexError(.forbidden, message) }
+    /// An item the contract refuses.
     public static func invalidItem(_ message: String) -> SearchIndexError { SearchIndexError(.invalidItem, message) }
 
     /// A pushed item's field that is missing, wrong or out of its limits.

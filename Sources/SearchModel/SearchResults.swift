@@ -95,6 +95,7 @@ public enum SearchSort: String, Sendable, Hashable, CaseIterable {
     public static func rounded(_ kilometres: Double) -> Double { (kilometres * 1000).rounded() / 1000 }
 }
 
+/// One result: the item, its scores, what a tap does, how far it is.
 public struct SearchHit: Sendable, Hashable {
     public var item: SearchableItem
     public var score: Double
@@ -119,6 +120,7 @@ public struct SearchHit: Sendable, Hashable {
     }
 }
 
+/// A search's answer: its results, how many matched, facets and corrections.
 public struct SearchResponse: Sendable {
     public var query: String
     public var hits: [SearchHit]
@@ -214,6 +216,7 @@ extension SearchHit {
 extension SearchHit {
     public var json: JSONValue { json(showingRecord: true) }
 
+    /// The result as `search --json` and the API write it; `showingRecord` keeps an ingested item's record.
     public func json(showingRecord: Bool) -> JSONValue {
         let item = self.item
         var fields = JSONObject([

@@ -18,7 +18,9 @@ extension SearchableIndex {
             self.expectedClientState = expectedClientState
         }
 
+        /// Adds items to the batch: written when it ends, replacing items of the same identifier.
         public mutating func indexSearchableItems(_ items: [SearchableItem]) { self.items += items }
+        /// Adds deletions to the batch: the caller's items of these identifiers, deleted when it ends.
         public mutating func deleteSearchableItems(withIdentifiers identifiers: [String]) { deletions += identifiers }
     }
 }
@@ -32,6 +34,7 @@ public struct SearchResults: Sendable {
 
 /// What a person did with a result.
 public struct EngagementEvent: Sendable, Equatable {
+    /// Seen in a list of results, or tapped.
     public enum Kind: String, Sendable {
         case impression, click
     }

@@ -2,6 +2,7 @@
 /// server said: its HTTP status, its error code (`invalid-field`, `conflict`,
 /// `invalid-key`…), its message and the field at fault.
 public struct SearchlightError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a value to switch on.
     public enum Code: Sendable, Equatable {
         /// No HTTP answer: connection, TLS or timeout.
         case unreachable

@@ -10,6 +10,7 @@ import JSON
 /// to-many relationship (its elements' values joined with ", ", or aggregated), and an
 /// object's text is its `@value` or `name`. Pure.
 public enum JSONObjectPaths {
+    /// The text `path` reads in `object` (several values joined with ``MappedItem/listSeparator``); nil when it reads none.
     public static func text(of path: RecordKeyPath, in object: JSONObject) -> String? {
         var values: [JSONValue] = [.object(object)]
         for step in path.steps {

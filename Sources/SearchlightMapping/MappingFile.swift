@@ -38,6 +38,7 @@ public enum MappingFile {
         return try parse(Array(data), file: path)
     }
 
+    /// Reads a mapping file's bytes (`file` names it in errors); throws for any rule it breaks.
     public static func parse(_ bytes: [UInt8], file: String) throws(MappingError) -> MappingSet {
         let root: JSONValue
         do {

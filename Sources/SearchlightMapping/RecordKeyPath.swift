@@ -15,6 +15,7 @@ public struct RecordKeyPath: Sendable, Hashable, CustomStringConvertible {
     /// For `@sum`/`@min`/`@max`/`@avg`: the key path read on each member (`["salary"]`).
     public var memberSteps: [String]
 
+    /// Why a key path's text is not one.
     public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         case empty
         case emptyName

@@ -2,6 +2,7 @@
 /// `employee_{#firstName#}_{#lastName#}`. Text outside placeholders is kept as written; a
 /// value is inserted as text, a missing one as nothing. Pure.
 public struct Template: Sendable, Hashable, CustomStringConvertible {
+    /// A stretch of literal text, or a key path whose value goes there.
     public enum Part: Sendable, Hashable {
         case text(String)
         case value(RecordKeyPath)
@@ -10,6 +11,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     public var parts: [Part]
     public let source: String
 
+    /// Why a pattern's text is not a template.
     public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         case unclosed
         case keyPath(String, RecordKeyPath.ParseError)

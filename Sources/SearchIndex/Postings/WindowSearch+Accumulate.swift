@@ -5,6 +5,7 @@ import Items
 extension WindowSearch {
     /// The most clause `k` can add to a document from `lower` up to `upper`, summed in the
     /// order its score is.
+    @inline(__always)
     func clauseBound(_ k: Int, _ lower: Int32, _ upper: Int32) -> Double {
         var total = 0.0
         var any = false
