@@ -133,16 +133,16 @@ extension SearchPage {
           }
 
           /// What people call the app: its name on this platform, else on the other one (one
-          /// app, two stores), else the name another result gave the same app, never its
-          /// store id or package name.
+          /// app, two stores), else the name another result gave the same app; null when no
+          /// page names it (never its store id or package name).
           function appName(result, app) {
             const known = app && state.known[appID(app)]?.name;
             return app?.name ?? (result.apps ?? []).find((other) => other.name)?.name
-              ?? (known && known !== appID(app) ? known : null) ?? "the app";
+              ?? (known && known !== appID(app) ? known : null);
           }
 
           function actionLabel(result) {
-            const name = appName(result, appFor(result));
+            const name = appName(result, appFor(result)) ?? "the app";
             switch (result.action?.type) {
               case "open-app": return `Open in ${name}`;
               case "install-app": return `Get ${name} on ${state.platform === "android" ? "Google Play" : "the App Store"}`;
@@ -188,15 +188,18 @@ extension SearchPage {
             const description = result.snippet || result.description;
             if (description) body.append(result.snippet ? highlighted(result) : text("p", "desc", description));
             const app = appFor(result);
-            if (app) {
+            // People see an app's name, never its store id or package name; an app no page
+            // names gets no badge (a letter of "the app" would look like its name's).
+            const name = app && appName(result, app);
+            if (name) {
               const line = text("p", "app");
-              // People see an app's name, never its store id or package name.
-              const name = appName(result, app);
               const icon = text("span", "icon", Array.from(name)[0]?.toUpperCase() ?? "A");
               icon.setAttribute("aria-hidden", "true");
               icon.style.background = colourFor(name);
               line.append(icon, name + (installedApp(app) ? " — on this device" : ""));
               body.append(line);
+            } else if (app && installedApp(app)) {
+              body.append(text("p", "app", "An app on this device"));
             }
             const action = document.createElement("button");
             action.type = "button";
@@ -233,7 +236,7 @@ extension SearchPage {
               for (const app of result.apps ?? []) {
                 const id = appID(app);
                 const name = appName(result, app);
-                if (id && (!state.known[id] || state.known[id].name === id)) state.known[id] = { name: name === "the app" ? id : name, platform: app.platform };
+                if (id && (!state.known[id] || state.known[id].name === id)) state.known[id] = { name: name ?? id, platform: app.platform };
               }
             }
             store("searchlight.knownApps", state.known);

@@ -3,11 +3,15 @@
 (W3C WebDriver, no Selenium needed) and prints one line per check; exits 1 on the first
 failure. Screenshots of each state go to SHOT_DIR.
 
-    search_page_browser.py BASE_URL SHOT_DIR
+    search_page_browser.py BASE_URL SHOT_DIR [API_KEY]
+
+With an API key (for the domain nameless.example), an item whose app no page names is pushed
+and its result checked.
 """
 import base64, json, os, socket, subprocess, sys, time, urllib.error, urllib.request
 
 base, shots = sys.argv[1].rstrip("/"), sys.argv[2]
+key = sys.argv[3] if len(sys.argv) > 3 else None
 os.makedirs(shots, exist_ok=True)
 with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
@@ -205,6 +209,21 @@ try:
         }
         return bad;""")
     check(low == [], f"text contrast at least 4.5:1 {low}")
+
+    # An app no page names: no badge (it showed a "T" for "the app"), and the button says "the app".
+    if key:
+        item = {"items": [{"uniqueIdentifier": "quince", "title": "Quince paste", "webURL": "https://nameless.example/quince",
+                           "allowsWebFallback": False, "apps": [{"platform": "ios", "appStoreId": "444555666"}]}]}
+        push = urllib.request.Request(base + "/v1/items", data=json.dumps(item).encode(), method="POST",
+                                      headers={"Content-Type": "application/json", "Authorization": "Bearer " + key})
+        urllib.request.urlopen(push, timeout=10).read()
+        type_into("#q", "quince paste")
+        wait("return [...document.querySelectorAll('.result h2')].some(h => h.textContent === 'Quince paste')", "the nameless app's result")
+        quince = "[...document.querySelectorAll('.result')].find(r => r.querySelector('h2').textContent === 'Quince paste')"
+        check(js(f"return {quince}.querySelectorAll('.icon, .app').length") == 0, "an app no page names gets no badge and no name line")
+        check(js(f"return {quince}.querySelector('.action').textContent") == "Get the app on the App Store",
+              "its button still says what a tap does")
+        shot("10-nameless-app")
 
     # Engagement reached the service: the page's impressions were counted.
     metrics = urllib.request.urlopen(base + "/metrics", timeout=10).read().decode()
