@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "APIModel", dependencies: ["ItemModel", "SearchModel", "TextUtilities"]),
         /// The Swift client of a running `searchlight serve`, for apps and back ends: on
         /// Foundation and the model modules alone, no C library (the `SearchlightClient` product).
-        .target(name: "SearchlightClient", dependencies: ["APIModel", "ItemModel", "JSON", "SearchModel"]),
+        .target(name: "SearchlightClient", dependencies: ["APIModel", "ItemModel", "JSON", "SearchModel", "TextUtilities"]),
         .target(name: "ServiceAPI", dependencies: ["APIModel", "HTTPServer", "HTTPTypes", "Items", "JSON", "SearchModel", "StoreSeams", "TextUtilities"]),
         /// The command line's client: the client library over libcurl, waited for.
         .target(name: "ServiceClient", dependencies: ["Fetch", "HTTPTypes", "Items", "SearchModel", "SearchlightClient"]),

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TextUtilities
 
 extension SearchableIndex {
     /// One API call: sent, retried on 429/503 as ``retry`` says, its JSON answer read; a
@@ -20,6 +21,8 @@ extension SearchableIndex {
             do {
                 try Task.checkCancellation()
                 response = try await transport.send(request)
+            } catch let error as SearchlightError {
+                throw error
             } catch is CancellationError {
                 throw SearchlightError(.cancelled, "\(method) \(path) was cancelled")
             } catch let error as URLError where error.code == .cancelled {
@@ -48,10 +51,12 @@ extension SearchableIndex {
     static func failure(status: Int, answer: JSONValue?, server: URL) -> SearchlightError {
         if (200..<300).contains(status) { return SearchlightError(.notUnderstood, "\(server) answered \(status) without JSON", status: status) }
         let error = answer?["error"]
-        let message = error?["message"]?.stringValue ?? "HTTP \(status)"
+        // What the server says is kept short: a message of 1 KiB, a code and field of 128 bytes.
+        let serverMessage = error?["message"]?.stringValue.map { $0.prefix(utf8Bytes: 1024) }
+        let message = serverMessage ?? "HTTP \(status)"
         return SearchlightError(SearchlightError.code(status: status), "\(server) answered \(status): \(message)", status: status,
-                                serverCode: error?["code"]?.stringValue, serverMessage: error?["message"]?.stringValue,
-                                field: error?["field"]?.stringValue)
+                                serverCode: error?["code"]?.stringValue.map { $0.prefix(utf8Bytes: 128) }, serverMessage: serverMessage,
+                                field: error?["field"]?.stringValue.map { $0.prefix(utf8Bytes: 128) })
     }
 }
 

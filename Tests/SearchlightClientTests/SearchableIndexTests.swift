@@ -185,6 +185,43 @@ import Testing
         #expect((error as? SearchlightError)?.code == .cancelled, "\(error)")
     }
 
+    /// An answer that never ends (or one that declares more than the limit) is cut at the
+    /// transport's limit with `tooLarge`, not buffered; a server's long message is kept short.
+    @Test func anEndlessAnswerIsCutAndALongMessageKeptShort() async throws {
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)
+        let longMessage = String(repeating: "é", count: 50_000)
+        var configuration = HTTPServer.Configuration()
+        configuration.port = 0
+        let server = try HTTPServer(configuration: configuration) { request in
+            switch request.path {
+            case "/v1/search": HTTPServerResponse(status: 200, body: .stream { chunk })
+            case "/v1/batches/declared": HTTPServerResponse(status: 200, contentType: "application/json", body: [UInt8](repeating: 32, count: 3 << 20))
+            default: HTTPServerResponse(status: 400, contentType: "application/json",
+                                        body: Array(#"{"error":{"code":"invalid-field","message":"\#(longMessage)","field":"q"}}"#.utf8))
+            }
+        }
+        defer { server.stop(gracePeriod: 0) }
+        let origin = URL(string: "http://127.0.0.1:\(server.port)")!
+        let index = SearchableIndex(server: origin, timeout: 60, transport: URLSessionTransport(maximumResponseBytes: 1 << 20))
+        await #expect {
+            try await index.search(SearchRequest("tart"))
+        } throws: { error in
+            (error as? SearchlightError)?.code == .tooLarge
+        }
+        await #expect {
+            try await index.fetchLastClientState(batch: "declared")
+        } throws: { error in
+            (error as? SearchlightError)?.code == .tooLarge
+        }
+        await #expect {
+            try await index.fetchLastClientState(batch: "other")
+        } throws: { error in
+            guard let error = error as? SearchlightError else { return false }
+            return error.code == .badRequest && error.field == "q" && (error.serverMessage?.utf8.count ?? .max) <= 1024
+                && error.message.utf8.count < 1200
+        }
+    }
+
     @Test func theRetryRuleIsAValue() {
         let policy = RetryPolicy(attempts: 3, initialDelay: 0.5, maximumDelay: 4)
         #expect(policy.delay(afterAttempt: 1, status: 500, retryAfter: nil, jitter: 1) == nil, "only 429 and 503")
