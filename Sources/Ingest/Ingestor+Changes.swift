@@ -6,14 +6,20 @@ extension Ingestor {
     func scanChanges(full: Bool) throws -> ChangeSet {
         var changes = ChangeSet()
         let source = mappings.source
+        var scanned = 0
+        let rows = progress == nil ? nil : try plan.trackedTables.reduce(0) { $0 + (try database.rowCount(table: $1)) }
+        let blank = IngestReport(source: source)
+        defer { tell(.scanning, done: scanned, total: scanned, report: blank) }
         for tableName in plan.trackedTables {
             guard let table = database.schema.tables[tableName] else { continue }
             var old = try state.versions(source: source, table: tableName)
             var found = ChangeSet.TableChanges()
             var versions: [RecordKey: IngestState.Version?] = [:]
             let links = plan.linkColumns[tableName] ?? []
-            let visit = { (key: RecordKey, version: IngestState.Version) in
+            let visit = { [self] (key: RecordKey, version: IngestState.Version) in
                 found.rows += 1
+                scanned += 1
+                if scanned % Self.progressEvery == 0 { tell(.scanning, done: scanned, total: rows, report: blank) }
                 if let previous = old.removeValue(forKey: key) {
                     guard previous != version else { return }
                     found.changed.append(key)

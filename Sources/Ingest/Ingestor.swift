@@ -23,6 +23,13 @@ public final class Ingestor {
     private var mappingIndexes: [String: Int?] = [:]
     /// Where items go as whose: nil for the operator (local index).
     public var owner: String?
+    /// Told where the run is, on the run's thread: every ``progressEvery`` rows or records
+    /// and at the end of each phase.
+    public var progress: ((IngestProgress) -> Void)?
+    static let progressEvery = 1024
+    /// The run's clock for ``progress``: when it and its phase began.
+    private var runStarted = Date()
+    private var phaseStarted = Date()
     /// Past this share of changed rows, every mapped record is rendered.
     static let fullRenderShare = 0.2
     static let examplesKept = 5
@@ -41,6 +48,8 @@ public final class Ingestor {
 
     public func run(now: @escaping () -> Date = Date.init) throws -> IngestReport {
         let started = Date()
+        runStarted = started
+        phaseStarted = started
         var report = IngestReport(source: mappings.source)
         database.refresh()
         let source = mappings.source
@@ -56,6 +65,7 @@ public final class Ingestor {
         }
         let changes = try scanChanges(full: full)
         lap("scan")
+        phaseStarted = Date()
         report.scannedRows = changes.scannedRows
         report.changedRows = changes.changedRows
         let renderAll = full || Double(changes.changedRows) > Self.fullRenderShare * Double(max(changes.scannedRows, 1))
@@ -103,6 +113,20 @@ public final class Ingestor {
             try record(taken, &report)
         }
         var claimed: [String: RecordSpot] = [:]
+        var affected: [String: [RecordKey]] = [:]
+        var decided = 0
+        var toDecide: Int? = renderAll ? plan.mappedTables.reduce(0) { $0 + (changes.tables[$1].map { $0.rows + $0.deleted.count } ?? 0) } : nil
+        // Each record decided; progress every so many.
+        let step = { [self] (report: IngestReport) in
+            decided += 1
+            if decided % Self.progressEvery == 0 { tell(.rendering, done: decided, total: toDecide, report: report) }
+        }
+        if !renderAll {
+            var roots: [String: [RecordKey]] = [:]
+            for table in plan.mappedTables { roots[table] = try affectedRoots(table: table, changes: changes).sorted() }
+            toDecide = roots.values.reduce(0) { $0 + $1.count }
+            affected = roots
+        }
         for table in plan.mappedTables {
             if renderAll {
                 var previous = try state.items(source: source, table: table)
@@ -110,28 +134,40 @@ public final class Ingestor {
                     let old = previous.removeValue(forKey: row.key)
                     try consider(row: row, table: table, key: row.key, old: old, checkHolder: false, claimed: &claimed, batch: &batch, report: &report, now: now())
                     if batch.count >= sink.batchLimit { try flush(&batch, &report) }
+                    step(report)
                 }
                 for (key, old) in previous {
                     try consider(row: nil, table: table, key: key, old: old, checkHolder: false, claimed: &claimed, batch: &batch, report: &report, now: now())
                     if batch.count >= sink.batchLimit { try flush(&batch, &report) }
+                    step(report)
                 }
             } else {
-                for key in try affectedRoots(table: table, changes: changes).sorted() {
+                for key in affected[table] ?? [] {
                     let row = try database.row(table: table, key: key)
                     let old = try state.item(source: source, table: table, key: key)
                     try consider(row: row, table: table, key: key, old: old, checkHolder: true, claimed: &claimed, batch: &batch, report: &report, now: now())
                     if batch.count >= sink.batchLimit { try flush(&batch, &report) }
+                    step(report)
                 }
             }
         }
         try flush(&batch, &report)
         try record(try settle(&report), &report)
+        tell(.rendering, done: decided, total: decided, report: report)
         lap("render")
         try state.finish(source: source, digest: mappings.digest, outcome: changes.outcome, now: now())
         lap("finish")
         report.phases["send"] = timer.seconds
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// Tells ``progress`` where the run is.
+    func tell(_ phase: IngestProgress.Phase, done: Int, total: Int?, report: IngestReport) {
+        guard let progress else { return }
+        let now = Date()
+        progress(IngestProgress(phase: phase, done: done, total: total, written: report.created + report.updated + report.deleted,
+                                seconds: now.timeIntervalSince(runStarted), phaseSeconds: now.timeIntervalSince(phaseStarted)))
     }
 
     /// The bound mapping a record of `entity` renders with (its own, or its nearest

@@ -80,6 +80,14 @@ public final class SourceDatabase {
         return Row(table: table.name, key: key, entity: entity, values: values)
     }
 
+    /// How many rows `table` has (0 for a table the schema does not know).
+    public func rowCount(table name: String) throws -> Int {
+        guard schema.tables[name] != nil else { return 0 }
+        let statement = try connection.prepare("SELECT count(*) FROM \(Self.quote(name))")
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(0))
+    }
+
     /// Every row of `table`, in key order.
     public func scan(table name: String, _ body: (Row) throws -> Void) throws {
         guard let table = schema.tables[name] else { return }

@@ -40,6 +40,38 @@ import Testing
         #expect(result.stderr.contains("'projects'") && result.stderr.contains("give the model with --model"), "\(result.stderr)")
     }
 
+    /// On a terminal a run shows where it is (rows read, items changed, rate, time left) on
+    /// standard error and clears it before the report; through a pipe nothing unless
+    /// `--progress line` (issue 56).
+    @Test func progressOnATerminalOnly() throws {
+        let hr = try Folder()
+        defer { hr.folder.remove() }
+        let quoted = ([CommandRunner.executable.path] + hr.ingest).map { "'\($0)'" }.joined(separator: " ")
+        // `script` runs the command on a pseudo-terminal, as a user's shell would.
+        let terminal = Process()
+        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        terminal.arguments = ["-qefc", quoted, "/dev/null"]
+        let screen = Pipe()
+        terminal.standardOutput = screen
+        terminal.standardInput = FileHandle.nullDevice
+        try terminal.run()
+        let shown = String(decoding: screen.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        terminal.waitUntilExit()
+        #expect(terminal.terminationStatus == 0, "\(shown)")
+        #expect(shown.contains("\u{1B}[K0:00 finding changes "), "the line drawn in place: \(shown)")
+        #expect(shown.contains("\r\u{1B}[Jhr: 10 created"), "cleared before the report: \(shown)")
+
+        let piped = try CommandRunner.run(hr.ingest + ["--json"])
+        #expect(piped.status == 0 && piped.stderr.isEmpty, "nothing but the report through a pipe: \(piped.stderr)")
+        try hr.app("UPDATE ZEMPLOYEE SET ZLASTNAME = 'Quince', Z_OPT = Z_OPT + 1 WHERE Z_PK = 2")
+        let asked = try CommandRunner.run(hr.ingest + ["--progress", "line"])
+        #expect(asked.status == 0)
+        #expect(asked.stderr.hasPrefix("0:00 finding changes ") && asked.stderr.contains(" rows · "), "\(asked.stderr)")
+        #expect(asked.stdout.hasPrefix("hr: 0 created, 1 updated"), "\(asked.stdout)")
+        let wrong = try CommandRunner.run(hr.ingest + ["--progress", "hosts"])
+        #expect(wrong.status == 64 && wrong.stderr.contains("--progress must be auto, line, none"), "\(wrong.stderr)")
+    }
+
     @Test func theSeedsSearchesAndResolve() throws {
         let hr = try Folder()
         defer { hr.folder.remove() }

@@ -1,11 +1,11 @@
-import Crawl
 import Foundation
 import Glibc
 import TextUtilities
 
-/// How `crawl` shows a run while it goes, on standard error (standard output keeps the
-/// report, so `--json` and progress mix): a line redrawn in place on a terminal, a line
-/// every ten seconds elsewhere, and with `hosts` the busiest hosts under it.
+/// How `crawl` and `ingest` show a run while it goes, on standard error (standard output
+/// keeps the report, so `--json` and progress mix): a line redrawn in place on a terminal
+/// (at most five times a second), a line every ten seconds elsewhere, and for a crawl
+/// with `hosts` the busiest hosts under it.
 struct ProgressDisplay {
     enum Mode: String, CaseIterable {
         /// A line on a terminal, nothing otherwise.
@@ -15,12 +15,13 @@ struct ProgressDisplay {
         case none
     }
 
-    /// Hosts listed under the line with `hosts`.
-    static let listedHosts = 10
+    /// The modes `ingest` takes (it has no hosts).
+    static let lineModes: [Mode] = [.auto, .line, .none]
 
     let mode: Mode
     let terminal: Bool
     private var lastPlain = -Double.infinity
+    private var lastDrawn = -Double.infinity
     private var drawnLines = 0
 
     init(mode: Mode, terminal: Bool = isatty(STDERR_FILENO) == 1) {
@@ -30,22 +31,21 @@ struct ProgressDisplay {
 
     var isOn: Bool { mode != .none }
 
-    mutating func show(_ progress: CrawlProgress) {
+    /// Shows `lines`, `seconds` into the run: the first call always draws.
+    mutating func show(lines: [String], seconds: Double) {
         guard isOn else { return }
-        var lines = [Self.line(progress)]
-        if mode == .hosts {
-            lines += progress.hosts.filter { $0.stage != .done }.prefix(Self.listedHosts).map { Self.hostLine($0, now: Date()) }
-        }
-        lines = lines.map { TerminalText.escaped($0) }
+        let lines = lines.map { TerminalText.escaped($0) }
         if terminal {
+            guard seconds - lastDrawn >= 0.2 else { return }
+            lastDrawn = seconds
             // Back to the first line drawn last time, then each line cleared and redrawn.
             var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)F" : "\r"
             text += lines.map { "\u{1B}[K" + $0 }.joined(separator: "\n")
             text += "\u{1B}[J"
             Console.errorWrite(text)
             drawnLines = lines.count
-        } else if progress.seconds - lastPlain >= 10 {
-            lastPlain = progress.seconds
+        } else if seconds - lastPlain >= 10 {
+            lastPlain = seconds
             Console.errorWrite(lines.joined(separator: "\n") + "\n")
         }
     }
@@ -54,22 +54,6 @@ struct ProgressDisplay {
     func clear() {
         guard isOn, terminal, drawnLines > 0 else { return }
         Console.errorWrite((drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)F" : "\r") + "\u{1B}[J")
-    }
-
-    /// `0:12 · 3 robots, 12 pages · 120 fetched · 118 indexed · 9.8 pages/s · 40 queued · 3 in flight · 0 skipped`
-    static func line(_ progress: CrawlProgress) -> String {
-        let rate = progress.seconds > 0 ? Double(progress.fetched) / progress.seconds : 0
-        let stages = progress.stages.filter { $0.stage != .done }.map { "\($0.hosts) \($0.stage.rawValue)" }
-        let hosts = stages.isEmpty ? "all hosts done" : "hosts: " + stages.joined(separator: ", ")
-        return String(format: "%@ · %@ · %d fetched · %d indexed · %.1f pages/s · %d queued · %d in flight · %d skipped",
-                      elapsed(progress.seconds), hosts, progress.fetched, progress.indexed, rate, progress.queued,
-                      progress.inFlight, progress.errors)
-    }
-
-    static func hostLine(_ host: CrawlProgress.Host, now: Date) -> String {
-        var text = "  \(host.origin)  \(host.stage.rawValue) · \(host.pages) pages · \(host.queued) queued · \(host.inFlight) in flight"
-        if let until = host.backingOffUntil { text += " · backing off \(elapsed(until.timeIntervalSince(now)))" }
-        return text
     }
 
     /// `m:ss`, or `h:mm:ss` past an hour.

@@ -27,7 +27,7 @@ struct IngestCommand: Command {
         options: [
             Option.mapping, Option.model, DataDirectory.option, StoreOption.option, OwnerOption.option, Option.watch, Option.server, Option.key,
             Option.cacert,
-            Option.json,
+            Option.json, Option.progress,
         ],
         examples: [
             "searchlight ingest HR.sqlite --mapping hr-mapping.json --model HR.xcdatamodeld",
@@ -45,6 +45,7 @@ struct IngestCommand: Command {
     var key: String?
     var caCertificates: String?
     var json: Bool
+    var progress: ProgressDisplay.Mode
     var owner: OwnerOption
 
     init(arguments: ParsedArguments) throws(UsageError) {
@@ -59,6 +60,13 @@ struct IngestCommand: Command {
         key = arguments.value(Option.key) ?? ProcessInfo.processInfo.environment["SEARCHLIGHT_KEY"]
         caCertificates = arguments.value(Option.cacert)
         json = arguments.flag(Option.json)
+        progress = .auto
+        if let mode = arguments.value(Option.progress) {
+            guard let parsed = ProgressDisplay.Mode(rawValue: mode), ProgressDisplay.lineModes.contains(parsed) else {
+                throw UsageError("--progress must be \(ProgressDisplay.lineModes.map(\.rawValue).joined(separator: ", "))")
+            }
+            progress = parsed
+        }
         owner = try OwnerOption(arguments)
         if let server {
             if owner.name != nil { throw UsageError("--owner does not go with --server: the items belong to the key's owner") }
@@ -114,7 +122,7 @@ struct IngestCommand: Command {
         }
         let ingestor = Ingestor(database: source, mappings: mappings, bound: bound, state: state, sink: sink)
         ingestor.owner = owner.name
-        try report(try ingestor.run())
+        try report(try run(ingestor))
         guard watch else { return }
         // Ctrl-C or SIGTERM stops between runs; a batch being sent is committed or not at all.
         StopSignal.install()
@@ -128,8 +136,18 @@ struct IngestCommand: Command {
             guard nextVersion != version || nextFiles != files else { continue }
             version = nextVersion
             files = nextFiles
-            try report(try ingestor.run())
+            try report(try run(ingestor))
         }
+    }
+
+    /// One run, its progress shown on standard error as `--progress` says and cleared
+    /// before the report.
+    private func run(_ ingestor: Ingestor) throws -> IngestReport {
+        // Called on this thread only: the display is this run's alone.
+        var shown = ProgressDisplay(mode: progress)
+        ingestor.progress = shown.isOn ? { shown.show($0) } : nil
+        defer { shown.clear() }
+        return try ingestor.run()
     }
 
     private func report(_ report: IngestReport) throws {
@@ -181,5 +199,9 @@ extension IngestCommand {
         static let key = OptionSpec.value("--key", "key", help: "With --server: the API key (default: $SEARCHLIGHT_KEY).")
         static let cacert = OptionSpec.value("--cacert", "file", help: "With --server over https: trust the CA certificates in this PEM file.")
         static let json = OptionSpec.flag("--json", help: "Print each run's report as JSON.")
+        static let progress = OptionSpec.value(
+            "--progress", "auto|line|none",
+            help: "Progress on standard error (rows read, items changed, rate, time left): auto (a line on a terminal),\n"
+                + "line (also every 10 s elsewhere), none.")
     }
 }
