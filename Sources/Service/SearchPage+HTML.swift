@@ -43,6 +43,7 @@ extension SearchPage {
           <p id="correction" class="correction" hidden></p>
           <div id="error" class="error" role="alert" hidden></div>
           <ol id="results" class="results" aria-label="Results"></ol>
+          <p class="more"><button type="button" id="more" hidden>More results</button></p>
           <noscript><p class="error">This page needs JavaScript; the API is at /v1/search.</p></noscript>
         </main>
         </body>

@@ -1,16 +1,20 @@
 extension SearchPage {
     /// Searches as the person types (debounced; an answer older than the one shown is
     /// dropped), keeps the query, the platform and the apps on the device in the address
-    /// (and the apps in localStorage), and reports impressions and clicks.
+    /// (and the apps in localStorage), shows the answer's real count and a "More results"
+    /// control that pages through every result the API serves, and reports impressions and
+    /// clicks with the token of the answer that showed them.
     static let script = #"""
         "use strict";
         (() => {
           const $ = (id) => document.getElementById(id);
-          const input = $("q"), list = $("results"), status = $("status"), correction = $("correction"), failure = $("error");
+          const input = $("q"), list = $("results"), status = $("status"), correction = $("correction"), failure = $("error"), more = $("more");
           const appList = $("app-list"), installedCount = $("installed-count"), installedOnly = $("installed-only");
           const stored = (key, fallback) => { try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; } };
           const store = (key, value) => { try { localStorage.setItem(key, JSON.stringify(value)); } catch {} };
-          const state = { platform: "ios", installed: [], known: stored("searchlight.knownApps", {}), sent: 0, shown: 0, timer: 0, results: [] };
+          const state = { platform: "ios", installed: [], known: stored("searchlight.knownApps", {}), sent: 0, shown: 0, timer: 0, results: [], page: null };
+          /// Results asked for at once; the API serves the first 1,000 of an answer (offset + limit).
+          const pageSize = 20, reachable = 1000;
 
           function readAddress() {
             const params = new URLSearchParams(location.search);
@@ -45,17 +49,18 @@ extension SearchPage {
               status.textContent = "Type to search apps and their pages.";
               return;
             }
-            const params = new URLSearchParams({ q: query, platform: state.platform, limit: "20", snippets: "1", typing: "1" });
+            const params = new URLSearchParams({ q: query, platform: state.platform, limit: String(pageSize), snippets: "1", typing: "1" });
             if (state.installed.length) params.set("installed", state.installed.join(","));
             if (installedOnly.checked) params.set("installedOnly", "1");
             status.textContent = "Searching…";
+            more.hidden = true;
             fetch("/v1/search?" + params.toString(), { headers: { Accept: "application/json" } })
               .then(async (response) => {
                 const body = await response.json().catch(() => null);
                 if (ticket < state.shown) return;
                 state.shown = ticket;
                 if (!response.ok) throw new Error(body?.error?.message ?? `the search failed (HTTP ${response.status})`);
-                show(body, query);
+                show(body, query, params, ticket);
               })
               .catch((error) => {
                 if (ticket < state.shown) return;
@@ -68,17 +73,20 @@ extension SearchPage {
             // Old results would read as answers to the new query.
             list.replaceChildren();
             correction.hidden = true;
+            more.hidden = true;
             state.results = [];
+            state.page = null;
             failure.hidden = false;
             failure.textContent = "Sorry — " + message + ".";
             status.textContent = "The search did not work.";
           }
 
-          function show(body, query) {
+          function show(body, query, params, ticket) {
             failure.hidden = true;
             list.replaceChildren();
+            more.hidden = true;
             state.results = body.results ?? [];
-            state.token = body.engagementToken ?? null;
+            state.page = null;
             // The service already searched the corrected spellings: say so, honestly, and
             // offer the corrected query as a link to search it alone.
             const corrected = Object.entries(body.corrections ?? {});
@@ -98,11 +106,61 @@ extension SearchPage {
               status.textContent = `No results for “${query}”. Try fewer or other words.`;
               return;
             }
-            status.textContent = `${state.results.length} ${state.results.length === 1 ? "result" : "results"} for “${query}”`
-              + (body.matchedAnyWord ? " (matching some of the words)" : "");
-            rememberApps(state.results);
-            state.results.forEach((result, index) => list.append(render(result, index, query)));
-            report(query, state.results.map((r) => ({ id: r.id, type: "impression" })));
+            state.page = { query, params, ticket, total: body.estimatedTotalHits ?? state.results.length,
+                           exact: body.totalHitsExact !== false, anyWord: !!body.matchedAnyWord, loading: false };
+            append(body, query);
+          }
+
+          /// Adds an answer's results under those shown, counts them in the status line and
+          /// offers the next page while the answer has more.
+          function append(body, query) {
+            const page = state.page;
+            const results = body.results ?? [];
+            const token = body.engagementToken ?? null;
+            const first = list.children.length;
+            if (first > 0) state.results = state.results.concat(results);
+            rememberApps(results);
+            results.forEach((result, index) => list.append(render(result, first + index, query, token)));
+            report(query, results.map((r) => ({ id: r.id, type: "impression" })), token);
+            // A later page may count more precisely than the first.
+            if (typeof body.estimatedTotalHits === "number") {
+              page.total = Math.max(body.estimatedTotalHits, list.children.length);
+              page.exact = body.totalHitsExact !== false;
+            }
+            const shown = list.children.length;
+            const finished = results.length < pageSize || (page.exact && shown >= page.total) || shown >= reachable;
+            if (finished && page.total < shown) page.total = shown;
+            const count = page.exact || finished ? page.total.toLocaleString() : `More than ${page.total.toLocaleString()}`;
+            const noun = page.total === 1 && (page.exact || finished) ? "result" : "results";
+            let line = `${count} ${noun} for “${query}”` + (page.anyWord ? " (matching some of the words)" : "");
+            if (shown < page.total || !page.exact) line += ` · showing ${shown.toLocaleString()}`;
+            if (finished && shown >= reachable && page.total > shown) line += " · refine the query to see the rest";
+            status.textContent = line;
+            more.hidden = finished;
+          }
+
+          function loadMore() {
+            const page = state.page;
+            if (!page || page.loading || page.ticket !== state.sent) return;
+            page.loading = true;
+            more.disabled = true;
+            const params = new URLSearchParams(page.params);
+            const offset = list.children.length;
+            params.set("offset", String(offset));
+            params.set("limit", String(Math.min(pageSize, reachable - offset)));
+            fetch("/v1/search?" + params.toString(), { headers: { Accept: "application/json" } })
+              .then(async (response) => {
+                const body = await response.json().catch(() => null);
+                // A new search since: its answer owns the list.
+                if (state.page !== page || page.ticket !== state.sent) return;
+                if (!response.ok) throw new Error(body?.error?.message ?? `the search failed (HTTP ${response.status})`);
+                append(body, page.query);
+              })
+              .catch((error) => {
+                if (state.page !== page) return;
+                status.textContent = "Sorry — more results could not be loaded (" + error.message + ").";
+              })
+              .finally(() => { page.loading = false; more.disabled = false; });
           }
 
           function text(tag, className, content) {
@@ -150,7 +208,7 @@ extension SearchPage {
             }
           }
 
-          function render(result, index, query) {
+          function render(result, index, query, token) {
             const item = document.createElement("li");
             item.className = "result";
             item.dataset.index = index;
@@ -170,7 +228,7 @@ extension SearchPage {
             link.href = result.url ?? result.action?.url ?? "#";
             link.textContent = result.title || result.url || result.id;
             link.dir = "auto";
-            link.addEventListener("click", () => report(query, [{ id: result.id, type: "click" }]));
+            link.addEventListener("click", () => report(query, [{ id: result.id, type: "click" }], token));
             title.append(link);
             body.append(title);
             const meta = text("p", "meta");
@@ -207,7 +265,7 @@ extension SearchPage {
             action.textContent = actionLabel(result);
             action.dataset.action = result.action?.type ?? "open-web";
             action.addEventListener("click", () => {
-              report(query, [{ id: result.id, type: "click" }]);
+              report(query, [{ id: result.id, type: "click" }], token);
               if (result.action?.url) location.href = result.action.url;
             });
             item.append(thumb, body, action);
@@ -271,11 +329,11 @@ extension SearchPage {
 
           /// Impressions and clicks go back with the token of the answer that showed them:
           /// without one the service counts nothing.
-          function report(query, events) {
-            if (!events.length || !state.token) return;
+          function report(query, events, token) {
+            if (!events.length || !token) return;
             fetch("/v1/engagement", {
               method: "POST", keepalive: true, headers: { "Content-Type": "application/json" },
-              body: JSON.stringify({ query, token: state.token, events }),
+              body: JSON.stringify({ query, token, events }),
             }).catch(() => {});
           }
 
@@ -299,6 +357,7 @@ extension SearchPage {
           input.addEventListener("input", () => search(false));
           document.addEventListener("keydown", onKey);
           installedOnly.addEventListener("change", () => search(true));
+          more.addEventListener("click", loadMore);
           for (const radio of document.querySelectorAll('input[name="platform"]')) {
             radio.addEventListener("change", () => {
               state.platform = radio.value;

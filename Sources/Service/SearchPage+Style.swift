@@ -31,6 +31,8 @@ extension SearchPage {
         main { max-width: 860px; padding: 8px 24px 48px; }
         .status { color: var(--muted); margin: 12px 0; }
         .correction { margin: 0 0 12px; }
+        .more { text-align: center; margin: 16px 0; }
+        .more button { background: #fff; color: var(--link); border: 2px solid var(--link); border-radius: 8px; padding: 8px 20px; }
         .correction button { background: none; border: none; padding: 0; color: var(--link); text-decoration: underline; font-style: italic; }
         .error { color: var(--error); border: 1px solid var(--error); border-radius: 8px; padding: 8px 12px; }
         .results { list-style: none; padding: 0; margin: 0; }

@@ -225,6 +225,29 @@ try:
               "its button still says what a tap does")
         shot("10-nameless-app")
 
+        # More than a page: the real count, and "More results" until every one is shown.
+        jams = {"items": [{"uniqueIdentifier": f"medlar-{n}", "title": f"Medlar jam number {n}",
+                           "webURL": f"https://nameless.example/medlar/{n}"} for n in range(45)]}
+        push = urllib.request.Request(base + "/v1/items", data=json.dumps(jams).encode(), method="POST",
+                                      headers={"Content-Type": "application/json", "Authorization": "Bearer " + key})
+        urllib.request.urlopen(push, timeout=10).read()
+        type_into("#q", "medlar jam")
+        status = "return document.getElementById('status').textContent"
+        wait("return document.querySelectorAll('.result').length === 20", "the first page of medlar jams")
+        check(js(status) == "45 results for “medlar jam” · showing 20", f"the status gives the real count: {js(status)!r}")
+        check(not js("return document.getElementById('more').hidden"), "a More results button under the first page")
+        click("#more")
+        wait("return document.querySelectorAll('.result').length === 40", "the second page")
+        click("#more")
+        wait("return document.querySelectorAll('.result').length === 45", "the last page")
+        shown = js("return [...document.querySelectorAll('.result h2')].map(h => h.textContent)")
+        check(sorted(shown) == sorted(f"Medlar jam number {n}" for n in range(45)), "every result once, none twice")
+        check(js("return document.getElementById('more').hidden"), "no More results once all are shown")
+        check(js(status) == "45 results for “medlar jam”", f"and the status says so: {js(status)!r}")
+        check(js("return [...document.querySelectorAll('.result')].map(r => r.dataset.index).join()") == ",".join(map(str, range(45))),
+              "the results are numbered in order across pages")
+        shot("11-more-results")
+
     # Engagement reached the service: the page's impressions were counted.
     metrics = urllib.request.urlopen(base + "/metrics", timeout=10).read().decode()
     check('route="/v1/engagement",status="200"' in metrics, "impressions were posted to /v1/engagement and accepted")

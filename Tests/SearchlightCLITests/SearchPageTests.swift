@@ -61,5 +61,6 @@ import Testing
         #expect(browser.terminationStatus == 0, "\(lines)")
         #expect(lines.contains("ok   the page loads"))
         #expect(lines.contains("ok   an app no page names gets no badge and no name line"), "\(lines)")
+        #expect(lines.contains("ok   every result once, none twice"), "\(lines)")
     }
 }
