@@ -84,15 +84,17 @@ public struct AreaVerdict: Sendable, Hashable {
                 : AreaVerdict(area: .universalLinks, level: .notUsed, notes: [])
         }
         var notes = broken.map { "\($0.url): \($0.problems.joined(separator: "; "))" }
+        let cautions = answered.flatMap { file in file.notes.map { "\(file.url): \($0)" } }
         if let match = apple.match, match.excludes {
             notes.append("the file excludes this URL (\(match.written)): it opens in the browser")
-            return AreaVerdict(area: .universalLinks, level: notes.count > 1 ? .recommended : .fine, notes: notes)
+            return AreaVerdict(area: .universalLinks, level: notes.count > 1 || !cautions.isEmpty ? .recommended : .fine, notes: notes + cautions)
         }
         guard apple.claimed else {
             notes.append("no component of the file matches this URL (apps: \(apple.appIDs.joined(separator: ", ")))")
-            return AreaVerdict(area: .universalLinks, level: .recommended, notes: notes)
+            return AreaVerdict(area: .universalLinks, level: .recommended, notes: notes + cautions)
         }
-        return AreaVerdict(area: .universalLinks, level: notes.isEmpty ? .fine : .actionRequired, notes: notes)
+        return AreaVerdict(area: .universalLinks, level: !notes.isEmpty ? .actionRequired : cautions.isEmpty ? .fine : .recommended,
+                           notes: notes + cautions)
     }
 
     /// assetlinks.json: a 404 on a site without an Android app is no finding.
@@ -106,18 +108,21 @@ public struct AreaVerdict: Sendable, Hashable {
                               notes: ["no assetlinks.json: Android asks which app should open the link instead of opening the page's app"])
                 : AreaVerdict(area: .androidAppLinks, level: .notUsed, notes: [])
         }
+        let cautions = file.notes.map { "\(file.url): \($0)" }
         if !file.problems.isEmpty || !android.valid {
             return AreaVerdict(area: .androidAppLinks, level: .actionRequired,
-                               notes: ["\(file.url): " + (file.problems.isEmpty ? "no statement Android can use" : file.problems.joined(separator: "; "))])
+                               notes: ["\(file.url): " + (file.problems.isEmpty ? "no statement Android can use" : file.problems.joined(separator: "; "))] + cautions)
         }
-        return AreaVerdict(area: .androidAppLinks, level: .fine, notes: [])
+        return AreaVerdict(area: .androidAppLinks, level: cautions.isEmpty ? .fine : .recommended, notes: cautions)
     }
 
     private static func fromFindings(_ area: Area, _ findings: [MarkupFinding], used: Bool) -> AreaVerdict {
+        // A finding of the area's own name is not prefixed with it again.
+        let note = { (finding: MarkupFinding) in finding.family == area.rawValue ? finding.message : "\(finding.family): \(finding.message)" }
         let errors = findings.filter { $0.level == .error }
-        if !errors.isEmpty { return AreaVerdict(area: area, level: .actionRequired, notes: errors.map { "\($0.family): \($0.message)" }) }
+        if !errors.isEmpty { return AreaVerdict(area: area, level: .actionRequired, notes: errors.map(note)) }
         let warnings = findings.filter { $0.level == .warning }
-        if !warnings.isEmpty { return AreaVerdict(area: area, level: .recommended, notes: warnings.map { "\($0.family): \($0.message)" }) }
+        if !warnings.isEmpty { return AreaVerdict(area: area, level: .recommended, notes: warnings.map(note)) }
         return AreaVerdict(area: area, level: used || !findings.isEmpty ? .fine : .notUsed, notes: [])
     }
 }

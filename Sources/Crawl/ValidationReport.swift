@@ -2,6 +2,7 @@ import Foundation
 import Items
 import JSON
 import Markup
+import PageItems
 import Render
 import WebRules
 
@@ -66,7 +67,11 @@ public struct ValidationReport: Sendable {
         public var status: Int
         public var contentType: String?
         public var bytes: Int
+        /// What keeps the platform (and the crawler) from using the file.
         public var problems: [String]
+        /// What departs from the platform's documentation but does not stop the file being
+        /// used (a Content-Type other than application/json).
+        public var notes: [String] = []
     }
 
     public struct AppleAssociation: Sendable {
@@ -145,9 +150,17 @@ public struct ValidationReport: Sendable {
     /// Warnings about the sitemaps: locations outside a folder, cut files, failures.
     public var sitemapNotes: [String] = []
     public var item: SearchableItem?
+    /// The page's app declarations, one per markup family and target (``ItemBuilder/declarations(in:)``).
+    public var appDeclarations: [AppTarget] = []
     public var actions: [AppTarget.Platform: Actions] = [:]
     /// The platform asked about; its action with the app installed must open the app.
     public var platform: AppTarget.Platform
+
+    /// The markup families that gave `app` its id and its deep link: nil for a value no
+    /// family of the page gave (a bundle id from the association file).
+    public func sources(of app: AppTarget) -> (id: AppTarget.Evidence?, deepLink: AppTarget.Evidence?) {
+        ItemBuilder.sources(of: app, in: appDeclarations)
+    }
 
     /// The robots verdict for the last URL requested.
     public var robots: RobotsCheck? { hops.last?.robots }
@@ -215,6 +228,14 @@ extension ValidationReport {
                 ("listed", .bool(listedInSitemap)), ("files", .array(sitemaps.map(\.json))), ("notes", sitemapNotes.json),
             ]))),
             ("item", item?.json ?? .null),
+            ("appSources", .array((item?.apps ?? []).map { app in
+                let sources = sources(of: app)
+                return .object(JSONObject([
+                    ("platform", .string(app.platform.rawValue)), ("id", (app.identity).json),
+                    ("idFrom", sources.id.map { .string($0.rawValue) } ?? .null),
+                    ("deepLinkFrom", sources.deepLink.map { .string($0.rawValue) } ?? .null),
+                ]))
+            })),
             ("actions", .object(JSONObject(actionsJSON))),
         ]))
     }
@@ -244,7 +265,7 @@ extension ValidationReport.AssociationFile {
     var json: JSONValue {
         .object(JSONObject([
             ("url", .string(url)), ("status", status.json), ("contentType", contentType.json),
-            ("bytes", bytes.json), ("problems", problems.json),
+            ("bytes", bytes.json), ("problems", problems.json), ("notes", notes.json),
         ]))
     }
 }

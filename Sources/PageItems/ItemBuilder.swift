@@ -166,6 +166,34 @@ public struct ItemBuilder: Sendable {
     // MARK: apps
 
     static func apps(for markup: PageMarkup, universalLinkAppIDs: [String], androidPackages: [String]) -> [AppTarget] {
+        var apps = merge(declarations(in: markup))
+        let bundles = universalLinkAppIDs.map(bundleID(fromAppID:))
+        if !bundles.isEmpty {
+            let iosIndexes = apps.indices.filter { apps[$0].platform == .ios }
+            if iosIndexes.isEmpty {
+                apps.insert(contentsOf: bundles.map {
+                    AppTarget(platform: .ios, bundleID: $0, isUniversalLink: true, evidence: .universalLink)
+                }, at: 0)
+            } else {
+                for (n, index) in iosIndexes.enumerated() {
+                    apps[index].isUniversalLink = true
+                    apps[index].evidence = .universalLink
+                    if apps[index].bundleID == nil, bundles.count == iosIndexes.count || bundles.count == 1 {
+                        apps[index].bundleID = bundles[min(n, bundles.count - 1)]
+                    }
+                }
+            }
+        }
+        for index in apps.indices where apps[index].platform == .android {
+            if let package = apps[index].package, androidPackages.contains(package) { apps[index].isUniversalLink = true }
+        }
+        return apps
+    }
+
+    /// Every app declaration of the page, one per markup family and target, in the page's
+    /// order, deep links that may not be followed dropped: what ``merge(_:)`` makes apps of,
+    /// and where `validate` finds the family each field came from.
+    public static func declarations(in markup: PageMarkup) -> [AppTarget] {
         var entries: [AppTarget] = []
         if let banner = markup.smartAppBanner, banner.appStoreID != nil || banner.appArgument != nil {
             entries.append(AppTarget(platform: .ios, appStoreID: banner.appStoreID, deepLink: banner.appArgument, evidence: .smartAppBanner))
@@ -199,28 +227,17 @@ public struct ItemBuilder: Sendable {
         for index in entries.indices where entries[index].deepLink.map(AppTarget.isAcceptableDeepLink) == false {
             entries[index].deepLink = nil
         }
-        var apps = merge(entries)
-        let bundles = universalLinkAppIDs.map(bundleID(fromAppID:))
-        if !bundles.isEmpty {
-            let iosIndexes = apps.indices.filter { apps[$0].platform == .ios }
-            if iosIndexes.isEmpty {
-                apps.insert(contentsOf: bundles.map {
-                    AppTarget(platform: .ios, bundleID: $0, isUniversalLink: true, evidence: .universalLink)
-                }, at: 0)
-            } else {
-                for (n, index) in iosIndexes.enumerated() {
-                    apps[index].isUniversalLink = true
-                    apps[index].evidence = .universalLink
-                    if apps[index].bundleID == nil, bundles.count == iosIndexes.count || bundles.count == 1 {
-                        apps[index].bundleID = bundles[min(n, bundles.count - 1)]
-                    }
-                }
-            }
-        }
-        for index in apps.indices where apps[index].platform == .android {
-            if let package = apps[index].package, androidPackages.contains(package) { apps[index].isUniversalLink = true }
-        }
-        return apps
+        return entries
+    }
+
+    /// The family that gave `app` its id and the one that gave its deep link, from the
+    /// page's declarations in merge order (the first to give a value is the one kept).
+    public static func sources(of app: AppTarget, in declarations: [AppTarget]) -> (id: AppTarget.Evidence?, deepLink: AppTarget.Evidence?) {
+        let ordered = declarations.enumerated().sorted { ($0.element.evidence, $0.offset) < ($1.element.evidence, $1.offset) }.map(\.element)
+            .filter { $0.platform == app.platform }
+        let id = app.identity.flatMap { identity in ordered.first { $0.identity == identity }?.evidence }
+        let link = app.deepLink.flatMap { link in ordered.first { $0.deepLink == link }?.evidence }
+        return (id, link)
     }
 
     /// `ABCDE12345.com.example.app` → `com.example.app`.

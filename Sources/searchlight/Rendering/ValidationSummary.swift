@@ -21,9 +21,21 @@ struct ValidationSummary {
         let verdict = report.passed ? "PASS" : "FAIL"
         lines.append("\(verdict)  \(report.url)")
         if report.indexable {
-            lines.append("  indexed" + (report.hasWorkingAppAction ? ", and a tap opens the app on \(report.platform.rawValue)" : ""))
+            let failing = report.areas.filter { $0.level == .actionRequired }
+            if failing.isEmpty {
+                lines.append("  indexed" + (report.hasWorkingAppAction ? ", and a tap opens the app on \(report.platform.rawValue)" : ""))
+            } else {
+                // What failed, under the verdict: never a line that reads as a pass.
+                lines.append("  indexed, but:")
+                for verdict in failing {
+                    lines.append("  ✗ \(verdict.area.rawValue): " + (verdict.notes.first ?? "needs action"))
+                }
+            }
         }
-        for reason in report.reasons { lines.append("  ✗ \(reason.message) [\(reason.code)]") }
+        // Why a page is not indexed; an indexed page's failures are its areas', said above.
+        if !report.indexable {
+            for reason in report.reasons { lines.append("  ✗ \(reason.message) [\(reason.code)]") }
+        }
         // Each area's verdict first, what needs action before what is only recommended.
         lines.append("")
         for verdict in report.areas {
@@ -55,7 +67,7 @@ struct ValidationSummary {
         }
         if let fetch = report.fetch {
             field("Content-Type", fetch.contentType ?? "(none)")
-            field("Charset", fetch.charset.map { "\($0) (from \(fetch.charsetSource ?? "?"))" })
+            field("Charset", fetch.charset.map { "\($0) (\(Self.charsetSource(fetch.charsetSource)))" })
             field("Size", "\(fetch.bytes) bytes in \(Int((fetch.seconds * 1000).rounded())) ms")
         }
 
@@ -109,7 +121,8 @@ struct ValidationSummary {
         for note in report.associationNotes { lines.append("  \(note)") }
         if let apple = report.apple {
             for file in apple.files {
-                field("Apple", "\(file.url)  \(file.status)" + (file.problems.isEmpty ? "" : "  ✗ " + file.problems.joined(separator: "; ")))
+                field("Apple", "\(file.url)  \(file.status)" + (file.problems.isEmpty ? "" : "  ✗ " + file.problems.joined(separator: "; "))
+                    + (file.notes.isEmpty ? "" : "  ! " + file.notes.joined(separator: "; ")))
             }
             if let match = apple.match {
                 field("Component", "\(match.written) (details[\(match.detail)], component \(match.component))")
@@ -120,7 +133,8 @@ struct ValidationSummary {
         }
         if let android = report.android {
             let file = android.file
-            field("Android", "\(file.url)  \(file.status)" + (file.problems.isEmpty ? "" : "  ✗ " + file.problems.joined(separator: "; ")))
+            field("Android", "\(file.url)  \(file.status)" + (file.problems.isEmpty ? "" : "  ✗ " + file.problems.joined(separator: "; "))
+                + (file.notes.isEmpty ? "" : "  ! " + file.notes.joined(separator: "; ")))
             for statement in android.statements {
                 let relation = statement.handlesAllURLs ? "handle_all_urls" : "no handle_all_urls"
                 field("  " + statement.package, "\(relation); \(statement.fingerprints.count) fingerprint(s)")
@@ -144,9 +158,21 @@ struct ValidationSummary {
             field("Description", item.contentDescription)
             field("Thumbnail", item.thumbnailURL)
             for app in item.apps {
+                // Each value tagged with the markup it came from; one tag when one family gave both.
                 let id = app.appStoreID ?? app.bundleID ?? app.package ?? "?"
-                field("App (\(app.platform.rawValue))", "\(id)" + (app.deepLink.map { " → \($0)" } ?? "") + (app.isUniversalLink ? " (universal link)" : "")
-                    + " [\(app.evidence.rawValue)]")
+                let sources = report.sources(of: app)
+                let idTag = sources.id.map { " [\($0.rawValue)]" } ?? (app.bundleID != nil ? " [apple-app-site-association]" : "")
+                var text = id
+                if let link = app.deepLink {
+                    let linkTag = sources.deepLink.map { " [\($0.rawValue)]" } ?? ""
+                    text += (linkTag == idTag ? "" : idTag) + " → \(link)" + linkTag
+                } else {
+                    text += idTag
+                }
+                if app.isUniversalLink {
+                    text += app.platform == .ios ? " (universal link: the association file claims this URL)" : " (verified App Link)"
+                }
+                field("App (\(app.platform.rawValue))", text)
             }
             section("Tap")
             for platform in AppTarget.Platform.allCases {
@@ -157,5 +183,17 @@ struct ValidationSummary {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Where the charset was read, in words.
+    static func charsetSource(_ source: String?) -> String {
+        switch source.flatMap(CharsetDecision.Source.init(rawValue:)) {
+        case .bom: "from the byte order mark"
+        case .header: "from the Content-Type header"
+        case .meta: "from the page's <meta> charset"
+        case .sniffed: "not declared; the bytes read as UTF-8"
+        case .default: "not declared; windows-1252, the web's default"
+        case nil: "source unknown"
+        }
     }
 }
