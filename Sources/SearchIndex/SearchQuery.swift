@@ -56,12 +56,16 @@ public struct SearchQuery: Sendable, Hashable {
     }
 }
 
-/// Spelling alternatives from the index's own vocabulary: one edit for words of 5 or
-/// more characters, two for 9 or more (Meilisearch's defaults), counting a transposition
-/// as one edit (Damerau–Levenshtein).
+/// Spelling alternatives from the index's own vocabulary: one edit for words of 4 or
+/// more characters (Algolia's `minWordSizefor1Typo`; Meilisearch starts at 5), two for 9
+/// or more, counting a transposition as one edit (Damerau–Levenshtein). What keeps a short
+/// word's correction safe: only a word the index holds in no form is corrected, only into
+/// words with its first letter (``SegmentReader/fuzzyTerms(near:edits:budget:_:)``), the
+/// five most frequent, each counting ``QueryPlan/correctionWeight`` of a word; a word of
+/// three letters or fewer is too close to too many words to correct.
 enum TypoTolerance {
     static func allowedEdits(forLength length: Int) -> Int {
-        length >= 9 ? 2 : length >= 5 ? 1 : 0
+        length >= 9 ? 2 : length >= 4 ? 1 : 0
     }
 
     /// Optimal string alignment distance, giving up (returning `limit + 1`) as soon as
