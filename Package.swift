@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "PageItems", dependencies: ["ItemMapping", "Markup", "Items", "TextUtilities", "WebRules", "WebURL"]),
         .target(
             name: "Crawl",
-            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "Items", "TextUtilities", "WebRules",
+            dependencies: ["HTTPTypes", "CLibCrypto", "Fetch", "Gzip", "ItemMapping", "JSON", "StoreSeams", "Markup", "PageItems", "Render", "Items", "SearchModel", "TextUtilities", "WebRules",
                            "WebURL"]),
         /// The embedded store: a data folder's SQLite frontier and `index.sqlite` behind the
         /// crawl's store seam, as PostgresStore is the shared one.

@@ -68,6 +68,9 @@ case "ingest":
 case "sharded":
     ShardedBenchmark.run(items: Int(option("--items") ?? "1000000") ?? 1_000_000, shards: Int(option("--shards") ?? "4") ?? 4,
                          directory: option("--dir") ?? NSTemporaryDirectory())
+case "findability":
+    // validate --query's engine side over a `serve-index` index.
+    FindabilityBenchmark.run(directory: arguments.count > 1 ? arguments[1] : ".", count: Int(option("--queries") ?? "100") ?? 100)
 case "spelling":
     SpellingBenchmark.run(words: Int(option("--words") ?? "1000000") ?? 1_000_000, directory: option("--dir") ?? NSTemporaryDirectory())
 default:

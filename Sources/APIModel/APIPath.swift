@@ -22,6 +22,9 @@ public enum APIPath {
     /// `/v1/items/{id}/source` with the id as one path segment.
     public static func itemSource(_ id: String) -> String { "/v1/items/" + Unreserved.encodingOthers(id) + "/source" }
 
+    /// `/v1/items/{id}/findability` with the id as one path segment.
+    public static func itemFindability(_ id: String) -> String { "/v1/items/" + Unreserved.encodingOthers(id) + "/findability" }
+
     /// `/v1/domains/{domainIdentifier}` with the domain as one path segment.
     public static func domain(_ domainIdentifier: String) -> String { "/v1/domains/" + Unreserved.encodingOthers(domainIdentifier) }
 

@@ -24,6 +24,17 @@ extension Frontier {
         return rows
     }
 
+    /// The frontier's row for `url` (in the crawl's normal form); nil when it is not known.
+    func row(url: String) throws -> FrontierRow? {
+        let statement = try connection.statement(
+            "SELECT url, state, reason, status, fetched_at, due, \(hasDetails ? "detail" : "NULL") FROM urls WHERE url = ?1")
+        statement.bind([.text(url)])
+        guard try statement.step() else { return nil }
+        return FrontierRow(url: statement.string(0) ?? "", state: statement.string(1) ?? "", reason: statement.string(2),
+                           status: statement.optionalInt(3), lastAttempt: statement.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
+                           due: Date(timeIntervalSince1970: statement.double(5)), detail: statement.string(6))
+    }
+
     /// How many URLs are due at `now`, and when the next one after it is.
     func schedule(now: Date) throws -> (due: Int, next: Date?) {
         let statement = try connection.statement("SELECT count(*) FILTER (WHERE due <= ?1), min(due) FILTER (WHERE due > ?1) FROM urls")

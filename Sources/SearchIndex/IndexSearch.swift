@@ -65,7 +65,7 @@ struct IndexSearch {
     /// What a search chose to show, before its items are read: the page, how many matched,
     /// the facets, the plan it ended with (feedback widens it) and every row it read (for a
     /// result cache).
-    private struct Selection {
+    struct Selection {
         var page: [Ranked]
         var total: Int
         var totalIsExact: Bool
@@ -81,7 +81,7 @@ struct IndexSearch {
     /// too many items to list, the best ``Facet/candidates`` of them nearest first: plan
     /// (``RetrievalPlan``) → collect (``ScoredCollector``, and facets over every match with a
     /// ``MatchCollector``) → refine (feedback, a router's rounds) → rank (``Ranking``) → page.
-    private func best(_ query: SearchQuery, plan first: QueryPlan, languages: [String], _ request: SearchRequest, round: ShardRound?,
+    func best(_ query: SearchQuery, plan first: QueryPlan, languages: [String], _ request: SearchRequest, round: ShardRound?,
                       segments: SegmentSearcher,
                       rows: CandidateRows, allowed: FilterRows?) throws -> Selection {
         let retrieval = RetrievalPlan(request, round: round, distinctTerms: first.distinctTerms,
@@ -280,14 +280,14 @@ struct IndexSearch {
     }
 
     /// A candidate scored by ``Ranking``; its item is read only if it makes the page.
-    private struct Ranked {
+    struct Ranked {
         var rowid: Int64
         var candidate: ResultOrder.Candidate
     }
 
     /// The candidates, in first-stage order, with their final scores from their BM25 and the
     /// item's signals (``Ranking``); those whose item is gone are left out.
-    private func rank(_ candidates: [TopK.Entry], _ request: SearchRequest, rows: CandidateRows) throws -> [Ranked] {
+    func rank(_ candidates: [TopK.Entry], _ request: SearchRequest, rows: CandidateRows) throws -> [Ranked] {
         try rows.load(candidates.map(\.rowid))
         var ranked: [Ranked] = []
         for candidate in candidates {

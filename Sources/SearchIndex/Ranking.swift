@@ -40,6 +40,15 @@ public enum Ranking {
         bm25: Double, quality: Double, rating: Double?, ratingScale: Double, ratingCount: Int?, impressions: Int, clicks: Int,
         updated: Date, now: Date
     ) -> Double {
+        parts(bm25: bm25, quality: quality, rating: rating, ratingScale: ratingScale, ratingCount: ratingCount, impressions: impressions,
+              clicks: clicks, updated: updated, now: now).total
+    }
+
+    /// The formula's factors one by one, and their product (``score(bm25:quality:rating:ratingScale:ratingCount:impressions:clicks:updated:now:)``).
+    public static func parts(
+        bm25: Double, quality: Double, rating: Double?, ratingScale: Double, ratingCount: Int?, impressions: Int, clicks: Int,
+        updated: Date, now: Date
+    ) -> Findability.Score {
         let relevance = max(0, -bm25)
         var ratingBoost = 1.0
         // Stored values are checked on the way in; a bad one still cannot make a NaN here.
@@ -51,7 +60,8 @@ public enum Ranking {
         let engagement = min(1.5, max(0.75, pow(smoothed / priorCTR, 0.25)))
         let ageDays = max(0, now.timeIntervalSince(updated) / 86_400)
         let freshness = 1 + 0.1 * pow(2, -ageDays / 30)
-        return relevance * quality * ratingBoost * engagement * freshness
+        return Findability.Score(relevance: relevance, quality: quality, rating: ratingBoost, engagement: engagement, freshness: freshness,
+                                 total: relevance * quality * ratingBoost * engagement * freshness)
     }
 
     /// 0.5 when an item looks keyword-stuffed, else 1: more than 30 keywords, a title in

@@ -210,6 +210,18 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// Where the item `key` ranks for `request`'s query and why (``Findability``): the
+    /// search runs as ``answer(_:round:retrieval:)`` runs it, over the first
+    /// ``SearchRequest/Limits/results`` results, without filters or facets.
+    public func findability(of key: ItemKey, for request: SearchRequest) throws(SearchIndexError) -> Findability {
+        try request.validate()
+        return try withConnectionAndTokenizer { connection, tokenizer in
+            try connection.transaction("DEFERRED") {
+                try IndexSearch(connection: connection, tokenizer: tokenizer, reader: reader, exhaustive: false).findability(of: key, request)
+            }
+        }
+    }
+
     /// What a search for `request` reads from this index — its document and token counts
     /// and the document frequencies of the terms its plan looks up — for a router that
     /// adds every shard's up and searches each with the sum (``ShardRound/statistics``).

@@ -3,6 +3,7 @@ import Foundation
 import ItemModel
 import JSON
 import SearchModel
+import TextUtilities
 
 /// The shared index of a running `searchlight serve`, as an app or its back end sees it:
 /// CoreSpotlight's `CSSearchableIndex` over HTTP. Pushes, deletions and batches act on the
@@ -131,6 +132,16 @@ public struct SearchableIndex: Sendable {
             throw SearchlightError(.notUnderstood, "\(server) did not answer with an item's source")
         }
         return ItemSource(identifier: identifier, reference: reference, record: answer["record"])
+    }
+
+    /// Where one of the caller's own items ranks for `query`, and why (``Findability``):
+    /// the words it matched in which fields and forms, the score's parts, the results above
+    /// it, what keeps it down. ``SearchlightError/Code/notFound`` for an item that is not the caller's.
+    public func findability(ofItem identifier: String, query: String, platform: AppTarget.Platform = .ios) async throws(SearchlightError) -> Findability {
+        let path = APIPath.itemFindability(identifier) + "?q=" + Unreserved.encodingOthers(query) + "&platform=" + platform.rawValue
+        let answer = try await call("GET", path, body: nil)
+        guard let report = Findability(json: answer) else { throw SearchlightError(.notUnderstood, "\(server) did not answer with a findability report") }
+        return report
     }
 
     private static func count(_ answer: JSONValue, _ name: String) throws(SearchlightError) -> Int {

@@ -7,7 +7,7 @@ import TextUtilities
 enum Route {
     case health, metrics, openAPI, search
     case pushItems, deleteItems
-    case itemSource(String)
+    case itemSource(String), itemFindability(String)
     case deleteDomain(String)
     case readBatch(String), commitBatch(String)
     case reportActivity, recordEngagement
@@ -59,6 +59,8 @@ enum Route {
                 self = try only(["DELETE"], .deleteDomain(try decoded(segments[2])))
             } else if segments.count == 4, segments[0] == "v1", segments[1] == "items", segments[3] == "source" {
                 self = try only(["GET"], .itemSource(try decoded(segments[2])))
+            } else if segments.count == 4, segments[0] == "v1", segments[1] == "items", segments[3] == "findability" {
+                self = try only(["GET"], .itemFindability(try decoded(segments[2])))
             } else if segments.count == 3, segments[0] == "v1", segments[1] == "batches" {
                 let name = try decoded(segments[2])
                 switch method {
@@ -80,7 +82,7 @@ enum Route {
     var needsKey: Bool {
         switch self {
         case .health, .metrics, .openAPI, .search, .shardStatistics, .shardSearch, .shardFeedback, .indexNow: false
-        case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement, .itemSource: true
+        case .pushItems, .deleteItems, .deleteDomain, .readBatch, .commitBatch, .reportActivity, .recordEngagement, .itemSource, .itemFindability: true
         }
     }
 
@@ -96,7 +98,7 @@ enum Route {
     var takesBody: Bool {
         switch self {
         case .pushItems, .deleteItems, .commitBatch, .reportActivity, .recordEngagement, .shardStatistics, .shardSearch, .shardFeedback, .indexNow: true
-        case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch, .itemSource: false
+        case .health, .metrics, .openAPI, .search, .deleteDomain, .readBatch, .itemSource, .itemFindability: false
         }
     }
 
@@ -109,6 +111,7 @@ enum Route {
         case .search: "/v1/search"
         case .pushItems, .deleteItems: "/v1/items"
         case .itemSource: "/v1/items/{id}/source"
+        case .itemFindability: "/v1/items/{id}/findability"
         case .deleteDomain: "/v1/domains/{domainIdentifier}"
         case .readBatch, .commitBatch: "/v1/batches/{name}"
         case .reportActivity: "/v1/activities"
@@ -130,6 +133,7 @@ enum Route {
         case .deleteItems: try service.deleteItems(request)
         case .deleteDomain(let domain): try service.deleteDomain(request, domain)
         case .itemSource(let id): try service.itemSource(request, id)
+        case .itemFindability(let id): try service.itemFindability(request, id)
         case .readBatch(let name): try service.readBatch(request, name)
         case .commitBatch(let name): try service.commitBatch(request, name)
         case .reportActivity: try service.reportActivity(request)

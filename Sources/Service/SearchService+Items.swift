@@ -5,6 +5,7 @@ import JSON
 import SearchIndex
 import ServiceAPI
 import StoreSeams
+import TextUtilities
 
 /// Pushed items (the CoreSpotlight model): a key's items are its owner's, identified by
 /// owner and identifier, so two tenants' `tart`s never meet.
@@ -84,5 +85,30 @@ extension SearchService {
         var fields: [(String, JSONValue)] = [("id", .string(id)), ("source", record.json)]
         if let resolved = try configuration.recordResolver?(key.owner, record) { fields.append(("record", resolved)) }
         return .json(.object(JSONObject(fields)))
+    }
+
+    /// Where the caller's own item ranks for a query, and why (``Findability``): `q`, and
+    /// as for a search `platform`, `installed` and `typing`. Anyone else's item gets the
+    /// same 404 as one that does not exist.
+    func itemFindability(_ request: HTTPServerRequest, _ id: String) throws -> HTTPServerResponse {
+        let key = try authenticated(request)
+        let names: Set<String> = ["q", "platform", "installed", "typing"]
+        for item in request.rawQueryItems {
+            let name = PercentDecoding.decode(item.name, plusIsSpace: true)
+            guard names.contains(name) else {
+                throw APIError.invalidQuery("unknown parameter '\(name.prefix(64))': this endpoint takes " + names.sorted().joined(separator: ", "))
+            }
+        }
+        guard let query = request.queryValue("q") else { throw APIError.invalidQuery("q is required") }
+        guard let platform = AppTarget.Platform(rawValue: request.queryValue("platform") ?? "ios") else {
+            throw APIError.invalidQuery("platform must be ios or android")
+        }
+        let installed = Set(request.queryValues("installed").flatMap { $0.split(separator: ",") }.map(String.init))
+        var search = SearchRequest(query, limit: 1, platform: platform, installed: installed, now: configuration.clock())
+        search.typing = ["1", "true"].contains(request.queryValue("typing") ?? "")
+        try checkCaughtUp()
+        let report = try readers.withReader { try $0.findability(of: ItemKey(owner: key.owner, identifier: id), for: search) }
+        if report.findings.contains(.notIndexed) { throw APIError.notFound("no item '\(id)' of yours") }
+        return .json(report.json)
     }
 }

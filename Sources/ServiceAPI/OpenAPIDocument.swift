@@ -95,6 +95,22 @@ public enum OpenAPIDocument {
                 ("parameters", .array([pathParameter("id", "The item's uniqueIdentifier.")])),
                 ("responses", responses(ok: object(["id": string, "source": ref("RecordReference"), "record": ["type": "object"]]), errors: ["401", "404"])),
             ]))]),
+            ("/v1/items/{id}/findability", ["get": .object(JSONObject([
+                ("summary", "For the caller's own item: where it ranks for a query and why — each query word's forms (as written, stems, completions, corrections) and the fields holding them, the points each adds, the score's factors (relevance × quality × rating × engagement × freshness), the results above it, and what keeps it out or down (missing words, words only in the text, expired, below the first 1,000 results)."),
+                ("security", security),
+                ("parameters", .array([
+                    pathParameter("id", "The item's uniqueIdentifier."),
+                    parameter("q", required: true, "The query, as a person would type it."),
+                    parameter("platform", "ios (default) or android, as for /v1/search."),
+                    parameter("installed", "Apps on the device, as for /v1/search."),
+                    parameter("typing", "1: the last word is still being typed (its completions count), as for /v1/search."),
+                ])),
+                ("responses", responses(ok: object([
+                    "query": string, "id": string, "indexed": boolean, "matches": boolean, "rank": ["type": ["integer", "null"]],
+                    "searched": integer, "estimatedTotalHits": integer, "words": ["type": "array"], "score": ["type": ["object", "null"]],
+                    "above": ["type": "array"], "findings": ["type": "array"],
+                ]), errors: ["400", "401", "404"])),
+            ]))]),
             ("/v1/batches/{name}", [
                 "get": .object(JSONObject([
                     ("summary", "The client state last committed with this batch name (null if none)."),

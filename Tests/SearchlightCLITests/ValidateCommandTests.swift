@@ -332,6 +332,63 @@ import Testing
         #expect(!plain.stdout.contains("(from sniffed)"))
     }
 
+    /// `validate URL --query Q` (issue 56): where the crawled page ranks for Q in the data
+    /// folder's index and why — the words' fields and forms, the score's parts, the results
+    /// above — and what keeps it out or down, checked against the page as served now: a word
+    /// outside the main text, a page changed since the crawl, a page no crawl has found.
+    @Test func findabilityExplainsARankAndWhatKeepsAPageDown() throws {
+        let web = try FixtureWeb(tls: true)
+        defer { web.stop() }
+        let site = "rank.web.test"
+        let nav = "<nav><a href=\"/\">Home</a> <a href=\"/shop\">Shop copper cookware</a></nav>"
+        func page(_ title: String, _ text: String) -> String {
+            "<!doctype html><html><head><meta charset=utf-8><title>\(title)</title>" + Self.banner + "</head><body>\(nav)<main><h1>\(title)</h1>"
+                + "<p>\(text)</p></main><footer>Links: <a href=\"/tart\">tart</a> <a href=\"/cake\">cake</a></footer></body></html>"
+        }
+        web.page(site, "/", html: page("Recipes", "Our lemon recipes, baked every morning in the bakery for the neighbourhood."))
+        web.page(site, "/tart", html: page("Lemon tart", "A lemon tart with a crisp shortcrust and a sharp lemon curd, baked until just set."))
+        web.page(site, "/cake", html: page("Lemon drizzle cake", "A lemon tart's cousin: a sponge soaked in lemon syrup, with a crackling lemon glaze."))
+        let folder = try TemporaryDirectory("findability")
+        defer { folder.remove() }
+        let data = folder.url.appendingPathComponent("data").path
+        let fetch = ["--cacert", TestCertificates.caFile, "--allow-private", "--resolve", web.resolveEntry(site)]
+        let crawl = try CommandRunner.run(["crawl", web.origin(site) + "/", "--data", data, "--delay", "0"] + fetch)
+        #expect(crawl.status == 0, "\(crawl.stderr)")
+
+        let shown = try CommandRunner.run(["validate", web.origin(site) + "/cake", "--data", data, "--query", "lemon tart"] + fetch)
+        let text = shown.stdout
+        #expect(text.contains("Findability for “lemon tart” in \(data)"), "\(text)")
+        #expect(text.contains("  Rank              2 of 3 results"), "\(text)")
+        #expect(text.contains("lemon (written): title 1"), "\(text)")
+        #expect(text.contains("  Above it") && text.contains("Lemon tart  \(web.origin(site))/tart"), "\(text)")
+        #expect(text.contains("Score") && text.contains("= relevance"), "\(text)")
+
+        // A word only in the navigation: on the page, outside its main text.
+        let cookware = try CommandRunner.run(["validate", web.origin(site) + "/tart", "--data", data, "--query", "lemon cookware", "--json"] + fetch)
+        let report = try JSONParser.parse(cookware.stdout)["findability"]
+        #expect(report?["rank"] == 1, "\(cookware.stdout.suffix(2000))")
+        #expect(report?["findings"]?.arrayValue?.contains { $0["code"] == "missing-words" } == true)
+        let live = report?["live"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(live.contains { $0.contains("'cookware' is on the page but outside its main text") }, "\(live)")
+
+        // The page changed since the crawl: the live page holds the word, the index does not.
+        web.page(site, "/tart", html: page("Lemon tart", "A lemon tart with candied peel, a crisp shortcrust and a sharp lemon curd."))
+        let changed = try CommandRunner.run(["validate", web.origin(site) + "/tart", "--data", data, "--query", "candied lemon"] + fetch)
+        #expect(changed.stdout.contains("the page as served now holds 'candied', the indexed copy does not"), "\(changed.stdout)")
+
+        // A page no crawl has found.
+        web.page(site, "/hidden", html: page("Lemon posset", "A lemon posset nobody links to."))
+        let hidden = try CommandRunner.run(["validate", web.origin(site) + "/hidden", "--data", data, "--query", "lemon posset"] + fetch)
+        #expect(hidden.stdout.contains("not in the results: not in the index"), "\(hidden.stdout)")
+        #expect(hidden.stdout.contains("no crawl of this folder has found the URL"), "\(hidden.stdout)")
+
+        // No index: a clear error, not an empty report.
+        let none = try CommandRunner.run(["validate", web.origin(site) + "/tart", "--data", folder.url.appendingPathComponent("none").path,
+                                          "--query", "lemon"] + fetch)
+        #expect(none.status == 1 && none.stderr.contains("has none: crawl first"), "\(none.stderr)")
+        #expect(try CommandRunner.run(["validate", web.origin(site) + "/tart", "--query", " "] + fetch).status == 64)
+    }
+
     @Test func aPageWithoutAnAppActionFailsWithTheReason() throws {
         let web = try FixtureWeb(tls: true)
         defer { web.stop() }

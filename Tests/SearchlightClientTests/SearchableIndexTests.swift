@@ -55,6 +55,24 @@ import Testing
         #expect(try await index.search(SearchRequest("recipe")).response.hits.isEmpty)
     }
 
+    /// An app's back end asks where its own item ranks for a query, and why (issue 56).
+    @Test func findabilityOfAnOwnItem() async throws {
+        let service = try RunningService()
+        defer { service.stop() }
+        let index = SearchableIndex(server: URL(string: service.baseURL)!, key: try service.key(owner: "tartine", domain: "tartine.example"))
+        // Enough items that a word in one of them weighs something (BM25's idf).
+        let others = ["Country bread", "Rye loaf", "Brioche", "Apple pie", "Plum cake", "Onion soup"].enumerated().map { Self.recipe("r\($0.offset)", $0.element) }
+        _ = try await index.indexSearchableItems([Self.recipe("flan", "Vanilla flan"), Self.recipe("tart", "Lemon tart")] + others)
+        let report = try await index.findability(ofItem: "flan", query: "lemon flan")
+        #expect(report.rank == 1 && report.matches)
+        #expect(report.findings == [.missingWords(["lemon"])], "\(report.findings)")
+        #expect(report.words.first { $0.word == "flan" }?.forms.first?.occurrences == [.title: 1])
+        #expect((report.score?.total ?? 0) > 0, "\(report.score.map { "\($0)" } ?? "nil")")
+        await #expect {
+            try await index.findability(ofItem: "nobody", query: "lemon")
+        } throws: { ($0 as? SearchlightError)?.code == .notFound }
+    }
+
     @Test func aBatchCommitsOnlyOverTheStateItBeganWith() async throws {
         let service = try RunningService()
         defer { service.stop() }

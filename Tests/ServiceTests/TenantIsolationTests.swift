@@ -56,6 +56,27 @@ import Testing
         #expect(running.ids("marian paul") == ["employee_Marian_Paul"])
     }
 
+    /// `GET /v1/items/{id}/findability`: an owner learns where its own item ranks for a
+    /// query and why; another tenant's item of the same id is a 404, as one that does not exist.
+    @Test(arguments: ServiceBackend.allCases) func findabilityIsForTheOwnersItemsOnly(_ backend: ServiceBackend) throws {
+        let (running, a, b) = try tenants(backend)
+        defer { running.stop() }
+        #expect(running.call("POST", "/v1/items", json: items(item("tart", "Lemon tart", webURL: "https://a.example/tart"),
+                                                               item("curd", "Curd", webURL: "https://a.example/curd")), key: a).status == 200)
+        #expect(running.call("POST", "/v1/items", json: items(item("posset", "Lemon tart posset", webURL: "https://b.example/posset")), key: b).status == 200)
+        let report = running.call("GET", "/v1/items/tart/findability?q=lemon+tart", key: a)
+        #expect(report.status == 200, "\(report.text)")
+        #expect(report.json?["rank"] == 1 && report.json?["matches"] == true, "\(report.text)")
+        let words = report.json?["words"]?.arrayValue ?? []
+        #expect(words.first?["word"] == "lemon" && words.first?["forms"]?.arrayValue?.first?["occurrences"]?["title"] == 1, "\(report.text)")
+        let curd = running.call("GET", "/v1/items/curd/findability?q=lemon+tart", key: a)
+        #expect(curd.json?["findings"]?.arrayValue?.first?["code"] == "no-word-matches", "\(curd.text)")
+        #expect(running.call("GET", "/v1/items/posset/findability?q=lemon", key: a).status == 404, "B's item is not A's to inspect")
+        #expect(running.call("GET", "/v1/items/tart/findability?q=lemon").status == 401)
+        let misspelt = running.call("GET", "/v1/items/tart/findability?query=lemon", key: a)
+        #expect(misspelt.status == 400 && misspelt.text.contains("unknown parameter 'query'"), "\(misspelt.text)")
+    }
+
     @Test(arguments: ServiceBackend.allCases) func storedNamesRefuseControlCharacters(_ backend: ServiceBackend) throws {
         let (running, a, _) = try tenants(backend)
         defer { running.stop() }

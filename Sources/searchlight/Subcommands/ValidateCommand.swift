@@ -8,7 +8,7 @@ import Render
 import SearchIndex
 import WebURL
 
-/// `searchlight validate URL [--platform ios|android] [--installed APP_ID]... [--data DIR] [--json] [fetch options]`
+/// `searchlight validate URL [--query Q] [--platform ios|android] [--installed APP_ID]... [--data DIR] [--json] [fetch options]`
 struct ValidateCommand: Command {
     static let spec = CommandSpec(
         name: "validate",
@@ -22,16 +22,23 @@ struct ValidateCommand: Command {
             indexed and the tap action on iOS and Android with the app installed and without.
             Exit status 0 when the page would be indexed with a working app action on the
             platform asked about, 1 when not (the reasons come first), 64 for usage errors.
+            With --query, also where the page ranks for that query in the data folder's
+            index and why: which words matched in which field and form, the score's parts,
+            the results above it, and what keeps it out or down.
             """,
         arguments: [ArgumentSpec(name: "url", help: "The http(s) URL to check.")],
-        options: [Option.platform, Option.installed, DataDirectory.option, Option.render, CrawlCommand.Option.renderTimeout.spec, Option.json]
+        options: [Option.query, Option.platform, Option.installed, DataDirectory.option, Option.render, CrawlCommand.Option.renderTimeout.spec,
+                  Option.json]
             + FetchOptions.specs,
         examples: [
             "searchlight validate https://recipes.example/lemon-tart",
             "searchlight validate https://shop.example/p/42 --platform android --json",
+            "searchlight validate https://recipes.example/lemon-tart --query \"lemon tart\"",
         ])
 
     var url: WebURL
+    /// With `--query`: the query whose ranking of the page is explained.
+    var query: String?
     var platform: AppTarget.Platform
     var installed: Set<String>
     var data: String?
@@ -52,6 +59,13 @@ struct ValidateCommand: Command {
         self.platform = platform
         installed = Set(arguments.values(Option.installed))
         data = arguments.value(DataDirectory.option)
+        query = arguments.value(Option.query)
+        if let query {
+            guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--query needs the words a person would search for") }
+            guard query.count <= SearchRequest.Limits.queryCharacters else {
+                throw UsageError("--query is at most \(SearchRequest.Limits.queryCharacters) characters")
+            }
+        }
         json = arguments.flag(Option.json)
         fetch = try FetchOptions(arguments)
         let mode = arguments.value(Option.render) ?? RenderMode.auto.rawValue
@@ -79,12 +93,52 @@ struct ValidateCommand: Command {
         defer { renderer?.browser.kill() }
         options.renderer = renderer
         let report = try PageValidator(downloader: client, options: options).validate(url)
+        var ranking: (report: Findability, notes: [String])?
+        if let query { ranking = try findability(of: report, query: query) }
         if json {
-            Console.writeLine(JSONWriter.string(report.json, style: .pretty))
+            Console.writeLine(JSONWriter.string(Self.json(report, ranking), style: .pretty))
         } else {
             Console.write(ValidationSummary(report: report).text)
+            if let ranking { Console.write(FindabilitySummary(findability: ranking.report, notes: ranking.notes, data: folder.path).text) }
         }
         if !report.passed { throw ExitCode.failure }
+    }
+
+    /// The report as JSON, with the findability (and the live page's notes, `live`) under `findability`.
+    private static func json(_ report: ValidationReport, _ findability: (report: Findability, notes: [String])?) -> JSONValue {
+        guard let findability, let base = report.json.objectValue, var explained = findability.report.json.objectValue else { return report.json }
+        var object = base
+        explained["live"] = .array(findability.notes.map(JSONValue.string))
+        object["findability"] = .object(explained)
+        return .object(object)
+    }
+
+    /// The index's answer; a query the index refuses is a usage error.
+    private static func place(in index: SearchIndex, of key: ItemKey, _ request: SearchRequest) throws -> Findability {
+        let result: Result<Findability, SearchIndexError> = Result { () throws(SearchIndexError) in try index.findability(of: key, for: request) }
+        switch result {
+        case .success(let found): return found
+        case .failure(let error) where error.isClientError: throw UsageError("--query: \(error.message)")
+        case .failure(let error): throw error
+        }
+    }
+
+    private var folder: DataDirectory { DataDirectory(path: data ?? DataDirectory.defaultPath) }
+
+    /// Where the page's item ranks for `query` in the folder's index, and what the live
+    /// page says beside it.
+    private func findability(of report: ValidationReport, query: String) throws -> (report: Findability, notes: [String]) {
+        let folder = self.folder
+        guard FileManager.default.fileExists(atPath: folder.indexPath) else {
+            throw CommandFailure("--query reads the index of a data folder, and \(folder.path) has none: crawl first, or give --data DIR")
+        }
+        let index = try SearchIndex(path: folder.indexPath, mode: .existing)
+        let identifier = report.item?.uniqueIdentifier ?? report.hops.last?.url ?? url.string
+        var request = SearchRequest(query, platform: platform, installed: installed)
+        request.limit = 1
+        let found = try Self.place(in: index, of: ItemKey(owner: nil, identifier: identifier), request)
+        let frontier = try FolderContents.frontierRow(dataDirectory: folder.path, urls: [identifier, url.string])
+        return (found, FindabilityCheck.notes(report: report, findability: found, frontier: frontier))
     }
 }
 
@@ -97,5 +151,7 @@ extension ValidateCommand {
         static let installed = OptionSpec.value(
             "--installed", "app-id", help: "An app taken as installed for 'with the app' (default: the page's own apps).", repeatable: true)
         static let json = OptionSpec.flag("--json", help: "Print the report as one JSON object.")
+        static let query = OptionSpec.value(
+            "--query", "words", help: "Also say where the page ranks for these words in the data folder's index, and why.")
     }
 }
