@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
@@ -12,6 +13,41 @@
 // Swift cannot call. These wrappers take plain arguments and pass MHD an option array.
 
 typedef size_t (*sl_mhd_unescape_callback)(void *context, struct MHD_Connection *connection, char *text);
+
+// The request-target limits, checked when libmicrohttpd has read the request line and before
+// it splits the query into parameters: each parameter takes a record from the connection's
+// memory pool, and a pool spent on them leaves none for an answer, so a line of thousands of
+// parameters was closed unanswered. A target past a limit has its query cut off (nothing is
+// split) and the request is marked, for the handler to answer 414.
+struct sl_mhd_target_limits {
+    size_t maximum_bytes;
+    size_t maximum_parameters;
+};
+
+// The markers are addresses no allocation has (1 and 2), the same in every translation unit;
+// only the handler and the completion callback see them, and neither dereferences them.
+static inline void *sl_mhd_target_too_long(void) { return (void *)(uintptr_t)1; }
+static inline void *sl_mhd_too_many_parameters(void) { return (void *)(uintptr_t)2; }
+
+static inline void *sl_mhd_check_target(void *context, const char *uri, struct MHD_Connection *connection) {
+    (void)connection;
+    const struct sl_mhd_target_limits *limits = context;
+    if (!uri || !limits) return NULL;
+    size_t length = strlen(uri);
+    char *query = strchr(uri, '?');
+    size_t parameters = 0;
+    if (query) {
+        parameters = 1;
+        for (const char *c = query + 1; *c; c++) if (*c == '&') parameters++;
+    }
+    void *marker = NULL;
+    if (length > limits->maximum_bytes) marker = sl_mhd_target_too_long();
+    else if (parameters > limits->maximum_parameters) marker = sl_mhd_too_many_parameters();
+    // The line sits in the connection's writable read buffer, which libmicrohttpd itself
+    // cuts at the '?' next: an empty query leaves nothing to split.
+    if (marker && query) query[1] = '\0';
+    return marker;
+}
 
 struct sl_mhd_options {
     unsigned int flags;
@@ -26,10 +62,11 @@ struct sl_mhd_options {
     MHD_RequestCompletedCallback completed;
     void *completed_context;
     sl_mhd_unescape_callback unescape;
+    const struct sl_mhd_target_limits *target_limits;
 };
 
 static inline struct MHD_Daemon *sl_mhd_start(const struct sl_mhd_options *o, MHD_AccessHandlerCallback handler, void *context) {
-    struct MHD_OptionItem items[12];
+    struct MHD_OptionItem items[13];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)o->bind_address };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)o->connection_timeout, NULL };
@@ -49,6 +86,8 @@ static inline struct MHD_Daemon *sl_mhd_start(const struct sl_mhd_options *o, MH
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)o->completed, o->completed_context };
     if (o->unescape)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)o->unescape, NULL };
+    if (o->target_limits)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)sl_mhd_check_target, (void *)o->target_limits };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(o->flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
 }

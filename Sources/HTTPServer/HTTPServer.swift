@@ -50,6 +50,14 @@ public final class HTTPServer: Sendable {
         /// (libmicrohttpd's pool; touched only as used). Requests that do not fit are
         /// answered 414 or 431 by libmicrohttpd.
         public var connectionMemoryBytes = 256 * 1024
+        /// The longest request target (path and query) answered; a longer one gets 414 with
+        /// the limit in its message. 32 KiB holds the longest search the API takes (a query
+        /// of 4,096 characters percent-encoded, 64 installed apps of 256 bytes).
+        public var maximumTargetBytes = 32 * 1024
+        /// Query parameters a request target may hold; more get 414. Each takes a record of
+        /// the connection's memory (about 48 bytes): tens of thousands of them left none for
+        /// an answer. 2,048 holds the API's longest list (`DELETE /v1/items` with 1,000 ids).
+        public var maximumQueryParameters = 2048
         /// The body of the server's own refusals (413 for a declared body over the limit, 503
         /// when the body budget is spent), from the status, a short code and a message: an
         /// API answers in its own error format.
@@ -118,8 +126,14 @@ public final class HTTPServer: Sendable {
             if case .pool(let threads) = configuration.threading { options.thread_pool_size = UInt32(max(1, threads)) }
             options.tls_key_pem = context.tlsKey.map { UnsafePointer($0) }
             options.tls_cert_pem = context.tlsCertificate.map { UnsafePointer($0) }
+            options.target_limits = UnsafePointer(context.targetLimits)
             options.completed = { _, _, requestContext, _ in
                 guard let requestContext, let state = requestContext.pointee else { return }
+                // A request refused by its target before the handler ran holds a marker, not a state.
+                if ServerContext.oversizedTarget(state) != nil {
+                    requestContext.pointee = nil
+                    return
+                }
                 Unmanaged<RequestState>.fromOpaque(state).takeRetainedValue().finish()
                 requestContext.pointee = nil
             }

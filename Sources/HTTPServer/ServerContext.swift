@@ -23,6 +23,8 @@ final class ServerContext: @unchecked Sendable {
     let tlsKey: UnsafeMutablePointer<CChar>?
     let tlsCertificate: UnsafeMutablePointer<CChar>?
     let bodyDeadline: Double
+    /// The request-target limits libmicrohttpd's URI callback reads (written once here).
+    let targetLimits: UnsafeMutablePointer<sl_mhd_target_limits>
 
     init(handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, configuration: HTTPServer.Configuration) {
         self.handler = handler
@@ -33,11 +35,33 @@ final class ServerContext: @unchecked Sendable {
         self.refusal = configuration.refusal
         self.tlsKey = configuration.tls.map { strdup($0.privateKeyPEM) }
         self.tlsCertificate = configuration.tls.map { strdup($0.certificatePEM) }
+        targetLimits = .allocate(capacity: 1)
+        targetLimits.initialize(to: sl_mhd_target_limits(maximum_bytes: max(256, configuration.maximumTargetBytes),
+                                                         maximum_parameters: max(1, configuration.maximumQueryParameters)))
+        maximumTargetBytes = max(256, configuration.maximumTargetBytes)
+        maximumQueryParameters = max(1, configuration.maximumQueryParameters)
     }
+
+    let maximumTargetBytes: Int
+    let maximumQueryParameters: Int
 
     deinit {
         free(tlsKey)
         free(tlsCertificate)
+        targetLimits.deallocate()
+    }
+
+    /// The marker libmicrohttpd's URI callback left for a request whose target is past a
+    /// limit (``sl_mhd_check_target``); nil for any other request.
+    static func oversizedTarget(_ pointer: UnsafeMutableRawPointer?) -> OversizedTarget? {
+        guard let pointer else { return nil }
+        if pointer == sl_mhd_target_too_long() { return .tooLong }
+        if pointer == sl_mhd_too_many_parameters() { return .tooManyParameters }
+        return nil
+    }
+
+    enum OversizedTarget {
+        case tooLong, tooManyParameters
     }
 
     /// libmicrohttpd's access handler: called once when the headers are in, once per
@@ -47,6 +71,18 @@ final class ServerContext: @unchecked Sendable {
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>,
         _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
+        if let oversized = Self.oversizedTarget(requestContext.pointee) {
+            // The request is refused, its body (if any) read and dropped as any refused one's.
+            let state = RequestState(budget: budget)
+            requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            let message = switch oversized {
+            case .tooLong: "the request target is longer than \(maximumTargetBytes) bytes"
+            case .tooManyParameters: "the request target has more than \(maximumQueryParameters) query parameters"
+            }
+            var response = refusal(414, "uri-too-long", message)
+            response.headers.append(HTTPField("Connection", "close"))
+            return Self.queue(response, on: connection)
+        }
         guard let statePointer = requestContext.pointee else {
             // The head is in; no body byte has been read yet.
             let state = RequestState(budget: budget)

@@ -225,6 +225,27 @@ import Testing
         #expect(inBody.status == 200, "long lists may also come as a JSON body")
     }
 
+    /// A request target past the limits gets 414 with the limit in its message — a 70 KB
+    /// line of 5,000 `installed` parameters was closed unanswered (issue 57) — and the
+    /// connection's next request is not read; a long one within the limits is answered.
+    @Test func anOversizedRequestTargetGets414() throws {
+        let running = try RunningService(maximumItems: 10)
+        defer { running.stop() }
+        func ask(_ target: String) throws -> String {
+            let connection = try #require(RawConnection(port: running.server.port))
+            #expect(connection.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+            return connection.receive(timeout: 30, until: "}")
+        }
+        let installed = (0..<5000).map { _ in "installed=com.example.app" }.joined(separator: "&")
+        let long = try ask("/v1/search?q=tart&" + installed)
+        #expect(long.hasPrefix("HTTP/1.1 414"), "\(long.prefix(300))")
+        #expect(long.contains("longer than 32768 bytes") && long.contains("uri-too-long"), "\(long.prefix(400))")
+        let many = try ask("/v1/search?q=tart&" + (0..<3000).map { _ in "a" }.joined(separator: "&"))
+        #expect(many.hasPrefix("HTTP/1.1 414") && many.contains("more than 2048 query parameters"), "\(many.prefix(400))")
+        let fine = try ask("/v1/search?q=tart&" + (0..<60).map { "installed=com.example.app\($0)" }.joined(separator: "&"))
+        #expect(fine.hasPrefix("HTTP/1.1 200"), "\(fine.prefix(300))")
+    }
+
     @Test func engagementOnlyCountsForTheKeysOwnItems() throws {
         let running = try RunningService(cacheBytes: 0)
         defer { running.stop() }
