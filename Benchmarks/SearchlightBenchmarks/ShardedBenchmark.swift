@@ -59,7 +59,9 @@ enum ShardedBenchmark {
             var server = HTTPServer.Configuration()
             server.port = 0
             server.threading = .pool(8)
-            return try! service.serve(server)
+            let running = try! service.serve(server)
+            service.answer(as: "http://127.0.0.1:\(running.port)")
+            return running
         }
         let single = serve(folder + "/whole.sqlite")
         let nodes = (0..<shards).map { serve(folder + "/shard-\($0).sqlite") }

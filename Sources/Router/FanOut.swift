@@ -23,7 +23,7 @@ final class FanOut: Sendable {
     private let client: HTTPClient
     private let headers: [HTTPField]
     /// Headers made for each request from its path and body (the router credential).
-    private let sign: @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField]
+    private let sign: @Sendable (_ node: String, _ path: String, _ body: [UInt8]) -> [HTTPField]
     /// The answer bytes held at once by every call: taken as they arrive, given back when
     /// each body has been read or dropped.
     let held: ByteBudget
@@ -32,7 +32,7 @@ final class FanOut: Sendable {
     let hedges = Atomic<Int>(0)
     let failovers = Atomic<Int>(0)
 
-    init(client: HTTPClient, headers: [HTTPField], heldBytes: Int, sign: @escaping @Sendable (_ path: String, _ body: [UInt8]) -> [HTTPField] = { _, _ in [] }) {
+    init(client: HTTPClient, headers: [HTTPField], heldBytes: Int, sign: @escaping @Sendable (_ node: String, _ path: String, _ body: [UInt8]) -> [HTTPField] = { _, _, _ in [] }) {
         self.client = client
         self.headers = headers
         self.held = ByteBudget(heldBytes)
@@ -73,7 +73,7 @@ final class FanOut: Sendable {
                     }
                 }
                 let body = bodies.count == 1 ? bodies[0] : bodies[shard]
-                var request = FetchRequest(url: order[shard][replica].address + path, headers: headers + sign(path, body))
+                var request = FetchRequest(url: order[shard][replica].address + path, headers: headers + sign(order[shard][replica].address, path, body))
                 request.method = "POST"
                 request.body = body
                 request.budgets = [held]

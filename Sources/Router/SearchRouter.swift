@@ -47,6 +47,9 @@ public final class SearchRouter: Sendable {
         /// system's when nil.
         public var caCertificatesFile: String?
         public var accessLog: AccessLog?
+        /// Send the router credential over plain http to nodes on other machines
+        /// (`--insecure-nodes`); by default such nodes are not asked (``ShardMap/sendsInClear(_:)``).
+        public var allowsPlainHTTPNodes = false
 
         public init() {}
     }
@@ -95,8 +98,8 @@ public final class SearchRouter: Sendable {
         fanOut = FanOut(
             client: client, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Accept", "application/json")],
             heldBytes: configuration.maximumHeldBytes
-        ) { path, body in
-            [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: body))]
+        ) { node, path, body in
+            [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: body, node: node))]
         }
     }
 
@@ -126,11 +129,28 @@ public final class SearchRouter: Sendable {
     /// Reads the node table once.
     public func refresh() {
         do {
-            let map = ShardMap(nodes: try directory.searchNodes(), maximumSilence: configuration.maximumLag, count: try directory.shardCount())
+            let nodes = try directory.searchNodes()
+            let map = ShardMap(nodes: nodes, maximumSilence: configuration.maximumLag, count: try directory.shardCount(),
+                               plainHTTP: configuration.allowsPlainHTTPNodes)
+            if !configuration.allowsPlainHTTPNodes { warnOnce(about: nodes.filter { $0.address.map(ShardMap.sendsInClear) == true }) }
             current.withLock { $0 = map }
         } catch {
             // The store is away: keep asking the nodes known last; they answer while their copies are fresh.
             counters.withLock { $0.directoryErrors += 1 }
+        }
+    }
+
+    /// Names of nodes already reported as left out for plain http.
+    private let warned = Mutex<Set<String>>([])
+
+    /// Says once per node, on standard error, why a node advertised over plain http on
+    /// another machine is not asked.
+    private func warnOnce(about nodes: [CrawlStatus.Node]) {
+        let fresh = warned.withLock { seen in nodes.filter { seen.insert($0.name).inserted } }
+        for node in fresh {
+            let line = "warning: node \(node.name) advertises \(node.address ?? "") over plain http on another machine: it is not asked, "
+                + "so that the router's credential does not cross the network in clear (serve it with --tls-cert, or give the router --insecure-nodes)\n"
+            FileHandle.standardError.write(Data(line.utf8))
         }
     }
 

@@ -27,9 +27,13 @@ public struct ShardMap: Sendable, Equatable {
     }
 
     /// The map for `nodes`, counting those silent for at most `maximumSilence` seconds, over
-    /// `count` shards when the store sets it.
-    public init(nodes: [CrawlStatus.Node], maximumSilence: Double, count stored: Int? = nil) {
-        let live = nodes.filter { $0.silentFor <= maximumSilence && $0.address.map(Self.usable) == true }
+    /// `count` shards when the store sets it. A node advertised over plain http on another
+    /// machine is left out unless `plainHTTP` allows it: the router's credential would cross
+    /// the network in clear (``RouterCredential``).
+    public init(nodes: [CrawlStatus.Node], maximumSilence: Double, count stored: Int? = nil, plainHTTP: Bool = false) {
+        let live = nodes.filter { node in
+            node.silentFor <= maximumSilence && node.address.map { Self.usable($0) && (plainHTTP || !Self.sendsInClear($0)) } == true
+        }
         var byCount: [Int: Int] = [:]
         for node in live { byCount[node.shard.count, default: 0] += 1 }
         let valid = stored.flatMap { (1...Shard.maximumCount).contains($0) ? $0 : nil }
@@ -47,6 +51,25 @@ public struct ShardMap: Sendable, Equatable {
 
     /// Shards no live node holds.
     public var missing: [Int] { replicas.indices.filter { replicas[$0].isEmpty } }
+
+    /// Whether a request to `address` would cross a network in clear: plain http to a host
+    /// that is not this machine's loopback (`localhost`, 127.0.0.0/8, ::1).
+    public static func sendsInClear(_ address: String) -> Bool {
+        guard address.lowercased().hasPrefix("http://") else { return false }
+        var host = Substring(address.dropFirst("http://".count))
+        if let end = host.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { host = host[..<end] }
+        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        let name = host.lowercased()
+        if name == "localhost" || name == "::1" { return false }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        if octets.count == 4, octets.allSatisfy({ UInt8($0) != nil }), octets[0] == "127" { return false }
+        return true
+    }
 
     /// An address a router can send to: http(s), at most 512 bytes (the table is written by
     /// nodes, but a router trusts nothing it reads).

@@ -58,7 +58,7 @@ extension SearchService {
     /// (its time and head were checked before the body was read).
     private func checkRouter(_ request: HTTPServerRequest) throws {
         let value = request.header(RouterCredential.header)
-        guard router.acceptsBody(value, method: request.method, path: request.path, body: request.body),
+        guard let node = advertisedAddress, router.acceptsBody(value, method: request.method, path: request.path, body: request.body, node: node),
             let presented = RouterCredential.Presented(value), replays.first(presented.body, now: Date().timeIntervalSince1970)
         else { throw APIError.forbidden("the router credential does not sign this request, or was used before") }
     }

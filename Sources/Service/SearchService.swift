@@ -92,6 +92,8 @@ public final class SearchService: Sendable {
     let tokens: EngagementToken
     let router: RouterCredential
     let replays = ReplayGuard()
+    /// The address routers reach this node at (``answer(as:)``): what their credential must name.
+    private let advertised = Mutex<String?>(nil)
     let limits: EngagementLimits
 
     /// The embedded service: writes to the index at `indexPath`, keys in `service.sqlite`.
@@ -125,6 +127,15 @@ public final class SearchService: Sendable {
         }
     }
 
+    /// Takes router requests signed for `address`, the URL this node advertises in the
+    /// store (``RouterCredential``): one signed for another node is refused.
+    public func answer(as address: String) {
+        advertised.withLock { $0 = address }
+    }
+
+    /// The address router requests must be signed for; nil before ``answer(as:)``.
+    var advertisedAddress: String? { advertised.withLock { $0 } }
+
     /// Starts an HTTP server for the API: ``admit(_:)`` on each request's head, then
     /// ``handle(_:)`` on the whole request; the server's body limit is the service's.
     public func serve(_ configuration: HTTPServer.Configuration) throws -> HTTPServer {
@@ -153,8 +164,13 @@ public final class SearchService: Sendable {
             return .answer(response)
         }
         if route.isShardRoute {
-            guard router.acceptsHead(request.header(RouterCredential.header), method: request.method, path: request.path, now: Date()) else {
-                return .answer(APIError.forbidden("/v1/shard/… answers a router of this store (serve --router) only").response.hardened)
+            guard let node = advertisedAddress else {
+                return .answer(APIError.forbidden("/v1/shard/… answers a router of this store, on a node that advertises its address (serve --store … --advertise URL)")
+                    .response.hardened)
+            }
+            guard router.acceptsHead(request.header(RouterCredential.header), method: request.method, path: request.path, node: node, now: Date()) else {
+                return .answer(APIError.forbidden("/v1/shard/… answers a router of this store (serve --router) only, signed for this node (\(node))")
+                    .response.hardened)
             }
             return .accept(BodyAllowance(holder: .principal("router"), maximumBytes: Self.shardBodyBytes))
         }

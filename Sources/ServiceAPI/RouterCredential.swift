@@ -3,12 +3,15 @@ import StoreSeams
 import Synchronization
 
 /// How a node knows that a request on its shard routes (`/v1/shard/…`) comes from a router
-/// of the same store, now: a header only processes that can read the store's secret salt
-/// can make — an HMAC, under a key derived from the salt, of the request's time, a random
-/// nonce, method, path and body — accepted within ``window`` seconds of the node's clock and
-/// once (``ReplayGuard``; the nonce keeps two equal requests in one second apart). A header seen on the wire cannot be sent again, nor with another
-/// body, nor after it expires. The head part (time, method, path) is checked before the
-/// body is read, so a stranger's request is not buffered; the body part once it has been.
+/// of the same store, now, and for it: a header only processes that can read the store's
+/// secret salt can make — an HMAC, under a key derived from the salt, of the request's time,
+/// a random nonce, the node it is meant for (its advertised address, ``audience(of:)``),
+/// method, path and body — accepted within ``window`` seconds of the node's clock, once
+/// (``ReplayGuard``; the nonce keeps two equal requests in one second apart) and only by
+/// the node it names. A header seen on the wire cannot be sent again, nor to another node
+/// (a fake replica that captured it, or anyone on a plain-http path), nor with another body,
+/// nor after it expires. The head part (time, node, method, path) is checked before the body
+/// is read, so a stranger's request is not buffered; the body part once it has been.
 ///
 /// `X-Searchlight-Router: t=1790000000,n=<16 hex>,head=<hex>,body=<hex>`
 public struct RouterCredential: Sendable {
@@ -20,14 +23,31 @@ public struct RouterCredential: Sendable {
     private let key: [UInt8]
 
     public init(salt: [UInt8]) {
-        key = SHA256.hmac(key: salt, Array("searchlight-shard-router-v2".utf8))
+        key = SHA256.hmac(key: salt, Array("searchlight-shard-router-v3".utf8))
     }
 
-    /// The header for a request sent at `now`.
-    public func value(method: String, path: String, body: [UInt8], now: Date = Date()) -> String {
+    /// A node's address as both sides sign it: scheme, host and port in lower case, the
+    /// default port written out, no path (`https://Node1.example/` → `https://node1.example:443`).
+    public static func audience(of address: String) -> String {
+        var text = address.trimmingCharacters(in: .whitespaces).lowercased()
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let separator = text.range(of: "://") else { return text }
+        let scheme = String(text[..<separator.lowerBound])
+        var authority = String(text[separator.upperBound...])
+        if let slash = authority.firstIndex(of: "/") { authority = String(authority[..<slash]) }
+        if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+        let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
+        if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
+        return scheme + "://" + authority
+    }
+
+    /// The header for a request sent at `now` to the node advertised at `node`.
+    public func value(method: String, path: String, body: [UInt8], node: String, now: Date = Date()) -> String {
         let time = Int(now.timeIntervalSince1970.rounded(.down))
         let nonce = SHA256.hex(SHA256.randomBytes(8))
-        return "t=\(time),n=\(nonce),head=\(SHA256.hex(head(time, nonce, method, path))),body=\(SHA256.hex(signature(time, nonce, method, path, body)))"
+        let audience = Self.audience(of: node)
+        return "t=\(time),n=\(nonce),head=\(SHA256.hex(head(time, nonce, audience, method, path))),"
+            + "body=\(SHA256.hex(signature(time, nonce, audience, method, path, body)))"
     }
 
     /// A presented header's parts.
@@ -56,24 +76,24 @@ public struct RouterCredential: Sendable {
     }
 
     /// Whether the header's time is within the window and its head part signs this method
-    /// and path: checked before the body is read.
-    package func acceptsHead(_ value: String?, method: String, path: String, now: Date) -> Bool {
+    /// and path for the node advertised at `node` (this one): checked before the body is read.
+    package func acceptsHead(_ value: String?, method: String, path: String, node: String, now: Date) -> Bool {
         guard let presented = Presented(value), abs(Double(presented.time) - now.timeIntervalSince1970) <= Self.window else { return false }
-        return SHA256.equal(presented.head, head(presented.time, presented.nonce, method, path))
+        return SHA256.equal(presented.head, head(presented.time, presented.nonce, Self.audience(of: node), method, path))
     }
 
-    /// Whether the header's body part signs this request with this body.
-    package func acceptsBody(_ value: String?, method: String, path: String, body: [UInt8]) -> Bool {
+    /// Whether the header's body part signs this request with this body, for this node.
+    package func acceptsBody(_ value: String?, method: String, path: String, body: [UInt8], node: String) -> Bool {
         guard let presented = Presented(value) else { return false }
-        return SHA256.equal(presented.body, signature(presented.time, presented.nonce, method, path, body))
+        return SHA256.equal(presented.body, signature(presented.time, presented.nonce, Self.audience(of: node), method, path, body))
     }
 
-    private func head(_ time: Int, _ nonce: String, _ method: String, _ path: String) -> [UInt8] {
-        SHA256.hmac(key: key, Array("head\n\(time)\n\(nonce)\n\(method)\n\(path)".utf8))
+    private func head(_ time: Int, _ nonce: String, _ audience: String, _ method: String, _ path: String) -> [UInt8] {
+        SHA256.hmac(key: key, Array("head\n\(time)\n\(nonce)\n\(audience)\n\(method)\n\(path)".utf8))
     }
 
-    private func signature(_ time: Int, _ nonce: String, _ method: String, _ path: String, _ body: [UInt8]) -> [UInt8] {
-        SHA256.hmac(key: key, Array("body\n\(time)\n\(nonce)\n\(method)\n\(path)\n".utf8) + SHA256.hash(body))
+    private func signature(_ time: Int, _ nonce: String, _ audience: String, _ method: String, _ path: String, _ body: [UInt8]) -> [UInt8] {
+        SHA256.hmac(key: key, Array("body\n\(time)\n\(nonce)\n\(audience)\n\(method)\n\(path)\n".utf8) + SHA256.hash(body))
     }
 }
 

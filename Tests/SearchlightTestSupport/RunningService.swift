@@ -63,6 +63,7 @@ public final class RunningService: Sendable {
         http.threading = .pool(4)
         configure(&http)
         server = try service.serve(http)
+        service.answer(as: "http://127.0.0.1:\(server.port)")
         api = APIClient(base: "http://127.0.0.1:\(server.port)")
     }
 

@@ -12,6 +12,17 @@ import Testing
         CrawlStatus.Node(name: name, behind: 0, silentFor: silent, shard: Shard(parsing: shard)!, address: address)
     }
 
+    /// The router's credential never crosses a network in clear unless told to (issue 57):
+    /// plain http is asked only on this machine's loopback.
+    @Test func plainHTTPNodesElsewhereAreNotAskedUnlessAllowed() {
+        let nodes = [Self.node("tls", "0/1", address: "https://node1.internal:8081"), Self.node("clear", "0/1", address: "http://node2.internal:8081"),
+                     Self.node("local", "0/1", address: "http://127.0.0.1:8081"), Self.node("local6", "0/1", address: "http://[::1]:8081"),
+                     Self.node("name", "0/1", address: "http://localhost:8081/"), Self.node("lan", "0/1", address: "http://10.0.0.5:8081"),
+                     Self.node("tricky", "0/1", address: "http://127.0.0.1.evil.example:8081")]
+        #expect(ShardMap(nodes: nodes, maximumSilence: 5).replicas[0].map(\.name).sorted() == ["local", "local6", "name", "tls"])
+        #expect(ShardMap(nodes: nodes, maximumSilence: 5, plainHTTP: true).replicas[0].count == 7)
+    }
+
     @Test func theMapHoldsLiveNodesWithAddressesOfTheCountMostNodesHold() {
         let map = ShardMap(nodes: [
             Self.node("b", "0/2"), Self.node("a", "0/2"), Self.node("c", "1/2", silent: 9), Self.node("d", "1/2", address: nil),
@@ -27,7 +38,7 @@ import Testing
         // The store's count, when set, wins: a shard of it with no node is missing.
         let stored = ShardMap(nodes: [Self.node("a", "0/1"), Self.node("b", "0/1"), Self.node("c", "1/3")], maximumSilence: 5, count: 3)
         #expect(stored.count == 3 && stored.missing == [0, 2] && stored.replicas[1].map(\.name) == ["c"])
-        #expect(ShardMap(nodes: [Self.node("a", "0/2", address: "http://h:1/")], maximumSilence: 5).replicas[0][0].address == "http://h:1")
+        #expect(ShardMap(nodes: [Self.node("a", "0/2", address: "https://h:1/")], maximumSilence: 5).replicas[0][0].address == "https://h:1")
     }
 
     enum Event { case begin, failed, answered, hedge }

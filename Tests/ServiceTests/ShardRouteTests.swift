@@ -24,30 +24,40 @@ import Testing
         /// What a router sends: the request signed now.
         func routed(_ path: String, _ json: JSONValue) -> APIClient.Reply {
             running.call("POST", path, json: json,
-                         headers: [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: JSONWriter.bytes(json)))])
+                         headers: [HTTPField(RouterCredential.header, credential.value(method: "POST", path: path, body: JSONWriter.bytes(json), node: running.baseURL))])
         }
         let ask: JSONValue = ["q": "lemon", "limit": 5]
 
         // Without the store's credential (or with another's), nothing is read.
         #expect(running.call("POST", "/v1/shard/statistics", json: ask).status == 403)
-        let forged = RouterCredential(salt: Array("other store".utf8)).value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask))
+        let forged = RouterCredential(salt: Array("other store".utf8)).value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask), node: running.baseURL)
         #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, forged)]).status == 403)
 
         // A header seen on the wire is good once, for its own body and path, and not for long.
-        let header = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask))
+        let header = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask), node: running.baseURL)
         #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, header)]).status == 200)
         #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, header)]).status == 403,
                 "replayed")
-        let other = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(["q": "cake", "limit": 5]))
+        let other = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(["q": "cake", "limit": 5]), node: running.baseURL)
         #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, other)]).status == 403,
                 "another body")
-        let elsewhere = credential.value(method: "POST", path: "/v1/shard/search", body: JSONWriter.bytes(ask))
+        let elsewhere = credential.value(method: "POST", path: "/v1/shard/search", body: JSONWriter.bytes(ask), node: running.baseURL)
         #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, elsewhere)]).status == 403,
                 "another path")
-        let stale = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask),
+        let stale = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask), node: running.baseURL,
                                      now: Date().addingTimeInterval(-RouterCredential.window - 5))
         #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, stale)]).status == 403,
                 "expired")
+        // Signed for another node of the store (captured by a fake replica, or on a plain-http
+        // path): refused here, though fresh and never seen (issue 57).
+        let forAnother = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask), node: "http://10.0.0.7:8081")
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, forAnother)]).status == 403,
+                "another node's")
+        let spelledOtherwise = credential.value(method: "POST", path: "/v1/shard/statistics", body: JSONWriter.bytes(ask),
+                                                node: running.baseURL.uppercased() + "/")
+        #expect(running.call("POST", "/v1/shard/statistics", json: ask, headers: [HTTPField(RouterCredential.header, spelledOtherwise)]).status == 200,
+                "the same node however its address is spelt")
+        #expect(RouterCredential.audience(of: "https://Node1.example/") == "https://node1.example:443")
 
         let reply = routed("/v1/shard/statistics", ask)
         #expect(reply.status == 200)

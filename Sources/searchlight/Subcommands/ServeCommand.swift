@@ -61,6 +61,7 @@ struct ServeCommand: Command {
             Option.tlsCertificate,
             Option.tlsKey,
             Option.cacert,
+            Option.insecureNodes,
             Option.accessLog,
             Option.indexNow,
             Option.allowPrivate,
@@ -95,6 +96,8 @@ struct ServeCommand: Command {
     var tls: HTTPServer.TLS?
     /// With `--router`: the CA certificates nodes advertised over https are checked against.
     var caCertificatesFile: String?
+    /// With `--router`: ask nodes advertised over plain http on other machines too.
+    var insecureNodes: Bool
     /// `--indexnow`: take sites' IndexNow notices into the crawl's frontier.
     var takesIndexNow: Bool
     var allowPrivate: Bool
@@ -151,6 +154,8 @@ struct ServeCommand: Command {
         allowPrivate = arguments.flag(Option.allowPrivate)
         if isRouter, takesIndexNow { throw UsageError("--indexnow is for a node with the crawl's store, not --router") }
         if allowPrivate, !takesIndexNow { throw UsageError("--allow-private is for --indexnow: key files on private addresses") }
+        insecureNodes = arguments.flag(Option.insecureNodes)
+        if insecureNodes, !isRouter { throw UsageError("--insecure-nodes is for --router: which nodes it sends its credential to") }
         caCertificatesFile = arguments.value(Option.cacert)
         if let caCertificatesFile {
             guard isRouter else { throw UsageError("--cacert is for --router: the CA that nodes' https certificates are checked against") }
@@ -215,7 +220,11 @@ struct ServeCommand: Command {
         defer { follower?.stop() }
         StopSignal.install()
         let running = try service.serve(serverConfiguration)
-        follower?.advertise(advertise ?? "\(tls == nil ? "http" : "https")://\(Self.reachable(host)):\(running.port)")
+        let address = advertise ?? "\(tls == nil ? "http" : "https")://\(Self.reachable(host)):\(running.port)"
+        // Router requests are signed for the address routers find in the store: answer as it
+        // before it is advertised.
+        service.answer(as: address)
+        follower?.advertise(address)
         Console.writeLine("Serving \(data.indexPath) on \(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(running.port)")
         StopSignal.wait(until: .distantFuture)
         Console.writeLine("Stopping: letting requests in flight finish.")
@@ -231,6 +240,7 @@ extension ServeCommand {
         configuration.hedgeAfter = Double(hedgeMilliseconds) / 1000
         configuration.accessLog = try accessLog()
         configuration.caCertificatesFile = caCertificatesFile
+        configuration.allowsPlainHTTPNodes = insecureNodes
         let router = SearchRouter(configuration: configuration, directory: shared, salt: try PostgresKeyStore(shared).deviceSalt())
         StopSignal.install()
         let running = try router.serve(serverConfiguration)
@@ -303,6 +313,9 @@ extension ServeCommand {
         static let tlsKey = OptionSpec.value("--tls-key", "file", help: "The PEM private key of --tls-cert.")
         static let cacert = OptionSpec.value(
             "--cacert", "file", help: "With --router: trust the CA certificates in this PEM file for nodes advertised over https.")
+        static let insecureNodes = OptionSpec.flag(
+            "--insecure-nodes", help: "With --router: also ask nodes advertised over plain http on other machines (the router's credential then crosses\n"
+                + "the network in clear); by default only https nodes and this machine's are asked.")
         static let indexNow = OptionSpec.flag(
             "--indexnow", help: "Take IndexNow notices (GET/POST /indexnow) for the hosts the crawl knows: checked against the site's key file, the URLs made due.")
         static let allowPrivate = OptionSpec.flag("--allow-private", help: "With --indexnow: fetch key files from private, loopback and link-local addresses too.")
