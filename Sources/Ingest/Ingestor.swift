@@ -234,9 +234,22 @@ public final class Ingestor {
         }
         guard let row, let mapping = mapping(for: row.entity) else { return drop() }
         let record = RecordReference(name: mappings.source, entity: row.entity, key: key.description)
-        let outcome = try ItemRenderer.render(mapping.mapping, record: record, now: now, lifetime: sink.itemLifetime) { path in
-            guard let resolved = mapping.paths[path] else { return nil }
-            return try database.text(of: resolved, from: row)
+        // One item's reads: a key path asked by several templates is read once, and every
+        // related record read counts against the item's budget.
+        var budget = RelatedReadBudget()
+        var read: [RecordKeyPath: String?] = [:]
+        let outcome: ItemRenderer.Outcome
+        do {
+            outcome = try ItemRenderer.render(mapping.mapping, record: record, now: now, lifetime: sink.itemLifetime) { path in
+                guard let resolved = mapping.paths[path] else { return nil }
+                if let known = read[path] { return known }
+                let text = try database.text(of: resolved, from: row, budget: &budget)
+                read[path] = text
+                return text
+            }
+        } catch is RelatedReadBudget.Spent {
+            outcome = .skipped(.tooManyRelated, "its key paths read more than \(RelatedReadBudget.recordsPerItem) related records; "
+                + "aggregate (@count, @sum…) or read fewer to-many paths")
         }
         switch outcome {
         case .skipped(let reason, let detail):

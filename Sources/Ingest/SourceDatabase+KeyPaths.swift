@@ -5,7 +5,8 @@ import ItemMapping
 /// them is the members' values joined with ", "), and an aggregate reduces the members.
 extension SourceDatabase {
     /// The text a template inserts for `path` read from `root`; nil when there is no value.
-    public func text(of path: ResolvedPath, from root: Row) throws -> String? {
+    /// Every related record read is taken off `budget`; past it, ``RelatedReadBudget/Spent``.
+    public func text(of path: ResolvedPath, from root: Row, budget: inout RelatedReadBudget) throws -> String? {
         // The common case: an attribute of the record itself.
         if path.hops.isEmpty, let attribute = path.attribute, let index = path.attributeIndex, root.values.indices.contains(index) {
             return root.values[index].text(as: attribute.type)
@@ -24,7 +25,10 @@ extension SourceDatabase {
                     keys.append(key)
                 }
                 if keys.count >= Self.memberLimit { break }
+                // Past the item's budget the hop stops at once, not after gathering every member.
+                if keys.count > budget.left { throw RelatedReadBudget.Spent() }
             }
+            guard budget.spend(keys.count) else { throw RelatedReadBudget.Spent() }
             if isLast, path.aggregate == .count { return String(keys.count) }
             if isLast, path.aggregate == nil, let attribute = path.attribute {
                 return try joinedText(of: attribute, keys: keys.prefix(Self.memberLimit), table: destinationTable)
@@ -37,6 +41,7 @@ extension SourceDatabase {
             var texts: [String] = []
             for member in rows {
                 var current: Row? = member
+                guard budget.spend(path.memberHops.count) else { throw RelatedReadBudget.Spent() }
                 for hop in path.memberHops {
                     guard let row = current, let key = try target(of: row, hop.link), let destinationTable = table(of: hop.link.destination) else {
                         current = nil

@@ -209,6 +209,46 @@ import Testing
         #expect(try fixture.item("product-TR-3") == nil)
     }
 
+    /// What one item may read through to-many paths is bounded (issue 57): a key path asked
+    /// by many templates is read once, and a mapping whose paths reach more related records
+    /// than ``RelatedReadBudget/recordsPerItem`` skips the item with a reason, quickly, where
+    /// it ran for minutes (64 keyword templates over members of members).
+    @Test func toManyReadsAreBoundedPerItem() throws {
+        // 30 products, 200 users, every user reviewing every product: a product's reviews'
+        // users' reviews are 6,000 records.
+        let deep = ["avg", "max", "min", "sum"].flatMap { aggregate in (0..<16).map { "{#reviews.user.reviews.@\(aggregate).stars#} \($0)" } }
+        func mapping(_ keywords: [String]) -> String {
+            """
+            {"source": "shop", "mappings": [{"entity": "products", "uniqueIdentifierPattern": "p-{#sku#}", "titlePattern": "{#name#}",
+               "attributeSet": {"keywords": [\(keywords.map { "\"\($0)\"" }.joined(separator: ", "))]}}]}
+            """
+        }
+        var fixture = try IngestFixture(store: { path in
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute("""
+                CREATE TABLE products(sku TEXT PRIMARY KEY, name TEXT);
+                CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);
+                CREATE TABLE reviews(id INTEGER PRIMARY KEY, product TEXT REFERENCES products(sku), user INTEGER REFERENCES users(id), stars INTEGER);
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 29) INSERT INTO products SELECT 'P' || i, 'Product ' || i FROM n;
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) INSERT INTO users SELECT i, 'User ' || i FROM n;
+                INSERT INTO reviews(product, user, stars) SELECT p.sku, u.id, u.id % 5 FROM products p, users u;
+                """)
+        }, mapping: mapping(deep), model: nil)
+        defer { fixture.remove() }
+        let started = Date()
+        let report = try fixture.ingest()
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(report.skipped[.tooManyRelated] == 30, "\(report.skipped) \(report.skipExamples)")
+        #expect(report.skipExamples.first?.contains("too-many-related (its key paths read more than 20000 related records") == true,
+                "\(report.skipExamples)")
+
+        // 64 templates of one such path read it once (6,400 records): the items are made.
+        fixture.mappingText = mapping((0..<64).map { "{#reviews.user.reviews.@max.stars#} \($0)" })
+        let made = try fixture.ingest()
+        #expect(made.created == 30 && made.skipped.isEmpty, "\(made.skipped) \(made.skipExamples)")
+        #expect(try fixture.item("p-P3")?.keywords.first == "4 0")
+    }
+
     @Test func withoutTheModelColumnsNameTheAttributes() throws {
         var fixture = try IngestFixture.hr()
         defer { fixture.remove() }
