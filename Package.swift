@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
         .testTarget(name: "SearchlightClientTests", dependencies: ["SearchlightClient", "searchlight-client-example", "HTTPServer", "HTTPTypes", "ItemModel", "SearchModel", "SearchlightTestSupport"],
                     exclude: ["PublicAPI.txt"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "Markup", "WebURL", "SearchlightTestSupport"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Fetch", "HTTPTypes", "HTTPServer", "JSON", "Markup", "WebURL", "SearchlightTestSupport"]),
         .testTarget(name: "UtilityTests", dependencies: ["TextUtilities", "HTTPTypes", "Gzip"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "ItemMapping", "SearchlightMapping", "DemoWeb", "JSON", "Items", "SearchIndex", "SQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite"]),
@@ -131,7 +131,7 @@ let package = Package(
 
         // Fuzz targets for every parser of untrusted input: `scripts/fuzz.sh` (libFuzzer).
         .executableTarget(
-            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "ServiceAPI", "Router", "Items", "SearchIndex", "Service", "TextUtilities", "WebRules",
+            name: "searchlight-fuzz", dependencies: ["HTTPServer", "HTTPTypes", "JSON", "Markup", "PageItems", "ServiceAPI", "Render", "Router", "Items", "SearchIndex", "Service", "TextUtilities", "WebRules",
                                                       "WebURL"],
             path: "Fuzz/SearchlightFuzz"),
 

@@ -9,7 +9,7 @@
 # changed). A crash, a leak, a timeout of a single input (10 s) or more than 2 GB of memory
 # stops with the input saved under .build-fuzz/artifacts/TARGET/ and a non-zero exit.
 # Targets: markup json-strict json-lenient robots sitemap association push-item query url
-# media-type date engagement-token http-framing postings shard-answer.
+# media-type date engagement-token http-framing postings shard-answer devtools indexnow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(markup json-strict json-lenient robots sitemap association push-item query url media-type date engagement-token http-framing postings shard-answer)
+  targets=(markup json-strict json-lenient robots sitemap association push-item query url media-type date engagement-token http-framing postings shard-answer devtools indexnow)
 fi
 build=.build-fuzz
 swift build -c release --build-path "$build" --product searchlight-fuzz \

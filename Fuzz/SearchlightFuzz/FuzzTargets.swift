@@ -5,6 +5,7 @@ import Items
 import JSON
 import Markup
 import PageItems
+import Render
 import Router
 import SearchIndex
 import Service
@@ -19,7 +20,7 @@ import WebURL
 enum FuzzTarget: String, CaseIterable {
     case markup, jsonStrict = "json-strict", jsonLenient = "json-lenient", robots, sitemap, association, pushItem = "push-item"
     case query, url, mediaType = "media-type", date, engagementToken = "engagement-token", httpFraming = "http-framing", postings
-    case shardAnswer = "shard-answer"
+    case shardAnswer = "shard-answer", devtools, indexNow = "indexnow"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -71,6 +72,19 @@ enum FuzzTarget: String, CaseIterable {
                                                 frequency: { $0.count }, documentCount: 1000)
             }
             _ = try? ShardFeedback.feedback(value)
+        case .devtools:
+            // What a browser running a stranger's page writes on its DevTools pipe.
+            guard let message = DevToolsMessage(bytes), case .event(_, _, let params) = message else { return }
+            guard let request = PausedRequest(params: params) else { return }
+            _ = request.refusal
+            _ = WebURL(request.url)
+            _ = request.headers.map { HTTPField($0.name, $0.value) }
+        case .indexNow:
+            // A notice as POST /indexnow's body, and the same bytes as GET's parameters.
+            if let value = try? JSONParser.parse(bytes: bytes) { _ = try? IndexNowSubmission.reading(json: value) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let parts = text.split(separator: "&", maxSplits: 8).map { $0.split(separator: "=", maxSplits: 1) }
+            _ = try? IndexNowSubmission.reading(query: { name in parts.first { $0.first.map(String.init) == name }?.last.map(String.init) })
         case .postings:
             // The first byte: the blocks the dictionary claims; the rest: the term's bytes.
             guard let blocks = bytes.first else { return }

@@ -189,17 +189,16 @@ public final class Browser: Sendable {
     }
 
     private func dispatch(_ message: [UInt8]) {
-        guard let json = try? JSONParser.parse(bytes: message) else { return }
-        if let id = json["id"]?.intValue {
-            if let error = json["error"] {
-                finish(id, .failure(.refused(String((error["message"]?.stringValue ?? "error").prefix(200)))))
-            } else {
-                finish(id, .success(json["result"] ?? .null))
-            }
-        } else if let method = json["method"]?.stringValue {
-            let session = json["sessionId"]?.stringValue ?? ""
+        switch DevToolsMessage(message) {
+        case .answer(let id, .success(let result)):
+            finish(id, .success(result))
+        case .answer(let id, .failure(let refusal)):
+            finish(id, .failure(.refused(refusal.message)))
+        case .event(let session, let method, let params):
             let handler = state.withLock { $0.sessions[session] }
-            handler?(method, json["params"] ?? .null)
+            handler?(method, params)
+        case nil:
+            return
         }
     }
 

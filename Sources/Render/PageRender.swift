@@ -219,9 +219,8 @@ final class PageRender: Sendable {
 
     /// A request of the page, answered off the browser's reading thread.
     private func paused(_ params: JSONValue, session: String) {
-        guard let id = params["requestId"]?.stringValue, let address = params["request"]?["url"]?.stringValue else { return }
-        let type = params["resourceType"]?.stringValue ?? "Other"
-        let method = params["request"]?["method"]?.stringValue ?? "GET"
+        guard let request = PausedRequest(params: params) else { return }
+        let (id, address, type) = (request.id, request.url, request.resourceType)
         let plan = state.withLock { state -> Plan in
             state.lastActivity = .now()
             if type == "Document", !state.documentServed, address == url.string {
@@ -229,15 +228,13 @@ final class PageRender: Sendable {
                 state.open += 1
                 return .document
             }
-            if let refusal = Self.refusal(type: type, method: method, address: address) { return .refuse(refusal) }
+            if let refusal = request.refusal { return .refuse(refusal) }
             guard state.requests < configuration.maximumRequests else { return .refuse(.limit) }
             state.requests += 1
             state.open += 1
             return .fetch
         }
-        let headers = (params["request"]?["headers"]?.objectValue?.members ?? []).compactMap { member in
-            member.value.stringValue.map { HTTPField(member.key, $0) }
-        }
+        let headers = request.headers.map { HTTPField($0.name, $0.value) }
         DispatchQueue.global().async { [self] in
             switch plan {
             case .document:
@@ -266,14 +263,6 @@ final class PageRender: Sendable {
         case document
         case fetch
         case refuse(SubresourceRefusal)
-    }
-
-    /// What is not fetched whatever its address: types the text does not need, other
-    /// schemes and methods.
-    static func refusal(type: String, method: String, address: String) -> SubresourceRefusal? {
-        guard ["Script", "XHR", "Fetch"].contains(type) else { return .notNeeded }
-        guard method == "GET", address.hasPrefix("http://") || address.hasPrefix("https://") else { return .notAllowed }
-        return nil
     }
 
     private func fulfil(_ id: String, session: String, status: Int, headers: [HTTPField], body: [UInt8]) {

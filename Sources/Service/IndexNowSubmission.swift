@@ -40,6 +40,20 @@ public struct IndexNowSubmission: Sendable, Equatable {
         try self.init(host: nil, key: key, keyLocation: value("keyLocation"), urls: [url])
     }
 
+    /// A notice from a POST body's JSON, read as `POST /indexnow` reads it (unknown and
+    /// repeated fields refused): what the fuzz target feeds strangers' bytes to.
+    public static func reading(json value: JSONValue) throws -> IndexNowSubmission {
+        let reader = try FieldReader(value: value, path: "body")
+        try reader.rejectUnknown(fields)
+        try reader.rejectDuplicates()
+        return try IndexNowSubmission(body: reader)
+    }
+
+    /// A notice from `GET /indexnow`'s parameters.
+    public static func reading(query value: (String) -> String?) throws(APIError) -> IndexNowSubmission {
+        try IndexNowSubmission(query: value)
+    }
+
     /// `POST /indexnow`'s body.
     init(body: FieldReader) throws(APIError) {
         do {
