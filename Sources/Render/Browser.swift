@@ -23,6 +23,11 @@ public final class Browser: Sendable {
         /// The browser and its renderers together (proportional set size); past it the
         /// browser is started again once its renders end.
         public var maximumResidentBytes = 1024 << 20
+        /// The bound that holds during a render, looked at every quarter of a second: past it
+        /// the page being rendered ends as `render-too-large` and the browser is killed there
+        /// and then (`ArrayBuffer`s live outside the script heap's limit, so a page can
+        /// otherwise take gigabytes). What a page allocates in a quarter second is the overshoot.
+        public var hardResidentBytes = 1536 << 20
         /// V8's old-space limit in each renderer: a script that allocates without end dies
         /// there, not in the machine.
         public var scriptHeapMegabytes = 512
@@ -236,6 +241,9 @@ public final class Browser: Sendable {
     /// The browser has grown past its memory bound.
     public var isOverweight: Bool { residentBytes > configuration.maximumResidentBytes }
 
+    /// The browser has grown past the bound that holds during a render.
+    public var isPastHardBound: Bool { residentBytes > max(configuration.hardResidentBytes, configuration.maximumResidentBytes) }
+
     // MARK: process plumbing
 
     static func findExecutable() -> String? {
@@ -263,7 +271,6 @@ public final class Browser: Sendable {
             "--blink-settings=imagesEnabled=false", "--js-flags=--max-old-space-size=\(configuration.scriptHeapMegabytes)",
         ]
         // Chromium's sandbox cannot run as root; as any other user it stays on.
-        if geteuid() == 0 { arguments.append("--no-sandbox") }
         arguments.append("about:blank")
         return arguments
     }
@@ -271,9 +278,13 @@ public final class Browser: Sendable {
     private static func spawn(_ executable: String, configuration: Configuration, generation: Int) throws(Failure) -> Running {
         // A write to a pipe whose reader has gone must fail with EPIPE, not end the process.
         signal(SIGPIPE, SIG_IGN)
-        var template = Array("/tmp/searchlight-browser-XXXXXX".utf8CString)
+        _ = abandonedProfilesRemoved
+        var template = Array((BrowserProfiles.directory + "/" + BrowserProfiles.prefix + "XXXXXX").utf8CString)
         guard let profilePointer = mkdtemp(&template) else { throw Failure.unavailable("cannot make a profile directory") }
         let profile = String(cString: profilePointer)
+        BrowserProfiles.claim(profile)
+        let sandbox = BrowserSandbox.current
+        sandbox.prepare(profile: profile)
         var toBrowser: [Int32] = [-1, -1]
         var fromBrowser: [Int32] = [-1, -1]
         guard pipe(&toBrowser) == 0 else { throw Failure.unavailable("pipe: \(errno)") }
@@ -311,10 +322,18 @@ public final class Browser: Sendable {
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
 
-        let argv = ([executable] + arguments(profile: profile, configuration: configuration)).map { strdup($0) } + [nil]
+        let (program, programArguments) = sandbox.command(executable, arguments(profile: profile, configuration: configuration))
+        let argv = ([program] + programArguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The browser's home and temporary files are its profile's (removed with it): its
+        // user may have no home, and nothing of it is left in the system's temporary folder.
+        var environment = ProcessInfo.processInfo.environment.filter { $0.key != "HOME" && $0.key != "TMPDIR" }
+        environment["HOME"] = profile
+        environment["TMPDIR"] = profile
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         guard result == 0 else {
             close(toBrowser[1]); close(fromBrowser[0])
             removeTree(profile)
@@ -322,6 +341,9 @@ public final class Browser: Sendable {
         }
         return Running(pid: pid, commands: toBrowser[1], events: fromBrowser[0], generation: generation, profile: profile)
     }
+
+    /// Profile folders of crawlers that died, removed once per process before its first browser.
+    private static let abandonedProfilesRemoved: Int = BrowserProfiles.removeAbandoned()
 
     private static func stop(_ running: Running) {
         Glibc.kill(-running.pid, SIGKILL)

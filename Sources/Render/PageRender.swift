@@ -24,8 +24,14 @@ final class PageRender: Sendable {
         var committed = 0
         /// The main frame committed another document than the page's.
         var navigatedAway = false
+        /// The page grew past a bound while it rendered (the browser's memory, the document's length).
+        var outgrew = false
         var outcome = RenderOutcome()
     }
+
+    /// How often a render looks at the browser's memory and the document's length while the
+    /// page runs: what a page allocates past the bound in this time is the overshoot.
+    static let watchInterval = 0.25
 
     private let browser: Browser
     /// The browser this render runs in (``Browser/start()``).
@@ -115,12 +121,13 @@ final class PageRender: Sendable {
         defer { browser.unsubscribe(session: session) }
         _ = try send("Page.navigate", JSONObject([("url", .string(url.string))]), session: session, timeout: remaining(deadline))
 
-        var outcome = waitUntilSettled(deadline: deadline)
+        var outcome = waitUntilSettled(deadline: deadline, session: session)
         if outcome.failure == nil {
             outcome.html = try snapshot(session: session, deadline: deadline, outcome: &outcome)
         }
         outcome.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        if state.withLock({ $0.gone }) { throw .gone }
+        // A page that outgrew its bounds ended its browser: the page is what failed, not the browser.
+        if state.withLock({ $0.gone && !$0.outgrew }) { throw .gone }
         return outcome
     }
 
@@ -132,9 +139,23 @@ final class PageRender: Sendable {
         max(0.05, Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9)
     }
 
-    /// Waits for the load event and a quiet network, or the deadline, or a crash.
-    private func waitUntilSettled(deadline: DispatchTime) -> RenderOutcome {
+    /// Waits for the load event and a quiet network, or the deadline, or a crash — looking
+    /// every ``watchInterval`` at what the page has grown to (``outgrown(session:)``): one past
+    /// a bound ends as ``RenderFailure/tooLarge`` there and then, its browser killed (the next
+    /// render starts another), rather than when it settles or times out.
+    private func waitUntilSettled(deadline: DispatchTime, session: String) -> RenderOutcome {
+        var nextWatch = DispatchTime.now() + Self.watchInterval
         while true {
+            if DispatchTime.now() >= nextWatch {
+                nextWatch = DispatchTime.now() + Self.watchInterval
+                if outgrown(session: session) {
+                    state.withLock { $0.outgrew = true }
+                    browser.kill(generation: generation)
+                    var outcome = state.withLock { $0.outcome }
+                    outcome.failure = .tooLarge
+                    return outcome
+                }
+            }
             let (settled, wake, outcome) = state.withLock { state -> (Bool?, DispatchTime, RenderOutcome) in
                 var outcome = state.outcome
                 if state.crashed || state.gone {
@@ -152,8 +173,22 @@ final class PageRender: Sendable {
                 return (nil, state.loaded && state.open == 0 ? min(quietAt, deadline) : deadline, outcome)
             }
             if settled != nil { return outcome }
-            _ = changed.wait(timeout: wake)
+            _ = changed.wait(timeout: min(wake, nextWatch))
         }
+    }
+
+    /// Whether the page has grown past a bound: the browser's memory (proportional set size
+    /// of all its processes, ``Browser/Configuration/hardResidentBytes``), or the
+    /// document's length, asked of the page with a short timeout (a page whose script holds
+    /// its thread is left to the memory bound and the render timeout).
+    private func outgrown(session: String) -> Bool {
+        if browser.isPastHardBound { return true }
+        let limit = configuration.maximumDocumentCharacters
+        let probe = "(() => { const r = document.documentElement; return r ? r.outerHTML.length > \(limit) : false; })()"
+        guard let answer = try? send("Runtime.evaluate", JSONObject([("expression", .string(probe)), ("returnByValue", true)]), session: session,
+                                     timeout: Self.watchInterval)
+        else { return false }
+        return answer["result"]?["value"] == true
     }
 
     /// The document as the browser holds it now, unless it is past the bound.

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import JSON
 import PostgresStore
+import Render
 import StoreSeams
 import Synchronization
 import TextUtilities
@@ -31,6 +32,9 @@ struct CrawlRun {
             Console.error("note: took over the lock left by run \(previous.runID) (pid \(previous.pid)), which is no longer running")
         }
         defer { withExtendedLifetime(lock) {} }
+        // Every run that may render says when its browser cannot keep Chromium's sandbox.
+        let renders = configuration.render.mode != .never || configuration.render.hosts.contains { $0.mode != .never }
+        if renders, let warning = BrowserSandbox.current.warning { Console.error(warning) }
         StopSignal.install()
         let shared = try store.open()
         let crawlStore: CrawlStore = try shared.map { PostgresCrawlStore($0, leaseSeconds: leaseSeconds) }

@@ -176,6 +176,64 @@ import WebURL
         #expect(open.withLock { $0.most } == 1)
     }
 
+    /// A page that allocates typed arrays past the hard bound (outside the script heap's
+    /// limit) ends as render-too-large while it runs, its browser killed, and the next page
+    /// renders in a new one (issue 57: 16 × 256 MiB took Chromium to 4.5 GB and was counted
+    /// rendered).
+    @Test func aPageAllocatingPastTheHardBoundIsStoppedWhileItRuns() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        var fetch = FetchConfiguration(userAgent: "Searchlightbot/test")
+        fetch.addressPolicy = .any
+        fetch.resolve = [web.resolveEntry("shop.test")]
+        var bound = Browser.Configuration()
+        bound.maximumResidentBytes = 512 << 20
+        bound.hardResidentBytes = 768 << 20
+        var configuration = Renderer.Configuration()
+        configuration.timeout = 60
+        let renderer = Renderer(configuration: configuration, browser: Browser(configuration: bound),
+                                subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot"))
+        defer { renderer.browser.kill() }
+        // 64 MiB a step, every 50 ms, each array touched so that its pages are real; the page
+        // keeps asking for data, so it never settles (before, it ran to the render timeout and
+        // was read).
+        let hog = """
+            <!doctype html><html><head><title>Hog</title></head><body><p>Filling</p><script>
+            setInterval(() => fetch('/api/recipe.json'), 100);
+            const kept = []; const step = () => { const a = new Uint8Array(64 << 20); a.fill(7); kept.push(a); if (kept.length < 64) setTimeout(step, 50); };
+            step();</script></body></html>
+            """
+        let started = Date()
+        let outcome = Self.render(renderer, web, html: hog)
+        #expect(outcome.failure == .tooLarge, "\(String(describing: outcome.failure))")
+        #expect(Date().timeIntervalSince(started) < 50, "stopped while it ran, not at the render timeout")
+        #expect(renderer.browser.processID == nil, "the browser was killed")
+        #expect(Self.render(renderer, web).failure == nil, "the next page renders in a new browser")
+    }
+
+    /// A document that grows in a loop is cut off once it passes the length bound, while the
+    /// page runs, not at the render timeout (issue 57: 60 M characters, 3.6 GB).
+    @Test func aDocumentGrowingInALoopIsStoppedAtTheBound() throws {
+        let web = try Self.web()
+        defer { web.stop() }
+        let renderer = Self.renderer(web) {
+            $0.maximumDocumentCharacters = 1 << 20
+            $0.timeout = 60
+        }
+        defer { renderer.browser.kill() }
+        let grower = """
+            <!doctype html><html><head><title>Grower</title></head><body><div id=root></div><script>
+            const root = document.getElementById('root'); const chunk = 'x'.repeat(256 << 10);
+            setInterval(() => { const p = document.createElement('p'); p.textContent = chunk; root.appendChild(p); }, 20);
+            setInterval(() => fetch('/api/recipe.json'), 100);
+            </script></body></html>
+            """
+        let started = Date()
+        let outcome = Self.render(renderer, web, html: grower)
+        #expect(outcome.failure == .tooLarge, "\(String(describing: outcome.failure))")
+        #expect(Date().timeIntervalSince(started) < 30, "stopped as it grew, not at the 60 s render timeout")
+    }
+
     /// A browser past its memory bound is started again once no render uses it.
     @Test func aBrowserPastItsMemoryBoundIsStartedAgain() throws {
         let web = try Self.web()
@@ -185,6 +243,7 @@ import WebURL
         fetch.resolve = [web.resolveEntry("shop.test")]
         var bound = Browser.Configuration()
         bound.maximumResidentBytes = 1
+        bound.hardResidentBytes = 8 << 30
         let renderer = Renderer(browser: Browser(configuration: bound),
                                 subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot"))
         defer { renderer.browser.kill() }
