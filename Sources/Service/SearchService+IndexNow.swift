@@ -22,6 +22,6 @@ extension SearchService {
             }
             submission = try IndexNowSubmission { request.queryValue($0) }
         }
-        return .json(try desk.receive(submission, now: configuration.clock()).json, status: 202)
+        return .json(try desk.receive(submission, from: ClientNetwork.forLimits(request.remoteAddress), now: configuration.clock()).json, status: 202)
     }
 }

@@ -67,6 +67,34 @@ import Testing
     }
 
     /// Without `--indexnow` the path is not served.
+    /// A key file is read where keyLocation says, never through a redirect: an open redirect
+    /// to any uploaded file (or to another port) proves nothing (issue 59's receiver findings).
+    @Test func aKeyFileBehindARedirectProvesNothing() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "127.0.0.1"
+        let key = "7a7a7a7a7a7a7a7a"
+        web.page(host, "/", html: "<title>Harbour shop</title><p>Lanterns and ropes for the harbour.</p>")
+        web.file(host, "/uploads/avatar.txt", contentType: "text/plain", bytes: Array("\(key)\n".utf8))
+        web.route(host, "/go") { _ in .redirect(to: "/uploads/avatar.txt", status: 302) }
+        web.route(host, "/\(key).txt") { _ in .redirect(to: "/uploads/avatar.txt", status: 301) }
+        let crawl = try CrawlRunner(web: web, hosts: [])
+        defer { crawl.remove() }
+        let origin = web.origin(host)
+        #expect(try crawl.crawl([origin + "/"], ["--no-sitemaps"]).0.status == 0)
+        let serve = try CommandRunner.start(["serve", "--data", crawl.data, "--listen", "127.0.0.1:0", "--cache-seconds", "0",
+                                             "--indexnow", "--allow-private"])
+        defer { serve.stop() }
+        let api = APIClient(base: try #require(serve.firstLine.split(separator: " ").last.map(String.init)))
+        defer { api.shutdown() }
+        for location in [origin + "/go", origin + "/\(key).txt"] {
+            let notice: JSONValue = ["host": .string(host), "key": .string(key), "keyLocation": .string(location), "urlList": .array([.string(origin + "/x")])]
+            let refused = api.call("POST", "/indexnow", json: notice)
+            #expect(refused.status == 403 && refused.text.contains("without a redirect"), "\(location): \(refused.text)")
+        }
+        #expect(!web.requests.contains { $0.hasSuffix("/uploads/avatar.txt") }, "the redirect was not followed")
+    }
+
     @Test func withoutTheFlagThereIsNoReceiver() throws {
         let folder = try TemporaryDirectory("indexnow-off")
         defer { folder.remove() }

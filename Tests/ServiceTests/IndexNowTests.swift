@@ -135,12 +135,13 @@ import WebURL
         let over = Self.status { _ = try desk.receive(try notice(30, from: 80), now: now) }
         #expect(over?.0 == 429, "100 URLs a day for the host")
         #expect(try desk.receive(try notice(20, from: 80), now: now).due == 20)
-        // Ten notices at once for a key, then one every six seconds.
+        // Ten notices at once for a proved key (the first, which proves it, counts against its
+        // sender's network), then one every six seconds.
         let small = IndexNowDesk(frontier: frontier, fetcher: keys)
-        for second in 0..<10 { _ = try small.receive(try notice(1), now: now.addingTimeInterval(Double(second) / 100)) }
+        for second in 0..<11 { _ = try small.receive(try notice(1), now: now.addingTimeInterval(Double(second) / 100)) }
         #expect(Self.status { _ = try small.receive(try notice(1), now: now.addingTimeInterval(0.2)) }?.0 == 429)
         #expect(throws: Never.self) { try small.receive(try notice(1), now: now.addingTimeInterval(7)) }
-        // Key files: three fetches at once for a host, then one a minute, whatever the keys tried.
+        // Key files for keys never proved: three fetches at once from one network, then one a minute.
         let guesses = IndexNowDesk(frontier: frontier, fetcher: keys)
         for attempt in 0..<3 {
             let guess = try IndexNowSubmission { ["url": "https://www.example.com/x", "key": "guess-\(attempt)-0000"][$0] }
@@ -148,5 +149,43 @@ import WebURL
         }
         let fourth = try IndexNowSubmission { ["url": "https://www.example.com/x", "key": "guess-3-0000"][$0] }
         #expect(Self.status { _ = try guesses.receive(fourth, now: now) }?.0 == 429)
+    }
+
+    /// A flood of random keys costs its sender only (issue 59): it neither fills the per-key
+    /// buckets so that another host's proved key gets 429, nor spends the host's key-file
+    /// fetches so that the site's own new key is refused.
+    @Test func randomKeysCostTheirSenderNotAProvedKey() throws {
+        let frontier = Frontier(known: ["https://a.example", "https://b.example"])
+        let newKey = "1234567890abcdef"
+        let keys = KeyFiles(["https://b.example/\(Self.key).txt": .text(Self.key), "https://a.example/\(newKey).txt": .text(newKey)])
+        let desk = IndexNowDesk(frontier: frontier, fetcher: keys)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // B proves its key first.
+        let b = try IndexNowSubmission { ["url": "https://b.example/page", "key": Self.key][$0] }
+        _ = try desk.receive(b, from: "v4:b", now: now)
+        // An attacker sends 10,050 notices for A with random keys from one network.
+        var refused = 0
+        for attempt in 0..<10_050 {
+            let guess = try IndexNowSubmission { ["url": "https://a.example/x", "key": String(format: "guess%011d", attempt)][$0] }
+            if Self.status({ _ = try desk.receive(guess, from: "v4:evil", now: now.addingTimeInterval(1)) })?.0 == 429 { refused += 1 }
+        }
+        #expect(refused >= 10_000, "the sender's network is limited")
+        #expect(keys.fetched.withLock { $0.count } <= 4, "its guesses fetched at most its own budget of key files")
+        // B's proved key still passes; A's own new key, sent from the site's network, is fetched and taken.
+        #expect(try desk.receive(b, from: "v4:b", now: now.addingTimeInterval(2)).due == 1)
+        let site = try IndexNowSubmission { ["url": "https://a.example/new", "key": newKey][$0] }
+        #expect(try desk.receive(site, from: "v4:site", now: now.addingTimeInterval(2)).due == 1)
+    }
+
+    /// The key file is read only from an origin the crawl visits: never another port of
+    /// the host (issue 59).
+    @Test func aKeyLocationOnAnotherPortIsRefusedUnfetched() throws {
+        let frontier = Frontier(known: ["https://www.example.com"])
+        let keys = KeyFiles([:])
+        let desk = IndexNowDesk(frontier: frontier, fetcher: keys)
+        let notice = try Self.post(["host": "www.example.com", "key": .string(Self.key), "keyLocation": "https://www.example.com:6379/key.txt",
+                                    "urlList": ["https://www.example.com/a"]])
+        #expect(Self.status { _ = try desk.receive(notice, now: Date()) }?.1 == "key-location-not-crawled")
+        #expect(keys.fetched.withLock { $0.isEmpty })
     }
 }
