@@ -19,6 +19,15 @@ public struct CrawlConfiguration: Sendable {
     public var maximumDepth = 20
     /// Stop after this long, in seconds (for scheduled runs).
     public var maximumTime: TimeInterval = .infinity
+    /// Keep the run alive (`crawl --continuous`): with nothing due, commit and sleep until
+    /// the next URL is due or ``wakeUp`` says work may be, rather than end.
+    public var continuous = false
+    /// How a continuous run hears of work made due by another process (the data folder's
+    /// named pipe); without one it looks at the store every ``continuousPollInterval``.
+    public var wakeUp: (any FrontierWakeUp)?
+    /// How often a continuous run without a wake-up looks for due work; with one, how long
+    /// it sleeps at most when nothing is due (a safety net for a lost wake-up).
+    public var continuousPollInterval: TimeInterval = 1
     /// Requests in flight at once.
     public var concurrency = 32
     /// Connections to one host at once.

@@ -34,6 +34,10 @@ public final class CrawlEngine {
     var report: RunReport
     var duplicates = DuplicateCheck()
     var fleet: FleetMembership
+    /// Continuous mode: set by the wake-up (another process made work due).
+    let woken = WakeFlag()
+    /// Continuous mode: when an idle run next looks at the store for due work.
+    var idleUntil: Date?
 
     public init(configuration: CrawlConfiguration, store: CrawlStore, downloader: Downloader, warc: WARCWriter?, runID: String) throws {
         self.configuration = configuration
@@ -120,6 +124,14 @@ public final class CrawlEngine {
             }
         }
         for seed in configuration.seeds { try activate(admission.keys.key(for: seed).origin) }
+        if configuration.continuous, let wakeUp = configuration.wakeUp {
+            let (woken, inbox) = (self.woken, self.inbox)
+            try wakeUp.start {
+                woken.set()
+                inbox.wake()
+            }
+        }
+        defer { configuration.wakeUp?.stop() }
 
         var lastProgress = Date.distantPast
         var stopping: String?
@@ -143,6 +155,10 @@ public final class CrawlEngine {
                     try flush(now: now)
                     continue
                 }
+                if stopping == nil, configuration.continuous {
+                    try idle(now: now)
+                    continue
+                }
                 guard stopping == nil, store.isShared else { break }
             }
             if stopping == nil, store.isShared {
@@ -157,6 +173,26 @@ public final class CrawlEngine {
             inbox.wait(timeout: hosts.nextWakeUp(now: now))
         }
         return try finish(stoppedBy: stopping ?? "finished")
+    }
+
+    /// Continuous mode with nothing to fetch: what was fetched is committed, and the store is
+    /// looked at for due work when woken, when the next URL falls due, or every poll
+    /// interval (at once on a wake-up); otherwise the run sleeps in steps of half a second,
+    /// so that a stop is heard.
+    func idle(now: Date) throws {
+        if !writer.batch.isEmpty { try flush(now: now) }
+        report.deleted += try writer.recordWrittenItems()
+        if woken.take() || now >= (idleUntil ?? .distantPast) {
+            for origin in try store.originsWithWork(now: now) { try activate(origin) }
+            if hosts.hasWork(now: now) {
+                idleUntil = nil
+                return
+            }
+            let next = try store.schedule(now: now).next ?? .distantFuture
+            let poll = configuration.wakeUp == nil ? configuration.continuousPollInterval : max(configuration.continuousPollInterval, 60)
+            idleUntil = min(next, now.addingTimeInterval(poll))
+        }
+        inbox.wait(timeout: max(0.01, min(0.5, (idleUntil ?? now).timeIntervalSince(now))))
     }
 
     func progressSnapshot(now: Date, started: Date) -> CrawlProgress {

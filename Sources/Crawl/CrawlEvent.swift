@@ -40,6 +40,16 @@ final class Inbox: Sendable {
     }
 }
 
+/// Set by a continuous run's wake-up thread, taken by its coordinator.
+final class WakeFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func set() { flag.store(true, ordering: .releasing) }
+
+    /// Whether it was set since the last take.
+    func take() -> Bool { flag.exchange(false, ordering: .acquiringAndReleasing) }
+}
+
 /// Hashes of URLs already queued in this run, so that most duplicate links never reach
 /// the store. A fixed table of 64-bit FNV-1a hashes (8 MB) keeps memory flat however many
 /// URLs a run sees; a slot taken by another URL is overwritten, so a URL seen long ago may

@@ -29,6 +29,7 @@ extension Frontier {
         let statement = try connection.statement(
             "SELECT url, state, reason, status, fetched_at, due, \(hasDetails ? "detail" : "NULL") FROM urls WHERE url = ?1")
         statement.bind([.text(url)])
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return FrontierRow(url: statement.string(0) ?? "", state: statement.string(1) ?? "", reason: statement.string(2),
                            status: statement.optionalInt(3), lastAttempt: statement.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
@@ -39,6 +40,10 @@ extension Frontier {
     func schedule(now: Date) throws -> (due: Int, next: Date?) {
         let statement = try connection.statement("SELECT count(*) FILTER (WHERE due <= ?1), min(due) FILTER (WHERE due > ?1) FROM urls")
         statement.bind([.real(now.timeIntervalSince1970)])
+        // Reset once read: a statement left on its row keeps its read transaction, and with
+        // it a snapshot blind to other processes' commits (a notice `serve` made due) and a
+        // write that fails with SQLITE_BUSY_SNAPSHOT.
+        defer { statement.reset() }
         try statement.step()
         return (statement.int(0), statement.optionalDouble(1).map(Date.init(timeIntervalSince1970:)))
     }
@@ -95,9 +100,11 @@ extension Frontier {
         due.bind(1, now.timeIntervalSince1970)
         try due.step()
         counts.due = due.int(0)
+        due.reset()
         let hosts = try connection.statement("SELECT count(DISTINCT origin) FROM urls")
         try hosts.step()
         counts.hosts = hosts.int(0)
+        hosts.reset()
         return counts
     }
 }

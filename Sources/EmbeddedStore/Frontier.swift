@@ -235,6 +235,7 @@ final class Frontier {
     func firstURL(withContent hash: String) throws -> String? {
         let statement = try connection.statement("SELECT url FROM contents WHERE hash = ?")
         statement.bind(1, hash)
+        defer { statement.reset() }
         return try statement.step() ? statement.string(0) : nil
     }
 
@@ -286,6 +287,7 @@ final class Frontier {
     func host(_ origin: String) throws -> HostRecord? {
         let statement = try connection.statement("SELECT \(HostRecord.rowColumns) FROM hosts WHERE origin = ?")
         statement.bind(1, origin)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return HostRecord(origin: origin, row: SQLiteRow(statement: statement), from: 0)
     }

@@ -25,4 +25,18 @@ public struct DataFolder: Sendable, Hashable {
     public var runsDirectory: String { file("runs") }
     /// The crawl's WARC files.
     public var warcDirectory: String { file("warc") }
+    /// The named pipe a continuous crawl listens on, and that `serve` writes a byte to when a
+    /// notice made URLs due (``FrontierWakeUp``).
+    public var wakePath: String { file("crawl.wake") }
 }
+
+/// How a continuous crawl (`crawl --continuous`) hears that work became due in its store
+/// from another process — a notice `serve` took, a `--refetch` — instead of waiting for its
+/// next due time. The data folder's is a named pipe; a store without one is looked at on
+/// a short interval.
+public protocol FrontierWakeUp: AnyObject, Sendable {
+    /// Starts listening; `wake` is called (on another thread) each time work may be due.
+    func start(_ wake: @escaping @Sendable () -> Void) throws
+    func stop()
+}
+

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPServer
 import JSON
 import SearchlightTestSupport
@@ -93,6 +94,58 @@ import Testing
             #expect(refused.status == 403 && refused.text.contains("without a redirect"), "\(location): \(refused.text)")
         }
         #expect(!web.requests.contains { $0.hasSuffix("/uploads/avatar.txt") }, "the redirect was not followed")
+    }
+
+    /// `crawl --continuous` and `serve --indexnow` on one data folder (issue 59): a notice for
+    /// a page nothing links to makes it searchable without any scheduled run — the serve
+    /// wakes the sleeping crawl through the folder's pipe — and SIGTERM ends the crawl cleanly.
+    @Test func aContinuousCrawlMakesANotifiedPageSearchable() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "127.0.0.1"
+        web.page(host, "/", html: "<title>Harbour shop</title><p>Lanterns and ropes for the harbour.</p>")
+        web.file(host, "/\(Self.key).txt", contentType: "text/plain", bytes: Array("\(Self.key)\n".utf8))
+        let crawl = try CrawlRunner(web: web, hosts: [])
+        defer { crawl.remove() }
+        let origin = web.origin(host)
+        let continuous = Process()
+        continuous.executableURL = CommandRunner.executable
+        continuous.arguments = ["crawl", origin + "/", "--data", crawl.data, "--continuous", "--allow-private", "--delay", "0", "--no-sitemaps"]
+        let output = Pipe()
+        continuous.standardOutput = output
+        continuous.standardError = Pipe()
+        try continuous.run()
+        defer { if continuous.isRunning { continuous.terminate() } }
+        func found(_ query: String) -> Bool {
+            (try? CommandRunner.run(["search", query, "--data", crawl.data, "--json"]).stdout.contains(origin)) ?? false
+        }
+        func waitFor(_ query: String, seconds: Double) -> Double? {
+            let started = Date()
+            while Date().timeIntervalSince(started) < seconds {
+                if found(query) { return Date().timeIntervalSince(started) }
+                usleep(100_000)
+            }
+            return nil
+        }
+        #expect(waitFor("harbour lanterns", seconds: 60) != nil, "the seed is crawled and committed while the run stays alive")
+
+        let serve = try CommandRunner.start(["serve", "--data", crawl.data, "--listen", "127.0.0.1:0", "--cache-seconds", "0",
+                                             "--indexnow", "--allow-private"])
+        defer { serve.stop() }
+        let api = APIClient(base: try #require(serve.firstLine.split(separator: " ").last.map(String.init)))
+        defer { api.shutdown() }
+        web.page(host, "/zanzibar", html: "<title>Zanzibar lanterns</title><p>Brass lanterns from Zanzibar, new this week.</p>")
+        let notice: JSONValue = ["host": .string(host), "key": .string(Self.key), "urlList": .array([.string(origin + "/zanzibar")])]
+        #expect(api.call("POST", "/indexnow", json: notice).status == 202)
+        let latency = waitFor("zanzibar", seconds: 60)
+        #expect(latency != nil, "the notified page became searchable with no scheduled run")
+        #expect(continuous.isRunning, "the run is still alive")
+
+        kill(continuous.processIdentifier, SIGTERM)
+        continuous.waitUntilExit()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(continuous.terminationStatus == 0, "\(report)")
+        #expect(report.contains("fetched 2 pages"), "\(report)")
     }
 
     @Test func withoutTheFlagThereIsNoReceiver() throws {

@@ -1,3 +1,4 @@
+import EmbeddedStore
 import Foundation
 import Service
 import StoreSeams
@@ -13,9 +14,13 @@ import WebURL
 final class CrawlStoreNotices: IndexNowFrontier {
     /// One owner of the store's connection: notices arrive on the server's threads.
     private let store: Mutex<any CrawlStore>
+    /// The data folder whose continuous crawl is woken once URLs are due (nil for the shared
+    /// store, whose continuous workers look at it every second).
+    private let wakes: String?
 
-    init(_ store: sending any CrawlStore) {
+    init(_ store: sending any CrawlStore, waking dataDirectory: String? = nil) {
         self.store = Mutex(store)
+        wakes = dataDirectory
     }
 
     func knows(origin: String) throws -> Bool {
@@ -28,6 +33,7 @@ final class CrawlStoreNotices: IndexNowFrontier {
             batch.newURLs = urls.map { FrontierURL(url: $0, depth: 0, foundOn: nil, fromSitemap: true, priority: 1) }
             let added = try store.commitLinks(batch, now: now)
             _ = try store.makeDue(.urls(urls), now: now)
+            if let wakes { FolderWakeUp.notify(dataDirectory: wakes) }
             return added
         }
     }

@@ -1,4 +1,5 @@
 import Crawl
+import EmbeddedStore
 import Fetch
 import Foundation
 import ItemMapping
@@ -39,6 +40,7 @@ struct CrawlCommand: Command {
             Option.maxDepth.spec,
             Option.maxTime,
             Option.every,
+            Option.continuous,
             Option.expireAfter.spec,
             Option.grace.spec,
             Option.maxPagesPerHost.spec,
@@ -102,6 +104,8 @@ struct CrawlCommand: Command {
         configuration.maximumDepth = try arguments.value(Option.maxDepth)
         configuration.maximumTime = try arguments.duration(Option.maxTime, in: 1...(365 * 86_400)) ?? .infinity
         every = try arguments.duration(Option.every, in: 1...(365 * 86_400))
+        configuration.continuous = arguments.flag(Option.continuous)
+        if configuration.continuous, every != nil { throw UsageError("--continuous keeps one run alive; --every starts runs on an interval: give one of them") }
         configuration.itemLifetime = try arguments.value(Option.expireAfter)
         configuration.failureGracePeriod = try arguments.value(Option.grace)
         configuration.maximumPagesPerHost = try arguments.value(Option.maxPagesPerHost)
@@ -178,6 +182,8 @@ struct CrawlCommand: Command {
         }
         try DataDirectory(path: configuration.dataDirectory).create()
         guard let every else {
+            var configuration = configuration
+            if configuration.continuous, store.url == nil { configuration.wakeUp = FolderWakeUp(dataDirectory: configuration.dataDirectory) }
             try runOnce(configuration)
             return
         }
@@ -208,7 +214,7 @@ struct CrawlCommand: Command {
         // Stopped by Ctrl-C: the status a shell expects (130), once the report is out.
         if report.stoppedBy == "signal", every == nil, StopSignal.exitStatus != 0 { throw ExitCode(status: StopSignal.exitStatus) }
         // Nothing could be reached: a scheduler or script must see it.
-        if report.reachedNothing, every == nil { throw ExitCode.failure }
+        if report.reachedNothing, every == nil, !configuration.continuous { throw ExitCode.failure }
     }
 }
 
@@ -224,6 +230,9 @@ extension CrawlCommand {
                                             default: defaults.maximumDepth)
         static let maxTime = OptionSpec.value("--max-time", "duration", help: "Stop after this long (90s, 50m, 2h…), finishing pages in flight.")
         static let every = OptionSpec.value("--every", "duration", help: "Stay in the foreground and run on this interval (15m, 1h, 1d…); each run stops by the next.")
+        static let continuous = OptionSpec.flag(
+            "--continuous", help: "Keep one run alive: fetch whatever is due, sleep until the next URL is due, and wake at once when\n"
+                + "serve --indexnow makes URLs due (the shared store is looked at every second). Ends on SIGINT/SIGTERM or --max-time.")
         static let expireAfter = Setting.duration("--expire-after", help: "Items not confirmed for this long drop out of results",
                                                   in: 3600...(10 * 365 * 86_400), default: defaults.itemLifetime)
         static let grace = Setting.duration("--grace", help: "How long a page failing transiently keeps its item", in: 0...(365 * 86_400),

@@ -197,7 +197,8 @@ struct ServeCommand: Command {
         }
         if takesIndexNow {
             let crawlStore: any CrawlStore = try shared.map { PostgresCrawlStore($0) } ?? LocalCrawlStore(dataDirectory: data.path)
-            configuration.indexNow = IndexNowDesk(frontier: CrawlStoreNotices(crawlStore), fetcher: CrawlerKeyFetcher(allowPrivateAddresses: allowPrivate))
+            configuration.indexNow = IndexNowDesk(frontier: CrawlStoreNotices(crawlStore, waking: shared == nil ? data.path : nil),
+                                                  fetcher: CrawlerKeyFetcher(allowPrivateAddresses: allowPrivate))
         }
         let service: SearchService
         var follower: LogFollower?
