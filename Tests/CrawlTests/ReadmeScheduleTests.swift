@@ -166,4 +166,52 @@ import Testing
         #expect(text.contains("Next run at "), "\(text)")
         try checkout.expectCrawled("--every")
     }
+
+    /// The continuous unit as systemd starts it: the run stays alive with the site crawled,
+    /// and SIGTERM (systemctl stop) ends it cleanly.
+    @Test func theContinuousUnitRunsAsWritten() throws {
+        let checkout = try Checkout()
+        defer { checkout.remove() }
+        let service = checkout.placed(try Self.codeBlock(after: "systemd: `/etc/systemd/system/searchlight-crawl.service` (no timer)"))
+        let settings = Dictionary(service.split(separator: "\n").compactMap { line -> (String, String)? in
+            guard let equals = line.firstIndex(of: "=") else { return nil }
+            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+        }, uniquingKeysWith: { $1 })
+        let command = try #require(settings["ExecStart"]).split(separator: " ").map(String.init)
+        #expect(command.contains("--continuous"))
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            let units = try TemporaryDirectory("units")
+            defer { units.remove() }
+            try service.write(toFile: units.path + "/searchlight-crawl.service", atomically: true, encoding: .utf8)
+            let verify = Process()
+            verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+            verify.arguments = ["verify", "./searchlight-crawl.service"]
+            verify.currentDirectoryURL = units.url
+            verify.standardError = Pipe()
+            try verify.run()
+            verify.waitUntilExit()
+            #expect(verify.terminationStatus == 0)
+        }
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: command[0])
+        run.arguments = Array(command.dropFirst())
+        run.currentDirectoryURL = URL(fileURLWithPath: try #require(settings["WorkingDirectory"]))
+        run.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        run.standardOutput = output
+        run.standardError = Pipe()
+        try run.run()
+        defer { if run.isRunning { run.terminate() } }
+        let deadline = Date().addingTimeInterval(60)
+        var crawled = false
+        while !crawled, run.isRunning, Date() < deadline {
+            crawled = (try? CommandRunner.run(["search", "hourly quince", "--data", checkout.data, "--json"]).stdout.contains("/one")) ?? false
+            if !crawled { usleep(100_000) }
+        }
+        #expect(crawled && run.isRunning, "the site is crawled and the run stays alive")
+        kill(run.processIdentifier, SIGTERM)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0 && text.contains("fetched 3 pages"), "\(text)")
+    }
 }
