@@ -183,7 +183,13 @@ public final class CrawlEngine {
         if !writer.batch.isEmpty { try flush(now: now) }
         report.deleted += try writer.recordWrittenItems()
         if woken.take() || now >= (idleUntil ?? .distantPast) {
-            for origin in try store.originsWithWork(now: now) { try activate(origin) }
+            if store.isShared {
+                // Hosts another worker held, or gave up, are asked for again; a share above
+                // this worker's is handed back.
+                try lookForFreedHosts(now: now)
+            } else {
+                for origin in try store.originsWithWork(now: now) { try activate(origin) }
+            }
             if hosts.hasWork(now: now) {
                 idleUntil = nil
                 return

@@ -37,4 +37,31 @@ import Testing
         #expect(second.wait() == 0, "\(second.output)")
         #expect(node.search("zanzibar", until: { $0 == [origin + "/zanzibar"] }, timeout: 60) == [origin + "/zanzibar"])
     }
+
+    /// Two `crawl --continuous` workers on the shared store stay alive; a notice taken by a
+    /// node is fetched by one of them without any new run, and both stop cleanly on SIGTERM
+    /// (issue 59).
+    @Test func continuousWorkersTakeANoticeWithoutANewRun() throws {
+        let store = try PostgresCluster.shared.get().newDatabase()
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "127.0.0.1"
+        web.page(host, "/", html: "<title>Harbour shop</title><p>Ropes and lanterns for the harbour.</p>")
+        web.file(host, "/\(Self.key).txt", contentType: "text/plain", bytes: Array(Self.key.utf8))
+        let origin = web.origin(host)
+        let crawl = ["crawl", origin + "/", "--store", store, "--allow-private", "--delay", "0", "--no-warc", "--no-sitemaps", "--continuous"]
+        let workers = [try Member(crawl, name: "continuous-1"), try Member(crawl, name: "continuous-2")]
+        defer { workers.forEach { $0.stop() } }
+        let node = try SearchNode(store: store, name: "notices", extra: ["--indexnow", "--allow-private"])
+        defer { node.stop() }
+        #expect(node.search("harbour", until: { !$0.isEmpty }, timeout: 60) == [origin + "/"])
+        web.page(host, "/zanzibar", html: "<title>Zanzibar lanterns</title><p>Brass lanterns from Zanzibar.</p>")
+        let notice: JSONValue = ["host": .string(host), "key": .string(Self.key), "urlList": .array([.string(origin + "/zanzibar")])]
+        #expect(node.call("POST", "/indexnow", json: notice).status == 202)
+        #expect(node.search("zanzibar", until: { $0 == [origin + "/zanzibar"] }, timeout: 60) == [origin + "/zanzibar"])
+        #expect(workers.allSatisfy { $0.process.isRunning }, "the workers stay alive")
+        for worker in workers { kill(worker.process.processIdentifier, SIGTERM) }
+        for worker in workers { #expect(worker.wait(timeout: 60) == 0, "\(worker.output)") }
+        #expect(web.requests.filter { $0.hasSuffix("/zanzibar") }.count == 1, "one worker fetched it")
+    }
 }
