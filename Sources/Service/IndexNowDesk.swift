@@ -48,9 +48,11 @@ public final class IndexNowDesk: Sendable {
     public struct Limits: Sendable {
         /// URLs one host's notices may make due a day (a burst of this many, refilled over a day).
         public var urlsPerHostPerDay = 10_000.0
-        /// Notices per host and key: a burst, then this many a second (10 a minute).
-        public var noticesBurst = 10.0
-        public var noticesPerSecond = 1.0 / 6
+        /// Notices per host and proved key: a burst, then this many a second. A site pinging
+        /// each change as it happens sends one a second at most; what the crawl fetches is
+        /// bounded by ``urlsPerHostPerDay`` whatever the notices.
+        public var noticesBurst = 60.0
+        public var noticesPerSecond = 1.0
         /// Key files fetched again per host, for keys the host has served before: a burst,
         /// then this many a second (1 a minute).
         public var keyFetchesBurst = 3.0

@@ -135,12 +135,12 @@ import WebURL
         let over = Self.status { _ = try desk.receive(try notice(30, from: 80), now: now) }
         #expect(over?.0 == 429, "100 URLs a day for the host")
         #expect(try desk.receive(try notice(20, from: 80), now: now).due == 20)
-        // Ten notices at once for a proved key (the first, which proves it, counts against its
-        // sender's network), then one every six seconds.
+        // Sixty notices at once for a proved key (the first, which proves it, counts against its
+        // sender's network), then one a second.
         let small = IndexNowDesk(frontier: frontier, fetcher: keys)
-        for second in 0..<11 { _ = try small.receive(try notice(1), now: now.addingTimeInterval(Double(second) / 100)) }
-        #expect(Self.status { _ = try small.receive(try notice(1), now: now.addingTimeInterval(0.2)) }?.0 == 429)
-        #expect(throws: Never.self) { try small.receive(try notice(1), now: now.addingTimeInterval(7)) }
+        for step in 0..<61 { _ = try small.receive(try notice(1), now: now.addingTimeInterval(Double(step) / 1000)) }
+        #expect(Self.status { _ = try small.receive(try notice(1), now: now.addingTimeInterval(0.1)) }?.0 == 429)
+        #expect(throws: Never.self) { try small.receive(try notice(1), now: now.addingTimeInterval(1.2)) }
         // Key files for keys never proved: three fetches at once from one network, then one a minute.
         let guesses = IndexNowDesk(frontier: frontier, fetcher: keys)
         for attempt in 0..<3 {
