@@ -189,7 +189,9 @@ struct QueryPlan {
         searchedCorrections = true
         let share = max(Self.minimumCorrectionBudget, Self.correctionBudget / unknown.count)
         for word in unknown {
+            // A correction is a word of four letters or more: `less` is not corrected into `les`.
             let found = dictionary.fuzzyTerms(near: word.target, edits: word.edits, budget: share)
+                .filter { String(decoding: $0.term, as: UTF8.self).unicodeScalars.count >= TypoTolerance.shortestCorrection }
             let best = found.sorted { $0.documents != $1.documents ? $0.documents > $1.documents : $0.term.lexicographicallyPrecedes($1.term) }
                 .prefix(5).map(\.term)
             guard !best.isEmpty else { continue }

@@ -61,9 +61,12 @@ public struct SearchQuery: Sendable, Hashable {
 /// or more, counting a transposition as one edit (Damerau–Levenshtein). What keeps a short
 /// word's correction safe: only a word the index holds in no form is corrected, only into
 /// words with its first letter (``SegmentReader/fuzzyTerms(near:edits:budget:_:)``), the
-/// five most frequent, each counting ``QueryPlan/correctionWeight`` of a word; a word of
-/// three letters or fewer is too close to too many words to correct.
+/// five most frequent, each counting ``QueryPlan/correctionWeight`` of a word, and never
+/// into a word shorter than four letters; a word of three letters or fewer is too close to
+/// too many words to correct.
 enum TypoTolerance {
+    static let shortestCorrection = 4
+
     static func allowedEdits(forLength length: Int) -> Int {
         length >= 9 ? 2 : length >= 4 ? 1 : 0
     }

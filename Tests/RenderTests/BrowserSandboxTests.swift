@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JSON
 @testable import Render
 import SearchlightTestSupport
 import Testing
@@ -39,7 +40,9 @@ import Testing
         let browser = Browser()
         defer { browser.kill() }
         do {
-            _ = try browser.start()
+            // Started, and answering: `setpriv` has made itself the browser by now.
+            let generation = try browser.start()
+            _ = try browser.send("Browser.getVersion", JSONObject(), generation: generation, timeout: 30)
         } catch {
             Issue.record("the browser did not start as \(user): \(error)")
             return

@@ -130,7 +130,7 @@ import Testing
 
     @Test func moreOfTheWordsRankFirstAndTheLastIsAPrefixOnlyWhileTyping() throws {
         #expect(try t.ids("lemon tart") == ["tart", "cake"], "the item with both words first, then one with either")
-        #expect(try t.ids("lemo").isEmpty, "a finished query matches whole words")
+        #expect(try t.ids("lem").isEmpty, "a finished query matches whole words (and three letters are not corrected)")
         func typing(_ text: String) throws -> [String] {
             var request = SearchRequest(text)
             request.typing = true
