@@ -2,6 +2,7 @@ import Foundation
 import Items
 import SearchModel
 import StoreSeams
+import TextUtilities
 
 /// What the page as served now says about its place for a query, beside what the index
 /// holds (``Findability``): why a page is not in the index (the crawler's verdict on it
@@ -52,11 +53,11 @@ public enum FindabilityCheck {
             return "not in the index: no crawl of this folder has found the URL — add it to the seeds or a sitemap, or `crawl URL`"
         }
         if frontier.state == "new" || frontier.lastAttempt == nil {
-            return "not in the index yet: the frontier knows the URL and a crawl will fetch it (due \(Self.timestamp(frontier.due)))"
+            return "not in the index yet: the frontier knows the URL and a crawl will fetch it (due \(ISO8601.string(fromSeconds: frontier.due.timeIntervalSince1970)))"
         }
         let verdict = frontier.reason.map { " with the verdict \($0)" + (frontier.detail.map { " (\($0))" } ?? "") } ?? ""
-        return "not in the index: the last crawl fetched it \(frontier.lastAttempt.map(Self.timestamp) ?? "")\(verdict); "
-            + "it is due again \(Self.timestamp(frontier.due)), and would be indexed as it is served now"
+        return "not in the index: the last crawl fetched it \(frontier.lastAttempt.map { ISO8601.string(fromSeconds: $0.timeIntervalSince1970) } ?? "")\(verdict); "
+            + "it is due again \(ISO8601.string(fromSeconds: frontier.due.timeIntervalSince1970)), and would be indexed as it is served now"
     }
 
     /// The distinct words of the texts, lower-cased and without diacritics.
@@ -80,6 +81,4 @@ public enum FindabilityCheck {
             return words.contains(folded)
         }
     }
-
-    static func timestamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 }

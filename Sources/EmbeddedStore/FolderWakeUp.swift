@@ -23,6 +23,11 @@ public final class FolderWakeUp: FrontierWakeUp, @unchecked Sendable {
         // Read and write, so that the pipe never reads end-of-file when a writer closes it.
         let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        // Anything but a pipe there (a file left by hand) would always read as ready: refused.
+        guard Self.isPipe(fd) else {
+            close(fd)
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+        }
         var stopPipe: [Int32] = [-1, -1]
         guard pipe(&stopPipe) == 0 else {
             close(fd)
@@ -66,8 +71,15 @@ public final class FolderWakeUp: FrontierWakeUp, @unchecked Sendable {
     public static func notify(dataDirectory: String) {
         let fd = open(DataFolder(dataDirectory).wakePath, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return }
+        defer { close(fd) }
+        // Never into a regular file, which would grow a byte a notice.
+        guard isPipe(fd) else { return }
         var byte: UInt8 = 1
         _ = write(fd, &byte, 1)
-        close(fd)
+    }
+
+    private static func isPipe(_ fd: Int32) -> Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
     }
 }

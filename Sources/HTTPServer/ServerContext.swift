@@ -38,12 +38,10 @@ final class ServerContext: @unchecked Sendable {
         targetLimits = .allocate(capacity: 1)
         targetLimits.initialize(to: sl_mhd_target_limits(maximum_bytes: max(256, configuration.maximumTargetBytes),
                                                          maximum_parameters: max(1, configuration.maximumQueryParameters)))
-        maximumTargetBytes = max(256, configuration.maximumTargetBytes)
-        maximumQueryParameters = max(1, configuration.maximumQueryParameters)
     }
 
-    let maximumTargetBytes: Int
-    let maximumQueryParameters: Int
+    var maximumTargetBytes: Int { targetLimits.pointee.maximum_bytes }
+    var maximumQueryParameters: Int { targetLimits.pointee.maximum_parameters }
 
     deinit {
         free(tlsKey)

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import ItemModel
 import JSON
+import TextUtilities
 
 /// Where one item ranks for one query in an index, and why: which of the query's words
 /// matched which of its fields in which form, the parts of its score, the results above
@@ -163,7 +164,7 @@ public struct Findability: Sendable, Equatable {
         public var message: String {
             switch self {
             case .notIndexed: "the index holds no item with this identifier"
-            case .expired(let date): "the item expired at \(Findability.timestamp(date)): no search shows it"
+            case .expired(let date): "the item expired at \(ISO8601.string(fromSeconds: date.timeIntervalSince1970)): no search shows it"
             case .noWordMatches: "none of the query's words is in the item's title, keywords, description or text, in any form searched"
             case .missingWords(let words): "it lacks \(Findability.quoted(words)) in every form: results holding all the words rank above it"
             case .onlyInBody(let words):
@@ -218,9 +219,6 @@ public struct Findability: Sendable, Equatable {
 
     static func quoted(_ words: [String]) -> String { words.map { "'\($0)'" }.joined(separator: ", ") }
 
-    static func timestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle().format(date)
-    }
 
     public var json: JSONValue {
         func rounded(_ value: Double) -> JSONValue { JSONValue((value * 10_000).rounded() / 10_000) }

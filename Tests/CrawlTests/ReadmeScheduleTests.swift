@@ -21,6 +21,35 @@ import Testing
         return String(text[open.upperBound..<close.lowerBound])
     }
 
+    /// A unit file's `Key=value` settings (the last of a key wins).
+    static func settings(of unit: String) -> [String: String] {
+        Dictionary(unit.split(separator: "\n").compactMap { line -> (String, String)? in
+            guard let equals = line.firstIndex(of: "=") else { return nil }
+            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+        }, uniquingKeysWith: { $1 })
+    }
+
+    /// The unit files (name → text) through `systemd-analyze verify`, where it is installed.
+    static func verify(_ units: [String: String]) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
+            print("systemd-analyze is not installed: the unit files' syntax was not checked, only the service's command run")
+            return
+        }
+        let folder = try TemporaryDirectory("units")
+        defer { folder.remove() }
+        for (name, text) in units { try text.write(toFile: folder.path + "/" + name, atomically: true, encoding: .utf8) }
+        let verify = Process()
+        verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        verify.arguments = ["verify"] + units.keys.sorted().map { "./" + $0 }
+        verify.currentDirectoryURL = folder.url
+        let errors = Pipe()
+        verify.standardError = errors
+        try verify.run()
+        verify.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(verify.terminationStatus == 0, "systemd-analyze verify: \(said)")
+    }
+
     /// A checkout that has never crawled: `seeds/default.txt` names the fixture site and
     /// `.build/release/searchlight` runs the built binary.
     struct Checkout {
@@ -94,32 +123,12 @@ import Testing
         defer { checkout.remove() }
         let service = checkout.placed(try Self.codeBlock(after: "systemd: `/etc/systemd/system/searchlight-crawl.service`"))
         let timer = try Self.codeBlock(after: "and `/etc/systemd/system/searchlight-crawl.timer`")
-        let settings = Dictionary(service.split(separator: "\n").compactMap { line -> (String, String)? in
-            guard let equals = line.firstIndex(of: "=") else { return nil }
-            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
-        }, uniquingKeysWith: { $1 })
+        let settings = Self.settings(of: service)
         let directory = try #require(settings["WorkingDirectory"])
         let command = try #require(settings["ExecStart"]).split(separator: " ").map(String.init)
         #expect(settings["Type"] == "oneshot")
 
-        let units = try TemporaryDirectory("units")
-        defer { units.remove() }
-        try service.write(toFile: units.path + "/searchlight-crawl.service", atomically: true, encoding: .utf8)
-        try timer.write(toFile: units.path + "/searchlight-crawl.timer", atomically: true, encoding: .utf8)
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
-            let verify = Process()
-            verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-            verify.arguments = ["verify", "./searchlight-crawl.service", "./searchlight-crawl.timer"]
-            verify.currentDirectoryURL = units.url
-            let errors = Pipe()
-            verify.standardError = errors
-            try verify.run()
-            verify.waitUntilExit()
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(verify.terminationStatus == 0, "systemd-analyze verify: \(said)")
-        } else {
-            print("systemd-analyze is not installed: the unit files' syntax was not checked, only the service's command run")
-        }
+        try Self.verify(["searchlight-crawl.service": service, "searchlight-crawl.timer": timer])
 
         // As systemd starts it: no shell, in WorkingDirectory, stdin from /dev/null.
         let run = Process()
@@ -173,25 +182,10 @@ import Testing
         let checkout = try Checkout()
         defer { checkout.remove() }
         let service = checkout.placed(try Self.codeBlock(after: "systemd: `/etc/systemd/system/searchlight-crawl.service` (no timer)"))
-        let settings = Dictionary(service.split(separator: "\n").compactMap { line -> (String, String)? in
-            guard let equals = line.firstIndex(of: "=") else { return nil }
-            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
-        }, uniquingKeysWith: { $1 })
+        let settings = Self.settings(of: service)
         let command = try #require(settings["ExecStart"]).split(separator: " ").map(String.init)
         #expect(command.contains("--continuous"))
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
-            let units = try TemporaryDirectory("units")
-            defer { units.remove() }
-            try service.write(toFile: units.path + "/searchlight-crawl.service", atomically: true, encoding: .utf8)
-            let verify = Process()
-            verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-            verify.arguments = ["verify", "./searchlight-crawl.service"]
-            verify.currentDirectoryURL = units.url
-            verify.standardError = Pipe()
-            try verify.run()
-            verify.waitUntilExit()
-            #expect(verify.terminationStatus == 0)
-        }
+        try Self.verify(["searchlight-crawl.service": service])
         let run = Process()
         run.executableURL = URL(fileURLWithPath: command[0])
         run.arguments = Array(command.dropFirst())

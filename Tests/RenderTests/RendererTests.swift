@@ -26,14 +26,26 @@ import WebURL
         return web
     }
 
-    static func renderer(_ web: FixtureWeb, allowPrivate: Bool = true, spacing: Double = 0,
+    static func renderer(_ web: FixtureWeb, allowPrivate: Bool = true, spacing: Double = 0, browser: Browser.Configuration = .init(),
                          configure: (inout Renderer.Configuration) -> Void = { _ in }) -> Renderer {
         var fetch = FetchConfiguration(userAgent: "Searchlightbot/test")
         fetch.addressPolicy = allowPrivate ? .any : .publicOnly
         fetch.resolve = [web.resolveEntry("shop.test")]
         var configuration = Renderer.Configuration()
         configure(&configuration)
-        return Renderer(configuration: configuration, subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot", spacing: spacing))
+        return Renderer(configuration: configuration, browser: Browser(configuration: browser),
+                        subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot", spacing: spacing))
+    }
+
+    /// A request `/hold` the site answers only once the returned semaphore is signalled (or
+    /// after 20 s): a page that asks for it never settles.
+    static func holdOpen(_ web: FixtureWeb) -> DispatchSemaphore {
+        let release = DispatchSemaphore(value: 0)
+        web.route("shop.test", "/hold") { _ in
+            _ = release.wait(timeout: .now() + 20)
+            return .text("late")
+        }
+        return release
     }
 
     static func render(_ renderer: Renderer, _ web: FixtureWeb, path: String = "/", html: String = shell) -> RenderOutcome {
@@ -183,26 +195,16 @@ import WebURL
     @Test func aPageAllocatingPastTheHardBoundIsStoppedWhileItRuns() throws {
         let web = try Self.web()
         defer { web.stop() }
-        var fetch = FetchConfiguration(userAgent: "Searchlightbot/test")
-        fetch.addressPolicy = .any
-        fetch.resolve = [web.resolveEntry("shop.test")]
         var bound = Browser.Configuration()
         bound.maximumResidentBytes = 512 << 20
         bound.hardResidentBytes = 768 << 20
-        var configuration = Renderer.Configuration()
-        configuration.timeout = 60
-        let renderer = Renderer(configuration: configuration, browser: Browser(configuration: bound),
-                                subresources: CrawlerSubresources(configuration: fetch, productToken: "searchlightbot"))
+        let renderer = Self.renderer(web, browser: bound) { $0.timeout = 60 }
         defer { renderer.browser.kill() }
         // 64 MiB a step, every 50 ms, each array touched so that its pages are real; a request
         // the site holds open keeps the page from settling (before, it ran to the render
         // timeout and was read).
-        let release = DispatchSemaphore(value: 0)
+        let release = Self.holdOpen(web)
         defer { release.signal() }
-        web.route("shop.test", "/hold") { _ in
-            _ = release.wait(timeout: .now() + 20)
-            return .text("late")
-        }
         let hog = """
             <!doctype html><html><head><title>Hog</title></head><body><p>Filling</p><script>
             fetch('/hold');
@@ -229,12 +231,8 @@ import WebURL
         defer { renderer.browser.kill() }
         // A request the site holds open keeps the page from settling: before, it grew until the
         // render timeout and only then was found too large.
-        let release = DispatchSemaphore(value: 0)
+        let release = Self.holdOpen(web)
         defer { release.signal() }
-        web.route("shop.test", "/hold") { _ in
-            _ = release.wait(timeout: .now() + 20)
-            return .text("late")
-        }
         let grower = """
             <!doctype html><html><head><title>Grower</title></head><body><div id=root></div><script>
             fetch('/hold');

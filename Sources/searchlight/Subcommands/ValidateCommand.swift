@@ -113,7 +113,8 @@ struct ValidateCommand: Command {
         return .object(object)
     }
 
-    /// The index's answer; a query the index refuses is a usage error.
+    /// The index's answer; a query the index refuses is a usage error. (Through a `Result`:
+    /// the same `do`/`catch where` here crashed Swift 6.3's SIL optimizer.)
     private static func place(in index: SearchIndex, of key: ItemKey, _ request: SearchRequest) throws -> Findability {
         let result: Result<Findability, SearchIndexError> = Result { () throws(SearchIndexError) in try index.findability(of: key, for: request) }
         switch result {
