@@ -23,11 +23,16 @@ public struct CrawlConfiguration: Sendable {
     /// the next URL is due or ``wakeUp`` says work may be, rather than end.
     public var continuous = false
     /// How a continuous run hears of work made due by another process (the data folder's
-    /// named pipe); without one it looks at the store every ``continuousPollInterval``.
+    /// named pipe, the shared store's `LISTEN`); without one it looks at the store every
+    /// ``continuousPollInterval``.
     public var wakeUp: (any FrontierWakeUp)?
     /// How often a continuous run without a wake-up looks for due work; with one, how long
     /// it sleeps at most when nothing is due (a safety net for a lost wake-up).
     public var continuousPollInterval: TimeInterval = 1
+    /// The longest fetched pages wait for their commit (`--commit-every`): what bounds the
+    /// time from a fetch to its item searchable when work is sparse; when it is dense a full
+    /// batch (``CrawlWriter/batchPages``) commits sooner, so batches stay large.
+    public var commitInterval: TimeInterval = 1
     /// Requests in flight at once.
     public var concurrency = 32
     /// Connections to one host at once.

@@ -31,7 +31,7 @@ extension CrawlEngine {
             case .exclude(let entry, let reason, let due, let deleteItem):
                 report.skip(reason)
                 if deleteItem, let item = entry.itemID { writer.batch.delete(item) }
-                var outcome = FrontierOutcome(keeping: entry, state: .excluded, due: due)
+                var outcome = FrontierOutcome(keeping: entry, state: .excluded, due: due, handled: now)
                 outcome.reason = reason.label
                 if deleteItem { outcome.itemID = nil }
                 writer.batch.outcomes.append(outcome)

@@ -74,7 +74,8 @@ public final class CrawlEngine {
         fleet = FleetMembership(started: configuration.clock.now)
         hosts = HostTable(pageCap: configuration.maximumPagesPerHost, perHostConnections: configuration.perHostConnections)
         let inbox = self.inbox
-        writer = CrawlWriter(store: store, itemWrites: try store.makeItemWriter().map { ItemWriteQueue(writer: $0, wake: { inbox.wake() }) })
+        writer = CrawlWriter(store: store, itemWrites: try store.makeItemWriter().map { ItemWriteQueue(writer: $0, wake: { inbox.wake() }) },
+                             clock: configuration.clock, interval: configuration.commitInterval)
     }
 
     /// A run over `store` that fetches with libcurl and writes WARC files to the data
@@ -142,6 +143,7 @@ public final class CrawlEngine {
             }
             report.deleted += try writer.recordWrittenItems()
             for event in inbox.drain() { try handle(event, now: now) }
+            if stopping == nil, configuration.continuous, woken.take() { try takeNotifiedWork(now: now) }
             if stopping == nil { try dispatch(now: now) }
             if stopping == nil, hosts.dispatchedPages >= configuration.maximumPages, hosts.hasWork(now: now) { stopping = "max-pages" }
             if writer.isDue(now: now) { try flush(now: now) }
@@ -182,7 +184,7 @@ public final class CrawlEngine {
     func idle(now: Date) throws {
         if !writer.batch.isEmpty { try flush(now: now) }
         report.deleted += try writer.recordWrittenItems()
-        if woken.take() || now >= (idleUntil ?? .distantPast) {
+        if now >= (idleUntil ?? .distantPast) {
             if store.isShared {
                 // Hosts another worker held, or gave up, are asked for again; a share above
                 // this worker's is handed back.
@@ -195,10 +197,31 @@ public final class CrawlEngine {
                 return
             }
             let next = try store.schedule(now: now).next ?? .distantFuture
-            let poll = configuration.wakeUp == nil ? configuration.continuousPollInterval : max(configuration.continuousPollInterval, 60)
+            // With a wake-up, the store is still looked at now and then: a shared store for
+            // hosts other workers let go, any store for a wake-up missed.
+            let interval = configuration.continuousPollInterval
+            let poll = configuration.wakeUp == nil ? interval : max(interval, store.isShared ? 10 : 60)
             idleUntil = min(next, now.addingTimeInterval(poll))
         }
         inbox.wait(timeout: max(0.01, min(0.5, (idleUntil ?? now).timeIntervalSince(now))))
+    }
+
+    /// A continuous run woken (a notice made URLs due): the URLs each host claimed and has
+    /// not sent go back, so that its next claim takes the notified ones first
+    /// (``ClaimOrder``), and hosts not crawled yet are taken up; the host's spacing holds.
+    func takeNotifiedWork(now: Date) throws {
+        for origin in hosts.order {
+            guard var host = hosts[origin] else { continue }
+            try store.release(host.takeBuffer().map(\.id))
+            host.exhausted = false
+            hosts[origin] = host
+        }
+        if store.isShared {
+            try lookForFreedHosts(now: now)
+        } else {
+            for origin in try store.originsWithWork(now: now) { try activate(origin) }
+        }
+        idleUntil = nil
     }
 
     func progressSnapshot(now: Date, started: Date) -> CrawlProgress {
@@ -222,6 +245,7 @@ public final class CrawlEngine {
         try store.release(unsent)
         let finished = configuration.clock.now
         report.add(try writer.finish(now: finished, nextAllowed: hosts.readyTimes))
+        report.freshness = writer.freshness
         let schedule = try store.schedule(now: finished)
         report.due = schedule.due
         report.nextDue = schedule.next

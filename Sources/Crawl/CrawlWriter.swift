@@ -13,13 +13,18 @@ struct CrawlWriter {
         var deleted = 0
     }
 
-    /// Pages' worth of work that makes a flush due before its second is up.
+    /// Pages' worth of work that makes a flush due before its interval is up.
     static let batchPages = 256
     /// Batches whose items may be written or waiting to be recorded at once: a flush past it
     /// waits for the oldest (memory stays bounded when the index falls behind).
     static let itemBatchesInFlight = 2
 
     let store: CrawlStore
+    let clock: CrawlClock
+    /// ``CrawlConfiguration/commitInterval``.
+    let interval: TimeInterval
+    /// How long this run's pages took to become searchable (the run report's).
+    private(set) var freshness = CrawlFreshness()
     /// Writes items off the coordinator's thread, when the store has a writer for them.
     let itemWrites: ItemWriteQueue?
     var batch = CrawlBatch()
@@ -28,16 +33,18 @@ struct CrawlWriter {
     /// The records of batches whose items are being written, oldest first, with their flush time.
     private var unrecorded: [(records: CrawlBatch, now: Date)] = []
 
-    init(store: CrawlStore, itemWrites: ItemWriteQueue?) {
+    init(store: CrawlStore, itemWrites: ItemWriteQueue?, clock: CrawlClock, interval: TimeInterval) {
         self.store = store
+        self.interval = interval
+        self.clock = clock
         self.itemWrites = itemWrites
     }
 
     /// True the first time a URL is mentioned this run (a link, a sitemap entry, a seed).
     mutating func isFirstMention(_ url: String) -> Bool { seen.insert(url) }
 
-    /// A second since the last flush, or a full batch.
-    func isDue(now: Date) -> Bool { batch.count >= Self.batchPages || now.timeIntervalSince(lastFlush) >= 1 }
+    /// The commit interval since the last flush, or a full batch.
+    func isDue(now: Date) -> Bool { batch.count >= Self.batchPages || now.timeIntervalSince(lastFlush) >= interval }
 
     /// Commits what has accumulated, with each host's next allowed time.
     mutating func flush(now: Date, nextAllowed: [String: Date]) throws -> Written {
@@ -47,6 +54,8 @@ struct CrawlWriter {
         let written = batch
         batch = CrawlBatch()
         guard let itemWrites else {
+            var written = written
+            timed(&written, searchable: now)
             let result = try store.commit(written, now: now)
             return Written(discovered: result.discovered, deleted: result.deleted)
         }
@@ -77,10 +86,18 @@ struct CrawlWriter {
         var deleted = 0
         for result in itemWrites.takeFinished() {
             deleted += try result.get()
-            let (records, now) = unrecorded.removeFirst()
+            var (records, now) = unrecorded.removeFirst()
+            timed(&records, searchable: clock.now)
             try store.commitRecords(records, now: now)
         }
         return deleted
+    }
+
+    /// Times the pages whose records are written now, their items already written (or in
+    /// the same commit): the batch carries the figures to the store, the run keeps them too.
+    private mutating func timed(_ records: inout CrawlBatch, searchable: Date) {
+        records.freshness.record(records.outcomes, searchable: searchable)
+        freshness.add(records.freshness)
     }
 
     /// Flushes and waits until every batch's items are written and recorded.

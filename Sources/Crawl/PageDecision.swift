@@ -39,7 +39,7 @@ struct PageDecision {
     /// - Parameter duplicate: for an indexable page, whether another URL has its content.
     init(_ page: PageAnalyzer.Result, duplicate: Duplicate?, admission: LinkAdmission, configuration: CrawlConfiguration, now: Date) {
         let entry = page.entry
-        var outcome = FrontierOutcome(keeping: entry, state: .done, due: now.addingTimeInterval(configuration.revisit.initial))
+        var outcome = FrontierOutcome(keeping: entry, state: .done, due: now.addingTimeInterval(configuration.revisit.initial), handled: now)
         outcome.status = page.status
         outcome.etag = page.etag ?? entry.etag
         outcome.lastModified = page.lastModified ?? entry.lastModified
@@ -83,6 +83,7 @@ struct PageDecision {
                 upsert = item
                 if let old = entry.itemID, old != item.uniqueIdentifier { deletes.append(old) }
                 outcome.itemID = item.uniqueIdentifier
+                outcome.itemWritten = true
                 indexed = true
             }
         case .notIndexed(let reason):

@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import JSON
+import StoreSeams
 import TextUtilities
 
 /// What one crawl run did, written to `crawl-data/runs/<id>.json` and printed.
@@ -59,6 +60,8 @@ public struct RunReport: Sendable {
     public var due = 0
     /// When the next URL falls due after the run.
     public var nextDue: Date?
+    /// How long this run's notified and fetched pages took to become searchable.
+    public var freshness = CrawlFreshness()
 
     public static let maximumPatterns = 200
     public static let maximumDetails = 3
@@ -153,6 +156,7 @@ public struct RunReport: Sendable {
             }))),
             ("refetched", JSONValue(refetched)),
             ("due", JSONValue(due)),
+            ("freshness", freshness.json),
             ("nextDue", nextDue.map { .string(ISO8601.string(fromSeconds: $0.timeIntervalSince1970)) } ?? .null),
             ("warcFiles", .array(warcFiles.map(JSONValue.string))),
             ("rendered", JSONValue(rendered)),
@@ -194,6 +198,7 @@ public struct RunReport: Sendable {
             lines.append("  not followed further: \(pattern.template) (\(pattern.stale) of \(pattern.fetched) pages brought nothing new"
                 + (pattern.duplicates > 0 ? ", \(pattern.duplicates) of them duplicates)" : ")"))
         }
+        if let freshness = freshness.summary { lines.append("  searchable: \(freshness)") }
         for (origin, host) in hosts.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(origin): fetched \(host.fetched), indexed \(host.indexed)" + (host.errors > 0 ? ", errors \(host.errors)" : "")
                 + (host.capped ? ", stopped at the per-host page cap" : "") + (host.lastError.map { "; robots.txt: \($0)" } ?? ""))

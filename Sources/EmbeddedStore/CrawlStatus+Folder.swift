@@ -11,7 +11,8 @@ extension CrawlStatus {
         let folder = DataFolder(dataDirectory)
         let index = FileManager.default.fileExists(atPath: folder.indexPath)
             ? try SearchIndex(path: folder.indexPath, mode: .existing).statistics(now: now) : nil
-        let urls = FileManager.default.fileExists(atPath: folder.frontierPath) ? try Frontier(readingAt: folder.frontierPath).counts(now: now) : nil
+        let frontier = FileManager.default.fileExists(atPath: folder.frontierPath) ? try Frontier(readingAt: folder.frontierPath) : nil
+        let urls = try frontier?.counts(now: now)
         let running = CrawlLock.holder(path: folder.lockPath)
         let runsFolder = folder.runsDirectory
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: runsFolder)) ?? [])
@@ -20,7 +21,18 @@ extension CrawlStatus {
             guard let data = FileManager.default.contents(atPath: (runsFolder as NSString).appendingPathComponent(name)) else { return nil }
             return try? JSONParser.parse(bytes: [UInt8](data))
         }
-        return CrawlStatus(dataDirectory: dataDirectory, index: index, urls: urls, running: running, runs: runs)
+        var status = CrawlStatus(dataDirectory: dataDirectory, index: index, urls: urls, running: running, runs: runs)
+        status.freshness = try frontier?.freshness()
+        return status
+    }
+
+    /// What `/metrics` shows of a data folder's crawl: its freshness counts and the URLs due
+    /// now; nil before any crawl.
+    public static func crawlFigures(dataDirectory: String, now: Date = Date()) throws -> (freshness: CrawlFreshness, due: Int)? {
+        let path = DataFolder(dataDirectory).frontierPath
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let frontier = try Frontier(readingAt: path)
+        return (try frontier.freshness() ?? CrawlFreshness(), try frontier.schedule(now: now).due)
     }
 
     /// The URLs of a data folder's frontier whose verdict was `reason` (nil: any reason),

@@ -77,7 +77,39 @@ extension Frontier {
                 changed += connection.changes
             }
             return changed
+        case .notified(let urls):
+            // A URL being fetched takes the new notice's time: what is fetched may predate the
+            // change, so its record keeps it due (``record(_:now:)``).
+            let update = try connection.statement(
+                "UPDATE urls SET due = min(due, ?1), noticed = CASE WHEN claimed = 1 THEN ?1 ELSE coalesce(noticed, ?1) END WHERE url = ?2")
+            var changed = 0
+            for url in urls {
+                try update.run([time, .text(url.string)])
+                changed += connection.changes
+            }
+            return changed
         }
+    }
+
+    /// Adds a run's freshness counts to the store's (``CrawlFreshness/rows``).
+    func addFreshness(_ freshness: CrawlFreshness) throws {
+        let add = try connection.statement("""
+            INSERT INTO freshness(metric, bucket, amount) VALUES(?, ?, ?)
+            ON CONFLICT(metric, bucket) DO UPDATE SET amount = amount + excluded.amount
+            """)
+        for row in freshness.rows where row.amount != 0 { try add.run([.text(row.metric), .integer(Int64(row.bucket)), .integer(row.amount)]) }
+    }
+
+    /// The freshness counts of every run so far; nil for a frontier made before they were kept.
+    func freshness() throws -> CrawlFreshness? {
+        let table = try connection.statement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'freshness'")
+        try table.step()
+        defer { table.reset() }
+        guard table.int(0) > 0 else { return nil }
+        let statement = try connection.statement("SELECT metric, bucket, amount FROM freshness")
+        var rows: [(metric: String, bucket: Int, amount: Int64)] = []
+        while try statement.step() { rows.append((statement.string(0) ?? "", statement.int(1), statement.int64(2))) }
+        return CrawlFreshness(rows: rows)
     }
 
     /// URLs by state, those due at `now`, and hosts.

@@ -85,6 +85,12 @@ final class Frontier {
         try connection.execute("CREATE INDEX IF NOT EXISTS urls_reason ON urls(reason) WHERE reason IS NOT NULL")
         // Frontiers made before a verdict kept the rule behind it.
         if try !Self.hasColumn("detail", connection) { try connection.execute("ALTER TABLE urls ADD COLUMN detail TEXT") }
+        // Frontiers made before notified URLs went first.
+        if try !Self.hasColumn("noticed", connection) { try connection.execute("ALTER TABLE urls ADD COLUMN noticed REAL") }
+        try connection.execute("""
+            CREATE INDEX IF NOT EXISTS urls_noticed ON urls(origin, claimed, noticed) WHERE noticed IS NOT NULL;
+            CREATE TABLE IF NOT EXISTS freshness(metric TEXT NOT NULL, bucket INTEGER NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY(metric, bucket));
+            """)
         hasReasons = true
         hasDetails = true
     }
@@ -158,8 +164,8 @@ final class Frontier {
         return origins
     }
 
-    /// Claims up to `limit` URLs of one origin: those due again first (most overdue
-    /// first), then new ones (sitemap URLs first, then the shallowest).
+    /// Claims up to `limit` URLs of one origin in ``ClaimOrder``: notified ones, those due
+    /// again (most overdue first), then new ones (sitemap URLs first, then the shallowest).
     func claim(origin: String, now: Date, limit: Int) throws -> [FrontierEntry] {
         // One transaction: its marks are one write to the log, not one each.
         try transaction { try claimRows(origin: origin, now: now, limit: limit) }
@@ -176,16 +182,26 @@ final class Frontier {
                 if let entry = FrontierEntry(row: SQLiteRow(statement: statement)) { entries.append(entry) }
             }
         }
-        let revisit = try connection.statement("""
-            SELECT \(FrontierEntry.rowColumns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? ORDER BY \(ClaimOrder.revisitsSQL) LIMIT ?
+        let noticed = try connection.statement("""
+            SELECT \(FrontierEntry.rowColumns) FROM urls INDEXED BY urls_noticed WHERE origin = ? AND claimed = 0 AND noticed IS NOT NULL AND due <= ?
+            ORDER BY \(ClaimOrder.noticedSQL) LIMIT ?
             """)
-        revisit.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
-        try read(revisit)
+        noticed.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
+        try read(noticed)
+        let revisit = try connection.statement("""
+            SELECT \(FrontierEntry.rowColumns) FROM urls WHERE origin = ? AND claimed = 0 AND fetched = 1 AND due <= ? AND noticed IS NULL
+            ORDER BY \(ClaimOrder.revisitsSQL) LIMIT ?
+            """)
+        if claimed.count < limit {
+            revisit.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - claimed.count))])
+            try read(revisit)
+        }
         // The planner would pick urls_revisit for the due range and then sort every new URL
         // of the origin; walking urls_new in order stops after `limit` rows.
         if claimed.count < limit {
             let fresh = try connection.statement("""
                 SELECT \(FrontierEntry.rowColumns) FROM urls INDEXED BY urls_new WHERE origin = ? AND claimed = 0 AND fetched = 0 AND due <= ?
+                    AND noticed IS NULL
                 ORDER BY \(ClaimOrder.newURLsSQL) LIMIT ?
                 """)
             fresh.bind([.text(origin), .real(now.timeIntervalSince1970), .integer(Int64(limit - claimed.count))])
@@ -199,9 +215,12 @@ final class Frontier {
 
     // MARK: recording
 
+    /// Writes fetches' outcomes. A notice taken after a page was handled is kept, and keeps
+    /// the URL due: what was fetched may predate the change it announced.
     func record(_ outcomes: [FrontierOutcome], now: Date) throws {
         let statement = try connection.statement("""
-            UPDATE urls SET state = ?2, due = ?3, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,
+            UPDATE urls SET state = ?2, due = CASE WHEN noticed > ?17 THEN noticed ELSE ?3 END,
+                noticed = CASE WHEN noticed > ?17 THEN noticed END, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,
                 failures = ?9, first_failure = ?10, interval = ?11, redirected_to = ?12, fetched = 1, claimed = 0, fetched_at = ?13,
                 changes = changes + ?14, reason = ?15, detail = ?16
             WHERE id = ?1
@@ -212,6 +231,7 @@ final class Frontier {
                 SQLiteValue(o.lastModified), SQLiteValue(o.contentHash), SQLiteValue(o.itemID), .integer(Int64(o.failures)),
                 SQLiteValue(o.firstFailure?.timeIntervalSince1970), SQLiteValue(o.interval), SQLiteValue(o.redirectedTo),
                 .real(now.timeIntervalSince1970), .integer(o.changed ? 1 : 0), SQLiteValue(o.reason), SQLiteValue(o.detail),
+                .real((o.handled ?? now).timeIntervalSince1970),
             ])
         }
     }

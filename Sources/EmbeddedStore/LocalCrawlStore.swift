@@ -86,6 +86,7 @@ public final class LocalCrawlStore: CrawlStore {
         try frontier.record(batch.outcomes, now: now)
         for (hash, url) in batch.contents { try frontier.recordContent(hash, url: url) }
         for (origin, url, simhash) in batch.fingerprints { try frontier.recordFingerprint(simhash, url: url, origin: origin) }
+        if !batch.freshness.isEmpty { try frontier.addFreshness(batch.freshness) }
     }
 }
 

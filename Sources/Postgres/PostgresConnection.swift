@@ -43,6 +43,21 @@ public final class PostgresConnection {
     /// True while libpq considers the connection usable.
     public var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
 
+    /// The connection's socket, to wait on for notifications (`poll`); -1 when closed.
+    public var socket: Int32 { PQsocket(handle) }
+
+    /// The channels of the notifications (`LISTEN`/`NOTIFY`) that arrived, reading what the
+    /// socket holds without blocking; throws when the connection is lost.
+    public func takeNotifications() throws(PostgresError) -> [String] {
+        guard PQconsumeInput(handle) == 1 else { throw PostgresError(.connection, Self.trimmed(PQerrorMessage(handle))) }
+        var channels: [String] = []
+        while let notification = PQnotifies(handle) {
+            channels.append(String(cString: notification.pointee.relname))
+            PQfreemem(notification)
+        }
+        return channels
+    }
+
     /// Runs one statement with `$1`, `$2`… bound to `parameters`.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {

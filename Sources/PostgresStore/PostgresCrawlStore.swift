@@ -60,6 +60,16 @@ public final class PostgresCrawlStore: CrawlStore {
             case .urls(let urls):
                 return try connection.execute("UPDATE urls SET due = $1 WHERE url = ANY($2::text[])",
                                               [time, .array(urls.map { Optional($0.string) })]).affected
+            case .notified(let urls):
+                // A URL being fetched takes the new notice's time: what is fetched may predate
+                // the change, so its record keeps it due.
+                let changed = try connection.execute("""
+                    UPDATE urls SET due = least(due, $1), noticed = CASE WHEN lease_owner IS NOT NULL THEN $1 ELSE coalesce(noticed, $1) END
+                    WHERE url = ANY($2::text[])
+                    """, [time, .array(urls.map { Optional($0.string) })]).affected
+                // Continuous workers listening are woken when this commits (``PostgresWakeUp``).
+                try connection.execute("SELECT pg_notify($1, '')", [.text(PostgresWakeUp.channel)])
+                return changed
             }
         }
     }
@@ -172,15 +182,25 @@ public final class PostgresCrawlStore: CrawlStore {
             let free = "(lease_until IS NULL OR lease_until < \(SharedStore.clock))"
             var entries = try connection.execute("""
                 UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
-                    SELECT id FROM urls WHERE origin = $1 AND fetched AND due <= $2 AND \(free)
-                    ORDER BY \(ClaimOrder.revisitsSQL) LIMIT $3 FOR UPDATE SKIP LOCKED)
+                    SELECT id FROM urls WHERE origin = $1 AND noticed IS NOT NULL AND due <= $2 AND \(free)
+                    ORDER BY \(ClaimOrder.noticedSQL) LIMIT $3 FOR UPDATE SKIP LOCKED)
                 RETURNING \(Self.urlColumns)
                 """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block)), .text(worker)]).rows.compactMap(Self.entry)
-            entries.sort { ClaimOrder.revisitBefore(($0.due, $0.id), ($1.due, $1.id)) }
+            entries.sort { ClaimOrder.noticedBefore($0.entry, $1.entry) }
+            if entries.count < block {
+                let revisits = try connection.execute("""
+                    UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
+                        SELECT id FROM urls WHERE origin = $1 AND fetched AND due <= $2 AND noticed IS NULL AND \(free)
+                        ORDER BY \(ClaimOrder.revisitsSQL) LIMIT $3 FOR UPDATE SKIP LOCKED)
+                    RETURNING \(Self.urlColumns)
+                    """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block - entries.count)), .text(worker)])
+                    .rows.compactMap(Self.entry)
+                entries += revisits.sorted { ClaimOrder.revisitBefore(($0.due, $0.id), ($1.due, $1.id)) }
+            }
             if entries.count < block {
                 let fresh = try connection.execute("""
                     UPDATE urls SET lease_owner = $4, lease_until = \(leaseEnd) WHERE id IN (
-                        SELECT id FROM urls WHERE origin = $1 AND NOT fetched AND due <= $2 AND \(free)
+                        SELECT id FROM urls WHERE origin = $1 AND NOT fetched AND due <= $2 AND noticed IS NULL AND \(free)
                         ORDER BY \(ClaimOrder.newURLsSQL) LIMIT $3 FOR UPDATE SKIP LOCKED)
                     RETURNING \(Self.urlColumns)
                     """, [.text(origin), .double(now.timeIntervalSince1970), .int(Int64(block - entries.count)), .text(worker)])
@@ -239,6 +259,14 @@ public final class PostgresCrawlStore: CrawlStore {
                           .double(now.timeIntervalSince1970)])
             }
             try record(batch.outcomes, now: now, on: connection)
+            let freshness = batch.freshness.rows.filter { $0.amount != 0 }
+            if !freshness.isEmpty {
+                try connection.execute("""
+                    INSERT INTO freshness(metric, bucket, amount) SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[])
+                    ON CONFLICT (metric, bucket) DO UPDATE SET amount = freshness.amount + excluded.amount
+                    """, [.array(freshness.map { Optional($0.metric) }), .array(freshness.map { Optional($0.bucket) }),
+                          .array(freshness.map { Optional($0.amount) })])
+            }
             for (id, due) in batch.postponed {
                 try connection.execute("UPDATE urls SET due = $2 WHERE id = $1", [.int(id), .double(due.timeIntervalSince1970)])
             }
@@ -284,15 +312,17 @@ public final class PostgresCrawlStore: CrawlStore {
     private func record(_ outcomes: [FrontierOutcome], now: Date, on connection: PostgresConnection) throws {
         guard !outcomes.isEmpty else { return }
         try connection.execute("""
-            UPDATE urls u SET state = v.state, due = v.due, status = v.status, etag = v.etag, last_modified = v.last_modified,
+            UPDATE urls u SET state = v.state, due = CASE WHEN u.noticed > v.handled THEN u.noticed ELSE v.due END,
+                noticed = CASE WHEN u.noticed > v.handled THEN u.noticed END, status = v.status, etag = v.etag, last_modified = v.last_modified,
                 content_hash = v.content_hash, item_id = v.item_id, failures = v.failures, first_failure = v.first_failure,
                 "interval" = v.interval, redirected_to = v.redirected_to, fetched = true, fetched_at = $14,
                 changes = u.changes + v.changed, lease_owner = NULL, lease_until = NULL, reason = v.reason,
                 detail = v.detail
             FROM unnest($1::bigint[], $2::text[], $3::double precision[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[], $15::text[], $16::text[])
+                $9::integer[], $10::double precision[], $11::double precision[], $12::text[], $13::integer[], $15::text[], $16::text[],
+                $17::double precision[])
                 AS v(id, state, due, status, etag, last_modified, content_hash, item_id, failures, first_failure, interval, redirected_to, changed,
-                     reason, detail)
+                     reason, detail, handled)
             WHERE u.id = v.id
             """, [
             .array(outcomes.map { Optional($0.id) }), .array(outcomes.map { Optional($0.state.rawValue) }),
@@ -301,6 +331,7 @@ public final class PostgresCrawlStore: CrawlStore {
             .array(outcomes.map { Optional($0.failures) }), .array(outcomes.map { $0.firstFailure?.timeIntervalSince1970 }),
             .array(outcomes.map(\.interval)), .array(outcomes.map(\.redirectedTo)), .array(outcomes.map { Optional($0.changed ? 1 : 0) }),
             .double(now.timeIntervalSince1970), .array(outcomes.map(\.reason)), .array(outcomes.map(\.detail)),
+            .array(outcomes.map { Optional(($0.handled ?? now).timeIntervalSince1970) }),
         ])
     }
 
@@ -321,7 +352,7 @@ public final class PostgresCrawlStore: CrawlStore {
 
     private static func entry(_ row: PostgresRow) -> (entry: FrontierEntry, id: Int64, due: Double)? {
         guard let entry = FrontierEntry(row: PostgresStoreRow(row: row)) else { return nil }
-        return (entry, entry.id, row.double(17) ?? 0)
+        return (entry, entry.id, row.double(18) ?? 0)
     }
 
     private static func record(_ row: PostgresRow) -> HostRecord {

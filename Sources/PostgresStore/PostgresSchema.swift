@@ -169,6 +169,13 @@ enum PostgresSchema {
         """
         ALTER TABLE urls ADD COLUMN detail text;
         """,
+        // 13: when an IndexNow notice named a URL (claimed ahead of routine revisits until
+        // fetched), and the crawls' freshness counts (``CrawlFreshness``).
+        """
+        ALTER TABLE urls ADD COLUMN noticed double precision;
+        CREATE INDEX urls_noticed ON urls(origin, noticed) WHERE noticed IS NOT NULL;
+        CREATE TABLE freshness(metric text NOT NULL, bucket integer NOT NULL, amount bigint NOT NULL, PRIMARY KEY(metric, bucket));
+        """,
     ]
 
     /// The lock key migrations take (any constant; "SLMIGRAT" in ASCII).

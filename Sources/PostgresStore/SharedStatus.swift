@@ -36,9 +36,25 @@ extension SharedStore: SearchNodeDirectory {
             let runs = try connection.execute("SELECT report FROM runs ORDER BY started DESC LIMIT $1", [.int(Int64(count))]).rows
                 .compactMap { $0.string(0).flatMap { try? JSONParser.parse($0) } }
             let running = CrawlLock.holder(path: DataFolder(dataDirectory).lockPath)
-            return CrawlStatus(dataDirectory: dataDirectory, index: ItemCounts(itemsBySource: bySource, expired: expired, domains: domains),
-                               urls: urls, running: running, runs: runs, store: Self.redacted(url), nodes: nodes)
+            var status = CrawlStatus(dataDirectory: dataDirectory, index: ItemCounts(itemsBySource: bySource, expired: expired, domains: domains),
+                                     urls: urls, running: running, runs: runs, store: Self.redacted(url), nodes: nodes)
+            status.freshness = try Self.freshness(connection)
+            return status
         }
+    }
+
+    /// What `/metrics` shows of the store's crawls: their freshness counts and the URLs due now.
+    public func crawlFigures(now: Date = Date()) throws -> (freshness: CrawlFreshness, due: Int) {
+        try session.run { connection in
+            let due = try connection.execute("SELECT count(*) FROM urls WHERE due <= $1", [.double(now.timeIntervalSince1970)]).first?.int(0) ?? 0
+            return (try Self.freshness(connection), due)
+        }
+    }
+
+    static func freshness(_ connection: PostgresConnection) throws -> CrawlFreshness {
+        CrawlFreshness(rows: try connection.execute("SELECT metric, bucket, amount FROM freshness").rows.map {
+            ($0.string(0) ?? "", $0.int(1) ?? -2, $0.int64(2) ?? 0)
+        })
     }
 
     public func searchNodes() throws -> [CrawlStatus.Node] {

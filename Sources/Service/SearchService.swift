@@ -44,7 +44,7 @@ public final class SearchService: Sendable {
         /// result cache off. See ``SearchCache`` for the rules.
         public var cacheLifetime: TimeInterval = 60
         /// How soon another process's commits (a crawl's) show in cached answers.
-        public var cacheRefreshInterval: TimeInterval = 5
+        public var cacheRefreshInterval: TimeInterval = 1
         /// Bytes of cached answers kept; past that the least recently stored go.
         public var cacheBytes = 64 << 20
         /// With a ``SearchReplica``: searches are refused (503) while the copy is further
@@ -70,6 +70,9 @@ public final class SearchService: Sendable {
         public var accessLog: AccessLog?
         /// Takes IndexNow notices for the crawl (`serve --indexnow`); nil: `/indexnow` is 404.
         public var indexNow: IndexNowDesk?
+        /// Reads the crawl's freshness counts and due backlog for `/metrics` (`serve` sets it
+        /// from the data folder's frontier or the shared store); nil leaves them out.
+        public var crawlFigures: (@Sendable () throws -> (freshness: CrawlFreshness, due: Int)?)?
 
         public init(indexPath: String) {
             self.indexPath = indexPath
@@ -297,7 +300,8 @@ public final class SearchService: Sendable {
         let bytes = [configuration.indexPath, configuration.indexPath + "-wal"].reduce(0) { total, path in
             total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
         }
-        return .text(metrics.text(indexItems: items, indexBytes: bytes, cache: cache?.statistics), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        let crawl = try configuration.crawlFigures?()
+        return .text(metrics.text(indexItems: items, indexBytes: bytes, cache: cache?.statistics, crawl: crawl), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     // MARK: writing

@@ -34,8 +34,8 @@ final class ServiceMetrics: Sendable {
         }
     }
 
-    /// The exposition text, with the index and result-cache figures given by the caller.
-    func text(indexItems: Int, indexBytes: Int, cache: SearchCache.Statistics?) -> String {
+    /// The exposition text, with the index, result-cache and crawl figures given by the caller.
+    func text(indexItems: Int, indexBytes: Int, cache: SearchCache.Statistics?, crawl: (freshness: CrawlFreshness, due: Int)? = nil) -> String {
         let snapshot = state.withLock { $0 }
         var lines = [
             "# HELP searchlight_http_requests_total HTTP requests handled, by route and status.",
@@ -84,6 +84,13 @@ final class ServiceMetrics: Sendable {
                 "# TYPE searchlight_search_cache_bytes gauge",
                 "searchlight_search_cache_bytes \(cache.bytes)",
             ]
+        }
+        if let crawl {
+            lines += [
+                "# HELP searchlight_crawl_due_urls URLs of the crawl's frontier due now: its backlog.",
+                "# TYPE searchlight_crawl_due_urls gauge",
+                "searchlight_crawl_due_urls \(crawl.due)",
+            ] + crawl.freshness.prometheusLines
         }
         lines += [
             "# HELP searchlight_uptime_seconds Seconds since the service started.",

@@ -22,6 +22,9 @@ public struct CrawlBatch: Sendable {
     public var hosts: [String: HostRecord] = [:]
     /// For hosts sent requests since the last flush: when the next may go.
     public var nextAllowed: [String: Date] = [:]
+    /// How long the batch's pages took to become searchable, added to the store's counts with
+    /// its records (set by the crawl just before they are written).
+    public var freshness = CrawlFreshness()
 
     public init() {}
 
@@ -60,7 +63,7 @@ public struct CrawlBatch: Sendable {
     /// a page recorded whose item was never written.
     public var records: CrawlBatch {
         var part = CrawlBatch()
-        (part.outcomes, part.contents, part.fingerprints) = (outcomes, contents, fingerprints)
+        (part.outcomes, part.contents, part.fingerprints, part.freshness) = (outcomes, contents, fingerprints, freshness)
         return part
     }
 

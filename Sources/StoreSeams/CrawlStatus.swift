@@ -31,6 +31,9 @@ public struct CrawlStatus: Sendable {
     /// With a shared store: its URL (without the password) and its search nodes.
     public var store: String?
     public var nodes: [Node] = []
+    /// How fresh the crawls kept the index, over every run of the store (nil for a store
+    /// made before it was counted).
+    public var freshness: CrawlFreshness?
 
     /// A search node following the shared store's change log.
     public struct Node: Sendable {
@@ -90,6 +93,7 @@ public struct CrawlStatus: Sendable {
         } else {
             fields.append(("urls", .null))
         }
+        fields.append(("freshness", freshness?.json ?? .null))
         fields.append(("running", running.map { holder in
             ["runID": .string(holder.runID), "pid": JSONValue(Int(holder.pid)), "since": .string(ISO8601.string(fromSeconds: holder.since.timeIntervalSince1970))]
         } ?? .null))
@@ -124,6 +128,7 @@ public struct CrawlStatus: Sendable {
         } else {
             lines.append("  frontier: none yet")
         }
+        if let summary = freshness?.summary { lines.append("  searchable: \(summary)") }
         if runs.isEmpty {
             lines.append("  no runs yet")
         } else {

@@ -22,12 +22,16 @@ public struct FrontierEntry: Sendable {
     public var fetchedAt: Date?
     /// The sitemap's `changefreq` for the URL, if one gave it.
     public var changeFrequency: String?
+    /// When an IndexNow notice first named the URL since its last fetch: such URLs are
+    /// claimed ahead of routine revisits.
+    public var noticed: Date?
 
     public init(id: Int64, url: WebURL, origin: String, depth: Int, fromSitemap: Bool = false, fetched: Bool = false, etag: String? = nil,
                 lastModified: String? = nil, contentHash: String? = nil, itemID: String? = nil, failures: Int = 0, firstFailure: Date? = nil,
                 redirects: Int = 0, interval: TimeInterval? = nil, sitemapLastModified: Date? = nil, fetchedAt: Date? = nil,
-                changeFrequency: String? = nil)
+                changeFrequency: String? = nil, noticed: Date? = nil)
     {
+        self.noticed = noticed
         self.id = id
         self.url = url
         self.origin = origin
@@ -99,6 +103,12 @@ public struct FrontierOutcome: Sendable {
     public var interval: TimeInterval?
     public var redirectedTo: String?
     public var changed: Bool
+    /// When the notice that made the URL due was taken (its entry's ``FrontierEntry/noticed``),
+    /// when this outcome was decided, and whether the page's item was written with it: not
+    /// stored, they time ``CrawlFreshness``.
+    public var noticed: Date?
+    public var handled: Date?
+    public var itemWritten = false
     /// The skip label of this URL's own verdict (`http-404`, `refused-address`, `noindex`…);
     /// nil when it was indexed or unchanged. `status --urls` lists URLs by it.
     public var reason: String?
@@ -113,9 +123,11 @@ public struct FrontierOutcome: Sendable {
     /// The most bytes a verdict's detail keeps (cut on a character boundary).
     public static let detailBytes = 300
 
-    /// The outcome that keeps what `entry` had, in `state`, due at `due`.
-    public init(keeping entry: FrontierEntry, state: State, due: Date) {
+    /// The outcome that keeps what `entry` had, in `state`, due at `due`, decided at `handled`.
+    public init(keeping entry: FrontierEntry, state: State, due: Date, handled: Date? = nil) {
         id = entry.id
+        noticed = entry.noticed
+        self.handled = handled
         self.state = state
         self.due = due
         etag = entry.etag
@@ -175,6 +187,9 @@ public struct FrontierRow: Sendable {
 /// Which URLs `crawl --refetch` makes due now.
 public enum RefetchSelection: Sendable {
     case urls([WebURL])
+    /// URLs a site's owner said changed (an IndexNow notice): due now and claimed ahead of
+    /// routine revisits; the first notice's time is kept until the URL is fetched.
+    case notified([WebURL])
     /// Every URL excluded, failing or gone for this reason (`refused-address` when a run
     /// now allows private addresses).
     case reason(String)

@@ -21,7 +21,7 @@ extension FrontierEntry {
     /// The columns ``init(row:)`` reads, in its order (the stores' `urls` tables name them alike).
     public static let rowColumns = """
         id, url, origin, depth, from_sitemap, fetched, etag, last_modified, content_hash, item_id, failures, first_failure,
-        redirects, "interval", sitemap_lastmod, fetched_at, changefreq
+        redirects, "interval", sitemap_lastmod, fetched_at, changefreq, noticed
         """
 
     /// The entry of a row read with ``rowColumns`` first; nil when the stored URL does not
@@ -34,7 +34,8 @@ extension FrontierEntry {
             lastModified: row.storeText(7), contentHash: row.storeText(8), itemID: row.storeText(9),
             failures: row.storeInteger(10).map(Int.init) ?? 0, firstFailure: row.storeDate(11),
             redirects: row.storeInteger(12).map(Int.init) ?? 0, interval: row.storeReal(13),
-            sitemapLastModified: row.storeDate(14), fetchedAt: row.storeDate(15), changeFrequency: row.storeText(16))
+            sitemapLastModified: row.storeDate(14), fetchedAt: row.storeDate(15), changeFrequency: row.storeText(16),
+            noticed: row.storeDate(17))
     }
 }
 

@@ -140,12 +140,70 @@ import Testing
         let latency = waitFor("zanzibar", seconds: 60)
         #expect(latency != nil, "the notified page became searchable with no scheduled run")
         #expect(continuous.isRunning, "the run is still alive")
+        // The notice's latency is counted once the page's record follows its item.
+        let counted = "searchlight_crawl_notice_to_searchable_seconds_count 1"
+        let deadline = Date().addingTimeInterval(60)
+        var metrics = ""
+        while !metrics.contains(counted), Date() < deadline {
+            metrics = api.call("GET", "/metrics").text
+            if !metrics.contains(counted) { usleep(100_000) }
+        }
+        #expect(metrics.contains(counted), "\(metrics)")
+        #expect(metrics.contains("searchlight_crawl_due_urls 0"), "\(metrics)")
+        #expect(metrics.contains("searchlight_crawl_fetch_to_searchable_seconds_count 2"), "the seed and the notified page")
+        let status = try CommandRunner.run(["status", "--data", crawl.data]).stdout
+        #expect(status.contains("searchable: notice → searchable p50 ≤"), "\(status)")
 
         kill(continuous.processIdentifier, SIGTERM)
         continuous.waitUntilExit()
         let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(continuous.terminationStatus == 0, "\(report)")
         #expect(report.contains("fetched 2 pages"), "\(report)")
+        #expect(report.contains("searchable: notice → searchable p50 ≤") && report.contains("(1 page); fetch → searchable"), "\(report)")
+    }
+
+    /// A notice that comes while a continuous crawl works through a host's queue goes ahead
+    /// of the URLs it claimed and has not sent: the notified page is the next request the
+    /// host's spacing allows, not the last (issue 59).
+    @Test func aNoticeGoesAheadOfTheQueuedWork() throws {
+        let web = try FixtureWeb()
+        defer { web.stop() }
+        let host = "127.0.0.1"
+        let pages = 30
+        web.page(host, "/", html: "<title>Lanterns</title><p>Every lantern we make.</p>" + (0..<pages).map { "<a href=/p\($0)>\($0)</a>" }.joined())
+        for n in 0..<pages { web.page(host, "/p\(n)", html: "<title>Lantern \(n)</title><p>Lantern number \(n), in brass and glass, word\(n)x.</p>") }
+        web.page(host, "/late", html: "<title>A late lantern</title><p>Announced by its maker.</p>")
+        web.file(host, "/\(Self.key).txt", contentType: "text/plain", bytes: Array(Self.key.utf8))
+        let crawl = try CrawlRunner(web: web, hosts: [])
+        defer { crawl.remove() }
+        let origin = web.origin(host)
+        let continuous = Process()
+        continuous.executableURL = CommandRunner.executable
+        continuous.arguments = ["crawl", origin + "/", "--data", crawl.data, "--continuous", "--allow-private", "--delay", "0.3",
+                                "--no-sitemaps", "--no-trap-detection", "--progress", "none"]
+        (continuous.standardOutput, continuous.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
+        try continuous.run()
+        defer {
+            continuous.terminate()
+            continuous.waitUntilExit()
+        }
+        func fetchedPages() -> [String] {
+            web.requests.map { String($0.drop { $0 != "/" }) }.filter { $0.hasPrefix("/p") || $0 == "/late" }
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while fetchedPages().isEmpty, Date() < deadline { usleep(20_000) }
+        let serve = try CommandRunner.start(["serve", "--data", crawl.data, "--listen", "127.0.0.1:0", "--indexnow", "--allow-private"])
+        defer { serve.stop() }
+        let api = APIClient(base: try #require(serve.firstLine.split(separator: " ").last.map(String.init)))
+        defer { api.shutdown() }
+        while fetchedPages().count < 3, Date() < deadline { usleep(20_000) }
+        let before = fetchedPages().count
+        let notice: JSONValue = ["host": .string(host), "key": .string(Self.key), "urlList": .array([.string(origin + "/late")])]
+        #expect(api.call("POST", "/indexnow", json: notice).status == 202)
+        while !fetchedPages().contains("/late"), Date() < deadline { usleep(20_000) }
+        let order = fetchedPages()
+        let position = try #require(order.firstIndex(of: "/late"), "the notified page was fetched: \(order)")
+        #expect(position <= before + 2, "fetched within two requests of the notice, not after the \(pages - before) queued pages: \(order)")
     }
 
     @Test func withoutTheFlagThereIsNoReceiver() throws {

@@ -1,5 +1,6 @@
 import Crawl
 import Foundation
+import StoreSeams
 import Testing
 
 /// The run report for people counts in words English reads (issue 56: `read 1 sitemaps`).
@@ -27,5 +28,25 @@ import Testing
         #expect(report.summary.hasPrefix("Crawl r2: stopped by SIGINT after "), "\(report.summary)")
         #expect(report.summary.contains("cleanly: every page fetched is committed"))
         #expect(report.json["stopSignal"] == "SIGINT" && report.json["stoppedBy"] == "signal")
+    }
+
+    /// Freshness is read from fixed buckets: a quantile is the bound of the bucket it falls
+    /// in, one past the last bound is said as such, and the JSON's buckets are cumulative.
+    @Test func freshnessIsReportedByBucket() {
+        var report = RunReport(id: "r3", started: Date())
+        var latencies = LatencyHistogram()
+        for seconds in [0.1, 0.3, 0.3, 1.5] + Array(repeating: 0.2, count: 95) + [7200] { latencies.record(seconds) }
+        report.freshness.fetchToSearchable = latencies
+        #expect(latencies.count == 100 && latencies.quantile(0.5) == 0.25 && latencies.quantile(0.99) == 2)
+        #expect(latencies.quantile(1) == .infinity)
+        #expect(report.summary.contains("  searchable: fetch → searchable p50 ≤ 0.25 s, p99 ≤ 2 s (100 pages)\n"), "\(report.summary)")
+        let buckets = report.json["freshness"]?["fetchToSearchable"]?["buckets"]?.arrayValue ?? []
+        #expect(buckets.first?["count"] == 96 && buckets.last?["le"] == "+Inf" && buckets.last?["count"] == 100)
+        #expect(report.json["freshness"]?["fetchToSearchable"]?["p99"] == 2)
+        var slow = LatencyHistogram()
+        slow.record(5000)
+        report.freshness.noticeToSearchable = slow
+        #expect(report.summary.contains("notice → searchable p50 > 3600 s, p99 > 3600 s (1 page)"), "\(report.summary)")
+        #expect(CrawlFreshness(rows: report.freshness.rows) == report.freshness, "what a store keeps reads back the same")
     }
 }

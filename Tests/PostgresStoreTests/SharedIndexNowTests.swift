@@ -9,6 +9,15 @@ import Testing
 @Suite struct SharedIndexNowTests {
     static let key = "7a1b2c3d4e5f6071"
 
+    /// A one-page shop on 127.0.0.1 serving its IndexNow key file.
+    static func harbourShop() throws -> (web: FixtureWeb, host: String, origin: String) {
+        let web = try FixtureWeb()
+        let host = "127.0.0.1"
+        web.page(host, "/", html: "<title>Harbour shop</title><p>Ropes and lanterns for the harbour.</p>")
+        web.file(host, "/\(key).txt", contentType: "text/plain", bytes: Array(key.utf8))
+        return (web, host, web.origin(host))
+    }
+
     @Test func aNoticeReachesTheSharedFrontier() throws {
         let store = try PostgresCluster.shared.get().newDatabase()
         let web = try FixtureWeb()
@@ -43,12 +52,8 @@ import Testing
     /// (issue 59).
     @Test func continuousWorkersTakeANoticeWithoutANewRun() throws {
         let store = try PostgresCluster.shared.get().newDatabase()
-        let web = try FixtureWeb()
+        let (web, host, origin) = try Self.harbourShop()
         defer { web.stop() }
-        let host = "127.0.0.1"
-        web.page(host, "/", html: "<title>Harbour shop</title><p>Ropes and lanterns for the harbour.</p>")
-        web.file(host, "/\(Self.key).txt", contentType: "text/plain", bytes: Array(Self.key.utf8))
-        let origin = web.origin(host)
         let crawl = ["crawl", origin + "/", "--store", store, "--allow-private", "--delay", "0", "--no-warc", "--no-sitemaps", "--continuous"]
         let workers = [try Member(crawl, name: "continuous-1"), try Member(crawl, name: "continuous-2")]
         defer { workers.forEach { $0.stop() } }
@@ -60,8 +65,39 @@ import Testing
         #expect(node.call("POST", "/indexnow", json: notice).status == 202)
         #expect(node.search("zanzibar", until: { $0 == [origin + "/zanzibar"] }, timeout: 60) == [origin + "/zanzibar"])
         #expect(workers.allSatisfy { $0.process.isRunning }, "the workers stay alive")
+        // Items and records are one commit in the shared store: the latency is counted.
+        let metrics = node.text("/metrics")
+        #expect(metrics.contains("searchlight_crawl_notice_to_searchable_seconds_count 1"), "\(metrics)")
+        let status = try Member(["status", "--store", store], name: "status")
+        #expect(status.wait() == 0 && status.output.contains("searchable: notice → searchable p50 ≤"), "\(status.output)")
         for worker in workers { kill(worker.process.processIdentifier, SIGTERM) }
         for worker in workers { #expect(worker.wait(timeout: 60) == 0, "\(worker.output)") }
         #expect(web.requests.filter { $0.hasSuffix("/zanzibar") }.count == 1, "one worker fetched it")
+    }
+
+    /// A continuous worker lives through a PostgreSQL restart: its session connects again,
+    /// its wake-up listens again, and a notice taken after the restart is fetched with no new
+    /// run (issue 59).
+    @Test func aContinuousWorkerCarriesOnAfterPostgreSQLRestarts() throws {
+        let cluster = try PostgresCluster.own()
+        let store = try cluster.newDatabase()
+        let (web, host, origin) = try Self.harbourShop()
+        defer { web.stop() }
+        let worker = try Member(["crawl", origin + "/", "--store", store, "--allow-private", "--delay", "0", "--no-warc", "--no-sitemaps", "--continuous"],
+                                name: "continuous")
+        defer { worker.stop() }
+        let node = try SearchNode(store: store, name: "notices", extra: ["--indexnow", "--allow-private"])
+        defer { node.stop() }
+        #expect(node.search("harbour", until: { !$0.isEmpty }, timeout: 60) == [origin + "/"])
+
+        try cluster.restart()
+        web.page(host, "/zanzibar", html: "<title>Zanzibar lanterns</title><p>Brass lanterns from Zanzibar.</p>")
+        let notice: JSONValue = ["host": .string(host), "key": .string(Self.key), "urlList": .array([.string(origin + "/zanzibar")])]
+        // The node's own connection comes back on its next statement.
+        #expect(waitUntil(timeout: 60) { node.call("POST", "/indexnow", json: notice).status == 202 })
+        #expect(node.search("zanzibar", until: { $0 == [origin + "/zanzibar"] }, timeout: 90) == [origin + "/zanzibar"], "\(worker.output)")
+        #expect(worker.process.isRunning, "the worker lived through the restart: \(worker.output)")
+        kill(worker.process.processIdentifier, SIGTERM)
+        #expect(worker.wait(timeout: 60) == 0, "\(worker.output)")
     }
 }

@@ -431,12 +431,12 @@ import Testing
                 uniqueIdentifier: "https://recipes.example/\(page)", title: "Chocolate brownie \(page)", webURL: "https://recipes.example/\(page)",
                 source: .crawled)]))
             #expect(running.ids("chocolate") == ["cake"], "served stale")
-            now.withLock { $0 = $0.addingTimeInterval(0.5) }
+            now.withLock { $0 = $0.addingTimeInterval(0.1) }
         }
-        #expect(refreshes() == 0, "touched 1.5 s ago at most: not refreshed yet")
-        now.withLock { $0 = $0.addingTimeInterval(1.5) }
+        #expect(refreshes() == 0, "touched 0.3 s ago at most: not refreshed yet")
+        now.withLock { $0 = $0.addingTimeInterval(0.3) }
         running.ids("chocolate")
-        #expect(refreshes() == 1, "stale for 3 s of the 5: one refresh for the three commits")
+        #expect(refreshes() == 1, "stale for 0.6 s of the default 1 s: one refresh for the three commits")
     }
 
     /// A full cache evicts what was not asked for again: one-off queries do not push out a

@@ -13,13 +13,15 @@ final class CrawlerKeyFetcher: IndexNowKeyFetcher {
 
     private let client: HTTPClient
 
-    init(allowPrivateAddresses: Bool) {
+    /// `resolve`: curl's `HOST:PORT:ADDRESS` entries (`serve --resolve`), as the crawl takes them.
+    init(allowPrivateAddresses: Bool, resolve: [String] = []) {
         var configuration = FetchConfiguration(userAgent: UserAgent.string)
         configuration.timeout = Self.timeout
         configuration.connectTimeout = 5
         configuration.maximumBodyBytes = Self.maximumBytes
         configuration.maximumConnections = 8
         configuration.addressPolicy = allowPrivateAddresses ? .any : .publicOnly
+        configuration.resolve = resolve
         client = HTTPClient(configuration: configuration)
     }
 

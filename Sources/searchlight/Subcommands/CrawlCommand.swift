@@ -5,6 +5,7 @@ import Foundation
 import ItemMapping
 import Glibc
 import JSON
+import PostgresStore
 import Render
 import StoreSeams
 import Synchronization
@@ -41,6 +42,7 @@ struct CrawlCommand: Command {
             Option.maxTime,
             Option.every,
             Option.continuous,
+            Option.commitEvery.spec,
             Option.expireAfter.spec,
             Option.grace.spec,
             Option.maxPagesPerHost.spec,
@@ -128,6 +130,7 @@ struct CrawlCommand: Command {
             throw UsageError(error.description)
         }
         configuration.renderer.timeout = try arguments.value(Option.renderTimeout)
+        configuration.commitInterval = try arguments.value(Option.commitEvery)
         configuration.renderer.concurrency = try arguments.value(Option.renderConcurrency)
         let refetch = try arguments.values(Option.refetch).map { text throws(UsageError) -> WebURL in
             guard let url = WebURL(text) else { throw UsageError("--refetch '\(text)' is not an absolute http(s) URL") }
@@ -183,7 +186,9 @@ struct CrawlCommand: Command {
         try DataDirectory(path: configuration.dataDirectory).create()
         guard let every else {
             var configuration = configuration
-            if configuration.continuous, store.url == nil { configuration.wakeUp = FolderWakeUp(dataDirectory: configuration.dataDirectory) }
+            if configuration.continuous {
+                configuration.wakeUp = store.url.map { PostgresWakeUp(url: $0) } ?? FolderWakeUp(dataDirectory: configuration.dataDirectory)
+            }
             try runOnce(configuration)
             return
         }
@@ -232,7 +237,9 @@ extension CrawlCommand {
         static let every = OptionSpec.value("--every", "duration", help: "Stay in the foreground and run on this interval (15m, 1h, 1d…); each run stops by the next.")
         static let continuous = OptionSpec.flag(
             "--continuous", help: "Keep one run alive: fetch whatever is due, sleep until the next URL is due, and wake at once when\n"
-                + "serve --indexnow makes URLs due (the shared store is looked at every second). Ends on SIGINT/SIGTERM or --max-time.")
+                + "serve --indexnow makes URLs due (the data folder's pipe, the shared store's LISTEN). Ends on SIGINT/SIGTERM or --max-time.")
+        static let commitEvery = Setting.number("--commit-every", "seconds", help: "Commit what was fetched at least this often (a batch of 256 pages commits sooner)",
+                                                in: 0.1...60, default: defaults.commitInterval)
         static let expireAfter = Setting.duration("--expire-after", help: "Items not confirmed for this long drop out of results",
                                                   in: 3600...(10 * 365 * 86_400), default: defaults.itemLifetime)
         static let grace = Setting.duration("--grace", help: "How long a page failing transiently keeps its item", in: 0...(365 * 86_400),

@@ -65,6 +65,7 @@ struct ServeCommand: Command {
             Option.accessLog,
             Option.indexNow,
             Option.allowPrivate,
+            Option.resolve,
         ],
         examples: ["searchlight serve --listen 0.0.0.0:8080", "searchlight serve --openapi > docs/openapi.json",
                    "searchlight serve --store postgres://search@db/searchlight --shard 0/4 --listen 0.0.0.0:8081 --advertise http://node1:8081",
@@ -101,6 +102,8 @@ struct ServeCommand: Command {
     /// `--indexnow`: take sites' IndexNow notices into the crawl's frontier.
     var takesIndexNow: Bool
     var allowPrivate: Bool
+    /// `--resolve HOST:PORT:ADDRESS` for the key fetcher, as `crawl --resolve`.
+    var resolve: [String]
 
     init(arguments: ParsedArguments) throws(UsageError) {
         data = DataDirectory(arguments)
@@ -154,6 +157,11 @@ struct ServeCommand: Command {
         allowPrivate = arguments.flag(Option.allowPrivate)
         if isRouter, takesIndexNow { throw UsageError("--indexnow is for a node with the crawl's store, not --router") }
         if allowPrivate, !takesIndexNow { throw UsageError("--allow-private is for --indexnow: key files on private addresses") }
+        resolve = arguments.values(Option.resolve)
+        for entry in resolve where entry.split(separator: ":").count < 3 {
+            throw UsageError("--resolve needs HOST:PORT:ADDRESS, not '\(entry)'")
+        }
+        if !resolve.isEmpty, !takesIndexNow { throw UsageError("--resolve is for --indexnow: where key files are fetched from") }
         insecureNodes = arguments.flag(Option.insecureNodes)
         if insecureNodes, !isRouter { throw UsageError("--insecure-nodes is for --router: which nodes it sends its credential to") }
         caCertificatesFile = arguments.value(Option.cacert)
@@ -195,10 +203,14 @@ struct ServeCommand: Command {
             // --server`) answer with their reference only.
             try? RecordLookup.record(reference, owner: owner, data: data).record.json
         }
+        configuration.crawlFigures = { [shared] in
+            if let shared { return try shared.crawlFigures() }
+            return try CrawlStatus.crawlFigures(dataDirectory: data.path)
+        }
         if takesIndexNow {
             let crawlStore: any CrawlStore = try shared.map { PostgresCrawlStore($0) } ?? LocalCrawlStore(dataDirectory: data.path)
             configuration.indexNow = IndexNowDesk(frontier: CrawlStoreNotices(crawlStore, waking: shared == nil ? data.path : nil),
-                                                  fetcher: CrawlerKeyFetcher(allowPrivateAddresses: allowPrivate))
+                                                  fetcher: CrawlerKeyFetcher(allowPrivateAddresses: allowPrivate, resolve: resolve))
         }
         let service: SearchService
         var follower: LogFollower?
@@ -292,7 +304,7 @@ extension ServeCommand {
         static let cacheSeconds = Setting.whole("--cache-seconds", help: "Reuse a search answer for at most n seconds; 0 turns the result cache off",
                                                 in: 0...3600, default: 60)
         static let refreshSeconds = Setting.whole("--refresh-seconds", help: "Show other processes' commits (a crawl's) in cached answers within n seconds",
-                                                  in: 0...3600, default: 5)
+                                                  in: 0...3600, default: 1)
         static let cacheMegabytes = Setting.whole("--cache-megabytes", help: "Memory for cached answers, in MiB", in: 1...65536, default: 64)
         static let maxConnections = Setting.whole("--max-connections", help: "Connections open at once, within the file-descriptor limit",
                                                   in: 16...100_000, default: 1024)
@@ -320,6 +332,8 @@ extension ServeCommand {
         static let indexNow = OptionSpec.flag(
             "--indexnow", help: "Take IndexNow notices (GET/POST /indexnow) for the hosts the crawl knows: checked against the site's key file, the URLs made due.")
         static let allowPrivate = OptionSpec.flag("--allow-private", help: "With --indexnow: fetch key files from private, loopback and link-local addresses too.")
+        static let resolve = OptionSpec.value("--resolve", "host:port:addr", help: "With --indexnow: fetch key files of HOST:PORT from ADDR, as crawl --resolve.",
+                                              repeatable: true)
         static let accessLog = OptionSpec.value("--access-log", "file", help: "Append a line per request to this file, in the Combined Log Format with the time taken in ms.")
     }
 }
