@@ -217,7 +217,14 @@ final class Frontier {
 
     /// Writes fetches' outcomes. A notice taken after a page was handled is kept, and keeps
     /// the URL due: what was fetched may predate the change it announced.
+    /// A page whose content changed drops its old digest from `contents`: kept, it would grow a
+    /// row a version, and make another URL with the old content a duplicate of a page that no
+    /// longer has it.
     func record(_ outcomes: [FrontierOutcome], now: Date) throws {
+        let forget = try connection.statement("""
+            DELETE FROM contents WHERE (hash, url) = (SELECT content_hash, url FROM urls WHERE id = ?1 AND content_hash IS NOT ?2)
+            """)
+        for o in outcomes { try forget.run([.integer(o.id), SQLiteValue(o.contentHash)]) }
         let statement = try connection.statement("""
             UPDATE urls SET state = ?2, due = CASE WHEN noticed > ?17 THEN noticed ELSE ?3 END,
                 noticed = CASE WHEN noticed > ?17 THEN noticed END, status = ?4, etag = ?5, last_modified = ?6, content_hash = ?7, item_id = ?8,

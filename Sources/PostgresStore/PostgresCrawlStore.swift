@@ -311,6 +311,12 @@ public final class PostgresCrawlStore: CrawlStore {
 
     private func record(_ outcomes: [FrontierOutcome], now: Date, on connection: PostgresConnection) throws {
         guard !outcomes.isEmpty else { return }
+        // A page whose content changed drops its old digest (a row a version otherwise, and a
+        // duplicate verdict against a page that no longer has the content).
+        try connection.execute("""
+            DELETE FROM contents c USING urls u, unnest($1::bigint[], $2::text[]) AS v(id, hash)
+            WHERE u.id = v.id AND c.hash = u.content_hash AND c.url = u.url AND u.content_hash IS DISTINCT FROM v.hash
+            """, [.array(outcomes.map { Optional($0.id) }), .array(outcomes.map(\.contentHash))])
         try connection.execute("""
             UPDATE urls u SET state = v.state, due = CASE WHEN u.noticed > v.handled THEN u.noticed ELSE v.due END,
                 noticed = CASE WHEN u.noticed > v.handled THEN u.noticed END, status = v.status, etag = v.etag, last_modified = v.last_modified,

@@ -55,10 +55,33 @@ import WebURL
         #expect(done.freshness.noticeToSearchable.quantile(0.99) == 2, "1.5 s from notice to searchable falls in the ≤ 2 s bucket")
     }
 
+    /// A page whose content changed no longer holds its old digest: another URL with the old
+    /// content is not a duplicate of it, and the table keeps a row a page, not a version.
+    static func forgetsOldDigests(_ store: any CrawlStore) throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var batch = CrawlBatch()
+        batch.newURLs = [FrontierURL(url: url("/changing"), depth: 0, foundOn: nil)]
+        _ = try store.commit(batch, now: now)
+        guard case .granted = try store.acquireHost(origin, now: now) else { Issue.record("host not granted"); return }
+        for version in ["first", "second"] {
+            let entry = try #require(try store.claim(origin: origin, now: now.addingTimeInterval(86_400 * 30), limit: 8).first { $0.url.path == "/changing" })
+            var fetched = CrawlBatch()
+            var outcome = FrontierOutcome(keeping: entry, state: .done, due: now, handled: now)
+            outcome.contentHash = "digest-\(version)"
+            fetched.outcomes = [outcome]
+            fetched.contents = [("digest-\(version)", entry.url.string)]
+            _ = try store.commit(fetched, now: now)
+        }
+        #expect(try store.firstURL(withContent: "digest-first") == nil)
+        #expect(try store.firstURL(withContent: "digest-second") == url("/changing").string)
+    }
+
     @Test func theDataFolderClaimsNotifiedURLsFirst() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notice-order-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Self.exercise(LocalCrawlStore(dataDirectory: folder))
+        try Self.forgetsOldDigests(LocalCrawlStore(dataDirectory: folder + "-digests"))
+        try? FileManager.default.removeItem(atPath: folder + "-digests")
         let freshness = try #require(try CrawlStatus.crawlFigures(dataDirectory: folder)?.freshness)
         #expect(freshness.noticeToSearchable.count == 2 && freshness.fetchToSearchable.count == 1)
         #expect(try CrawlStatus.read(dataDirectory: folder).summary.contains("searchable: notice → searchable p50 ≤ 2 s, p99 ≤ 2 s (2 pages)"))
@@ -83,6 +106,7 @@ import WebURL
 
         try Self.exercise(store)
         #expect(woken.wait(timeout: .now() + 30) == .success, "the notices of exercise() woke the listener")
+        try Self.forgetsOldDigests(PostgresCrawlStore(try SharedStore(url: try PostgresCluster.shared.get().newDatabase())))
         let figures = try shared.crawlFigures()
         #expect(figures.freshness.noticeToSearchable.count == 2 && figures.freshness.fetchToSearchable.count == 1)
     }
