@@ -210,12 +210,14 @@ public final class CrawlEngine {
     /// not sent go back, so that its next claim takes the notified ones first
     /// (``ClaimOrder``), and hosts not crawled yet are taken up; the host's spacing holds.
     func takeNotifiedWork(now: Date) throws {
+        var unsent: [Int64] = []
         for origin in hosts.order {
             guard var host = hosts[origin] else { continue }
-            try store.release(host.takeBuffer().map(\.id))
+            unsent += host.takeBuffer().map(\.id)
             host.exhausted = false
             hosts[origin] = host
         }
+        try store.release(unsent)
         if store.isShared {
             try lookForFreedHosts(now: now)
         } else {

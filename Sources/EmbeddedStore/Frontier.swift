@@ -244,9 +244,11 @@ final class Frontier {
     }
 
     /// Returns a claimed URL to the queue untouched (the run stopped before fetching it).
+    /// One transaction for them all: a woken continuous run hands back every host's claims.
     func release(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
         let statement = try connection.statement("UPDATE urls SET claimed = 0 WHERE id = ?")
-        for id in ids { try statement.run([.integer(id)]) }
+        try transaction { for id in ids { try statement.run([.integer(id)]) } }
     }
 
     /// Makes a claimed URL due again at `due` without counting it as fetched (its host

@@ -17,21 +17,29 @@ public struct LatencyHistogram: Sendable, Equatable {
 
     /// A histogram read back from a store's rows (counts of any length are cut or padded).
     public init(counts: [Int], sum: Double) {
-        for (index, count) in counts.prefix(self.counts.count).enumerated() { self.counts[index] = max(0, count) }
-        self.sum = sum.isFinite ? max(0, sum) : 0
+        for (index, count) in counts.prefix(self.counts.count).enumerated() { self.counts[index] = min(max(0, count), Self.largestCount) }
+        self.sum = sum.isFinite ? min(max(0, sum), Self.largestSum) : 0
     }
+
+    /// What one observation counts as at most (a clock set back decades reads as this), and
+    /// the most a bucket holds: sums and counts stay far inside Int64, also in milliseconds.
+    static let longest = 1e9
+    static let largestCount = 1 << 40
+    /// The largest total kept, in seconds: in milliseconds (``CrawlFreshness/rows``) still an Int64.
+    static let largestSum = 9e15
 
     public var count: Int { counts.reduce(0, +) }
 
     public mutating func record(_ seconds: Double) {
-        let value = seconds.isFinite ? max(0, seconds) : 0
-        counts[Self.bounds.firstIndex { value <= $0 } ?? Self.bounds.count] += 1
-        sum += value
+        let value = seconds.isFinite ? min(max(0, seconds), Self.longest) : 0
+        let bucket = Self.bounds.firstIndex { value <= $0 } ?? Self.bounds.count
+        counts[bucket] = min(counts[bucket] + 1, Self.largestCount)
+        sum = min(sum + value, Self.largestSum)
     }
 
     public mutating func add(_ other: LatencyHistogram) {
-        for index in counts.indices { counts[index] += other.counts[index] }
-        sum += other.sum
+        for index in counts.indices { counts[index] = min(counts[index] + other.counts[index], Self.largestCount) }
+        sum = min(sum + other.sum, Self.largestSum)
     }
 
     /// The upper bound of the bucket holding the `fraction` quantile (p99: 0.99): the

@@ -48,5 +48,11 @@ import Testing
         report.freshness.noticeToSearchable = slow
         #expect(report.summary.contains("notice → searchable p50 > 3600 s, p99 > 3600 s (1 page)"), "\(report.summary)")
         #expect(CrawlFreshness(rows: report.freshness.rows) == report.freshness, "what a store keeps reads back the same")
+        // A clock set back decades, or a value read from a damaged store, counts and writes
+        // without overflowing.
+        var odd = CrawlFreshness()
+        for seconds in [1e300, -5, .nan, .infinity] { odd.noticeToSearchable.record(seconds) }
+        odd.add(CrawlFreshness(rows: [("notice-to-searchable", -1, .max), ("notice-to-searchable", 3, .max)]))
+        #expect(odd.noticeToSearchable.count > 4 && odd.rows.allSatisfy { $0.amount >= 0 })
     }
 }
