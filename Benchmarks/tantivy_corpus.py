@@ -6,13 +6,14 @@ import tantivy
 
 BOOSTS = {"title": 10.0, "keywords": 5.0, "description": 3.0, "body": 1.0}
 
-def build(export, target):
-    """Indexes EXPORT/corpus.jsonl into a fresh index at TARGET; (index, documents, seconds)."""
+def build(export, target, stored=False):
+    """Indexes EXPORT/corpus.jsonl into a fresh index at TARGET (the text fields stored when
+    `stored`); (index, documents, seconds)."""
     shutil.rmtree(target, ignore_errors=True)
     os.makedirs(target)
     builder = tantivy.SchemaBuilder()
     for field in ("title", "description", "keywords", "body"):
-        builder.add_text_field(field, stored=False)
+        builder.add_text_field(field, stored=stored)
     builder.add_integer_field("id", stored=True)
     index = tantivy.Index(builder.build(), path=target)
     writer = index.writer(heap_size=512_000_000, num_threads=2)

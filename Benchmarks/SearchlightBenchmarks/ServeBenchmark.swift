@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Items
 import JSON
+import SQLite
 import SearchIndex
 import Synchronization
 
@@ -12,20 +13,69 @@ enum ServeBenchmark {
     /// Writes `DIR/index.sqlite` with `size` synthetic items (the index benchmark's corpus,
     /// `bodyWords` words of body each)
     /// and `DIR/queries.txt`, one query per line.
-    static func makeIndex(size: Int, directory: String, bodyWords: Int = 300) {
+    ///
+    /// With `export`, the same documents stream as they are made into `EXPORT/corpus.jsonl`
+    /// (the index benchmark's format, for a peer engine) and its query sets into
+    /// `EXPORT/queries.json`: nothing holds the corpus, so ten million items build in the
+    /// memory of a thousand. Prints the build's wall and CPU seconds, peak resident memory,
+    /// the bytes the process wrote (`/proc/self/io`) and the index's bytes at the end: their
+    /// ratio is the write amplification of the commits and merges.
+    ///
+    /// `exportOnly`: the corpus and its queries only, no index — `EXPORT/corpus.jsonl` may be
+    /// a named pipe a peer engine reads as it is written, so that ten million documents
+    /// never take the disk's room twice.
+    static func makeIndex(size: Int, directory: String, bodyWords: Int = 300, export: String? = nil, exportOnly: Bool = false) {
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let index = try! SearchIndex(path: directory + "/index.sqlite")
+        var exportFile: FileHandle?
+        if let export {
+            try! FileManager.default.createDirectory(atPath: export, withIntermediateDirectories: true)
+            let path = export + "/corpus.jsonl"
+            // A pipe already there is written to, not replaced; a file is made anew.
+            if !isPipe(path) {
+                try? FileManager.default.removeItem(atPath: path)
+                precondition(FileManager.default.createFile(atPath: path, contents: nil), "cannot create \(path)")
+            }
+            exportFile = FileHandle(forWritingAtPath: path)
+        }
+        let startCPU = cpuSeconds()
+        let startWritten = writtenBytes()
+        let began = DispatchTime.now().uptimeNanoseconds
+        let index = exportOnly ? nil : try! SearchIndex(path: directory + "/index.sqlite")
         var corpus = IndexBenchmark.Corpus()
         let now = Date()
         for batch in stride(from: 0, to: size, by: 1000) {
+            var lines = ""
             let items = (batch..<min(size, batch + 1000)).map { i in
                 let id = "https://bench.example/items/\(i)"
-                return SearchableItem(uniqueIdentifier: id, title: corpus.text(4), contentDescription: corpus.text(20),
-                                      keywords: corpus.text(5).split(separator: " ").map(String.init), webURL: id, bodyText: corpus.text(bodyWords),
+                let (title, description, keywords, body) = (corpus.text(4), corpus.text(20), corpus.text(5), corpus.text(bodyWords))
+                if exportFile != nil {
+                    lines += JSONWriter.string(.array([.init(i), .string(title), .string(description),
+                                                       .string(keywords.split(separator: " ").joined(separator: ", ")), .string(body)])) + "\n"
+                }
+                return SearchableItem(uniqueIdentifier: id, title: title, contentDescription: description,
+                                      keywords: keywords.split(separator: " ").map(String.init), webURL: id, bodyText: body,
                                       expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: now).checked
             }
-            try! index.commit(ItemBatch(upserts: items), now: now)
+            exportFile?.write(Data(lines.utf8))
+            try! index?.commit(ItemBatch(upserts: items), now: now)
         }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        let cpu = cpuSeconds() - startCPU
+        // The export's own bytes are not the index's writes.
+        let exported = export.map { (try? FileManager.default.attributesOfItem(atPath: $0 + "/corpus.jsonl")[.size] as? Int) ?? 0 } ?? 0
+        let written = max(0, writtenBytes() - startWritten - exported)
+        if let export, let exportFile {
+            try! exportFile.close()
+            var sets = corpus
+            let queries: JSONValue = .object(JSONObject(IndexBenchmark.querySets(&sets).map { ($0.name, .array($0.queries.map(JSONValue.string))) }))
+            try! JSONWriter.string(queries).write(toFile: export + "/queries.json", atomically: true, encoding: .utf8)
+        }
+        if let export, exportOnly {
+            print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "exported": .string(export)]))
+            return
+        }
+        let bytes = liveBytes(directory + "/index.sqlite")
+        let disk = IndexBenchmark.fileBytes(directory + "/index.sqlite")
         let queries = (0..<300).map { _ in corpus.query() }
         try! (queries.joined(separator: "\n") + "\n").write(toFile: directory + "/queries.txt", atomically: true, encoding: .utf8)
         // One-off queries for a stream no result cache can help: the index benchmark's
@@ -46,7 +96,42 @@ enum ServeBenchmark {
         }
         try! (distinct.joined(separator: "\n") + "\n").write(toFile: directory + "/distinct-queries.txt", atomically: true, encoding: .utf8)
         print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "queries": JSONValue(queries.count),
-                                 "distinctQueries": JSONValue(distinct.count)]))
+                                 "distinctQueries": JSONValue(distinct.count), "build_wall_s": JSONValue(wall), "build_cpu_s": JSONValue(cpu),
+                                 "peak_rss_mb": JSONValue(Double(IndexBenchmark.peakResidentBytes()) / 1_048_576),
+                                 "index_bytes": JSONValue(bytes), "bytes_per_item": JSONValue(Double(bytes) / Double(max(1, size))),
+                                 "disk_bytes_with_files_pending_removal": JSONValue(disk),
+                                 "bytes_written": JSONValue(written), "write_amplification": JSONValue(Double(written) / Double(max(1, bytes)))]))
+    }
+
+    /// The index's bytes once the files of merged-away segments are gone (a minute after
+    /// their merge, at the next write): the file, its WAL and the files of its segments.
+    static func liveBytes(_ path: String) -> Int {
+        let connection = try! SQLiteConnection(path: path, mode: .readOnly)
+        let statement = try! connection.statement("SELECT id FROM segments")
+        var total = ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: path + $1)[.size] as? Int) ?? 0) }
+        while try! statement.step() {
+            total += (try? FileManager.default.attributesOfItem(atPath: path + "-segments/\(statement.int(0)).seg")[.size] as? Int) ?? 0
+        }
+        return total
+    }
+
+    static func isPipe(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
+    }
+
+    /// CPU seconds of this process, user and system.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Bytes this process has written to storage (`write_bytes` of `/proc/self/io`), 0 where unknown.
+    static func writtenBytes() -> Int {
+        guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
+              let line = io.split(separator: "\n").first(where: { $0.hasPrefix("write_bytes:") }) else { return 0 }
+        return Int(line.split(separator: " ").last ?? "") ?? 0
     }
 
     /// Runs the queries of `DIR/queries.txt` round-robin on `threads` threads, one index

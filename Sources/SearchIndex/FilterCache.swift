@@ -120,7 +120,7 @@ final class FilterRows: Sendable {
     /// A segment's rowids ascend with its ordinals, so a filter that few rows pass (a circle
     /// around a place, which a search near a moving person asks anew each time) looks each of
     /// its rows up in them, not each of the segment's documents in its rows.
-    func ordinals(segment: Int64, rowids: [Int64]) -> [UInt64] {
+    func ordinals(segment: Int64, rowids: UnsafeBufferPointer<Int64>) -> [UInt64] {
         if let known = segments.bits.withLock({ $0[segment] }) { return known }
         var words = [UInt64](repeating: 0, count: rowids.count / 64 + 2)
         func set(_ ordinal: Int) { words[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63) }

@@ -196,7 +196,11 @@ enum IndexMigration {
                 var line = "searchlight: \(connection.path): rebuilding the postings of \(count) items for segment format \(SegmentLayout.version) (once)\n"
                 _ = line.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
                 try rebuildPostings(connection, tokenizer: tokenizer)
+            } else {
+                try SegmentStore.delete(connection, segments: try SegmentStore.list(connection).map(\.id))
             }
+            // Format 5 moved the segments' bytes out of the file.
+            try connection.execute("DROP TABLE IF EXISTS segment_chunks")
             try setSegmentFormat(connection)
         }
         try IndexWriter.mergeSegments(connection)

@@ -11,8 +11,10 @@ import SearchModel
 ///   segment is live exactly while its row exists.
 /// - `item_bodies`: the body text of each item (read for phrase checks and snippets),
 ///   compressed (``StoredText``); older rows and short bodies are text.
-/// - `segments`, `segment_chunks`: the inverted index (``SegmentStore``): immutable
-///   segments of postings with block-max bounds, merged eight at a time.
+/// - `segments`: the inverted index (``SegmentStore``): immutable segments of postings
+///   with block-max bounds, merged eight at a time, each segment's bytes in a file of the
+///   `index.sqlite-segments` folder beside this file (``SegmentFile``);
+///   `segment_files_dropped` lists the files of merged-away segments until they go.
 /// - `meta`: the schema version, the index's identity, and the counts BM25 needs
 ///   (documents, tokens).
 /// - `engagement`: impressions and clicks per item, reported with a key, and the anonymous

@@ -32,7 +32,7 @@ final class LiveRows: Sendable {
 
         /// The ordinals of a segment (its ascending `rowids`) whose rows are items, as bits,
         /// one word past the last, and those of them that expire, soonest first.
-        func ordinals(segment: Int64, rowids: [Int64]) -> SegmentLiveness.Entry {
+        func ordinals(segment: Int64, rowids: UnsafeBufferPointer<Int64>) -> SegmentLiveness.Entry {
             if let known = segments.entries.withLock({ $0[segment] }) { return known }
             var entry = SegmentLiveness.Entry(bits: [UInt64](repeating: 0, count: rowids.count / 64 + 2))
             // The segment's rowids and the expiring ones both ascend: one walk finds each

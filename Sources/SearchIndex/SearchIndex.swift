@@ -42,11 +42,14 @@ public final class SearchIndex: Sendable {
     /// `journal_size_limit`): a merge's transaction grows it by the segment it writes.
     public static let walBytes = 64 << 20
 
-    /// Bytes of recently used postings every index in this process may keep in memory
-    /// together (default 256 MiB).
-    public static var postingsCacheBytes: Int {
-        get { SegmentCache.postingsBudget }
-        set { SegmentCache.postingsBudget = newValue }
+    /// Bytes the index at `path` takes on disk: the file, its write-ahead log and its
+    /// segments' files.
+    public static func bytesOnDisk(path: String) -> Int {
+        let folder = SegmentFile.directory(forIndex: path)
+        let segments = SegmentFile.stored(forIndex: path).map { folder + "/\($0).seg" }
+        return ([path, path + "-wal"] + segments).reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+        }
     }
 
     /// - Parameter mappedBytes: how much of the file is read through a memory map. A writer

@@ -297,9 +297,7 @@ public final class SearchService: Sendable {
 
     func metricsText() throws -> HTTPServerResponse {
         let items = try readers.withReader { try $0.count() }
-        let bytes = [configuration.indexPath, configuration.indexPath + "-wal"].reduce(0) { total, path in
-            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
-        }
+        let bytes = SearchIndex.bytesOnDisk(path: configuration.indexPath)
         let crawl = try configuration.crawlFigures?()
         return .text(metrics.text(indexItems: items, indexBytes: bytes, cache: cache?.statistics, crawl: crawl), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }

@@ -82,13 +82,20 @@ import TextUtilities
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try t.index.upsert(RetrievalTests.corpus(300, seed: 2), now: now)
         let before = try t.index.search(SearchRequest("w1 w7", limit: 20, now: now)).hits.map(\.item.uniqueIdentifier)
-        // Claim an older layout and spoil the segments' bytes: a rebuild must not read them.
+        // Claim format 4 (segments in `segment_chunks` rows of the file, no segment files)
+        // and take the files away: a rebuild must not read them.
         let path = t.directory.appendingPathComponent("index.sqlite").path
         let raw = try SQLiteConnection(path: path)
-        try raw.execute("UPDATE meta SET value = '1' WHERE key = 'segment_format'; UPDATE segment_chunks SET data = zeroblob(length(data));")
+        try raw.execute("""
+            UPDATE meta SET value = '4' WHERE key = 'segment_format';
+            CREATE TABLE segment_chunks(id INTEGER PRIMARY KEY, data BLOB NOT NULL); INSERT INTO segment_chunks VALUES(1, zeroblob(4000));
+            """)
+        try FileManager.default.removeItem(atPath: SegmentFile.directory(forIndex: path))
         let reopened = try SearchIndex(path: path)
         #expect(try reopened.search(SearchRequest("w1 w7", limit: 20, now: now)).hits.map(\.item.uniqueIdentifier) == before)
         let format = try raw.prepare("SELECT value FROM meta WHERE key = 'segment_format'")
         #expect(try format.step() && format.string(0) == String(SegmentLayout.version))
+        let old = try raw.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'segment_chunks'")
+        #expect(try old.step() && old.int(0) == 0, "the old chunks are dropped")
     }
 }

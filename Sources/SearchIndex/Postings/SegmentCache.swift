@@ -3,18 +3,13 @@ import Items
 import SQLite
 import Synchronization
 
-/// One index file's segments' documents and dictionaries (``SegmentReader``) and the rows of
-/// each found gone, for its ``IndexReader``; and the recently used postings and frequent
-/// terms' document bits of every file, under process-wide byte budgets. Segments are
-/// immutable, so an entry never goes stale; a merged-away segment's entries are dropped
-/// when a search sees the new segment list.
+/// One index file's segments (``SegmentReader``, mapped from their files) and the rows of
+/// each found gone, for its ``IndexReader``; and the frequent terms' document bits of every
+/// file, under a process-wide byte budget. Postings are read in place from the mapped
+/// segments: the page cache keeps what is used, as it does for Lucene's and Tantivy's
+/// segment files. Segments are immutable, so an entry never goes stale; a merged-away
+/// segment's entries are dropped when a search sees the new segment list.
 final class SegmentCache: Sendable {
-    private struct PostingsKey: Hashable, Sendable {
-        var file: String
-        var segment: Int64
-        var offset: Int
-    }
-
     private struct State {
         var readers: [Int64: SegmentReader] = [:]
         /// Rowids of a segment found gone: never live again, as rowids are not reused.
@@ -24,7 +19,6 @@ final class SegmentCache: Sendable {
     /// The file's identity, which keys its postings in the process-wide cache.
     let identity: String
     private let state = Mutex(State())
-    private static let postings = BoundedCache<PostingsKey, TermPostings>(capacityBytes: 256 << 20)
 
     private struct TermBitsKey: Hashable, Sendable {
         var file: String
@@ -39,14 +33,6 @@ final class SegmentCache: Sendable {
     init(identity: String) {
         self.identity = identity
     }
-
-    /// Bytes of postings kept at most, for every file (default 256 MiB).
-    static var postingsBudget: Int {
-        get { postings.capacityBytes }
-        set { postings.capacityBytes = newValue }
-    }
-
-    static var postingsBytes: Int { postings.usage.bytes }
 
     func reader(info: SegmentInfo, connection: SQLiteConnection) throws -> SegmentReader {
         if let cached = state.withLock({ $0.readers[info.id] }) { return cached }
@@ -68,7 +54,6 @@ final class SegmentCache: Sendable {
         // Only when segments went: a search calls this each time, and the postings are many.
         let file = identity
         if merged {
-            Self.postings.removeAll { $0.file == file && !current.contains($0.segment) }
             Self.termBits.removeAll { $0.file == file && !current.contains($0.segment) }
         }
     }
@@ -93,13 +78,7 @@ final class SegmentCache: Sendable {
         state.withLock { $0.gone[segment, default: []].formUnion(rowids) }
     }
 
-    func postings(segment: SegmentReader, term: SegmentReader.Term, connection: SQLiteConnection) throws -> TermPostings {
-        let key = PostingsKey(file: identity, segment: segment.info.id, offset: term.postings.lowerBound)
-        if let cached = Self.postings.value(key) { return cached }
-        let bytes = try SegmentStore.read(connection, segment: segment.info.id, range: term.postings)
-        let read = TermPostings(bytes: bytes, blocks: term.blocks, documents: term.documents)
-        // One list never takes more than a quarter of the budget.
-        if bytes.count <= Self.postings.capacityBytes / 4 { Self.postings.insert(read, bytes: bytes.count, for: key) }
-        return read
+    func postings(segment: SegmentReader, term: SegmentReader.Term) -> TermPostings {
+        TermPostings(file: segment.file, range: term.postings, blocks: term.blocks, documents: term.documents)
     }
 }

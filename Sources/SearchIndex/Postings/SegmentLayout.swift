@@ -1,6 +1,6 @@
 import Items
 /// The byte layout of one segment: an immutable inverted index over a set of documents,
-/// stored in `segment_chunks` (``SegmentStore``) and described by its `segments` row.
+/// stored in a file of its own (``SegmentFile``) and described by its `segments` row.
 ///
 ///     [postings][documents][dictionary]
 ///
@@ -8,7 +8,7 @@ import Items
 ///   the last document ordinal (u32), the largest BM25 saturation any posting of the block
 ///   can reach (f32, rounded up; see ``BM25``) and the end of the block's data (u32, from the
 ///   start of the data) — then the data: the blocks, bit-packed (``PostingBlock``).
-/// - documents: the rowid (u64) of each document in ordinal order (rowids ascend), then
+/// - documents, from a multiple of eight bytes: the rowid (u64) of each document in ordinal order (rowids ascend), then
 ///   each document's order key (u64, ``ItemKey/orderKey``: ties in score are ordered by
 ///   it), then each document's length in tokens (u16).
 /// - dictionary: the number of terms (u32), the offset of each term's entry (u32, from
@@ -28,8 +28,10 @@ enum SegmentLayout {
     /// were written in an older one has them rebuilt from its items when it is opened
     /// (``IndexMigration/rebuildOutdatedSegments(_:tokenizer:)``). 2 added the order keys;
     /// 3 packs postings in blocks of bits (before, two varints a posting); 4 has block bounds
-    /// computed with BM25's b of 0.65 (0.75 before).
-    static let version = 4
+    /// computed with BM25's b of 0.65 (0.75 before); 5 keeps each segment in a file of its
+    /// own, mapped, with its documents at a multiple of eight (before, in `segment_chunks`
+    /// rows of the index file).
+    static let version = 5
 }
 
 /// What a `segments` row says about its segment.

@@ -86,7 +86,6 @@ enum SegmentMerger {
     private static func mergeTerms(_ readers: [SegmentReader], remaps: [[Int32]], bases: [Int32?], connection: SQLiteConnection,
                                    into writer: SegmentWriter) throws {
         var inputs = readers.map { DictionaryWalk(reader: $0) }
-        var streams = readers.map { SegmentStore.SequentialReader(connection: connection, segment: $0.info.id) }
         // An input's decoded postings of a term, in buffers grown to the most any needs.
         var capacity = 1024
         var ordinals = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
@@ -95,7 +94,6 @@ enum SegmentMerger {
             ordinals.deallocate()
             frequencies.deallocate()
         }
-        var postings: [UInt8] = []
         var holders: [Int] = []
         while true {
             holders.removeAll(keepingCapacity: true)
@@ -111,12 +109,10 @@ enum SegmentMerger {
             guard let first = holders.first else { return }
             for input in holders {
                 let entry = inputs[input].entry!
-                try streams[input].read(entry.postings, into: &postings)
-                let length = postings.count
-                postings.append(contentsOf: repeatElement(0, count: PostingBlock.padding))
+                // In place in the input's mapped file, whose trailer gives the padding.
+                let postings = UnsafeRawBufferPointer(rebasing: readers[input].file.payload[entry.postings.clamped(to: 0..<readers[input].file.payload.count)])
                 if let base = bases[input], entry.documents >= SegmentLayout.blockSize,
-                    postings.withUnsafeBytes({ writer.appendBlocks(UnsafeRawBufferPointer(rebasing: $0[..<length]), blocks: entry.blocks,
-                                                                   documents: entry.documents, base: base) }) {
+                    writer.appendBlocks(postings, blocks: entry.blocks, documents: entry.documents, base: base) {
                     continue
                 }
                 // At most a full block's postings per block are decoded, whatever the entry says.
@@ -131,14 +127,12 @@ enum SegmentMerger {
                 var count = 0
                 let remap = remaps[input]
                 remap.withUnsafeBufferPointer { remap in
-                    postings.withUnsafeBytes { bytes in
-                        forEachPosting(UnsafeRawBufferPointer(rebasing: bytes[..<length]), blocks: entry.blocks, limit: remap.count) { ordinal, frequency in
-                            let mapped = ordinal >= 0 && Int(ordinal) < remap.count ? remap[Int(ordinal)] : -1
-                            if mapped >= 0 {
-                                ordinals[count] = UInt32(mapped)
-                                frequencies[count] = frequency
-                                count += 1
-                            }
+                    forEachPosting(postings, blocks: entry.blocks, limit: remap.count) { ordinal, frequency in
+                        let mapped = ordinal >= 0 && Int(ordinal) < remap.count ? remap[Int(ordinal)] : -1
+                        if mapped >= 0 {
+                            ordinals[count] = UInt32(mapped)
+                            frequencies[count] = frequency
+                            count += 1
                         }
                     }
                 }
@@ -169,7 +163,7 @@ enum SegmentMerger {
         }
 
         private mutating func load() {
-            guard index < reader.entryOffsets.count else {
+            guard index < reader.termCount else {
                 entry = nil
                 return
             }

@@ -25,10 +25,10 @@ extension SegmentReader {
         let start = Array(String(first).utf8)
         dictionary.withUnsafeBytes { bytes in
             var index = lowerBound(start, bytes, from: 0)
-            let end = Self.successor(of: start).map { lowerBound($0, bytes, from: index) } ?? entryOffsets.count
+            let end = Self.successor(of: start).map { lowerBound($0, bytes, from: index) } ?? termCount
             while index < end, budget > 0 {
                 budget -= 1
-                let term = self.term(at: index, bytes)
+                let term = self.term(at: index)
                 Self.decode(term, into: &candidate, ends: &ends)
                 var common = 0
                 while common < prefix.count, common < candidate.count, prefix[common] == candidate[common] { common += 1 }
@@ -74,19 +74,19 @@ extension SegmentReader {
     /// The first index from `low` on (below `high`) whose term is not below `key`.
     private func lowerBound(_ key: [UInt8], _ bytes: UnsafeRawBufferPointer, from low: Int, below high: Int? = nil) -> Int {
         var low = low
-        var high = high ?? entryOffsets.count
+        var high = high ?? termCount
         key.withUnsafeBytes { key in
             while low < high {
                 let middle = (low + high) / 2
-                if compareBytes(term(at: middle, bytes), key) < 0 { low = middle + 1 } else { high = middle }
+                if compareBytes(term(at: middle), key) < 0 { low = middle + 1 } else { high = middle }
             }
         }
         return low
     }
 
     private func documents(at index: Int, _ bytes: UnsafeRawBufferPointer) -> Int {
-        let text = term(at: index, bytes)
-        var reader = ByteReader(bytes, offset: Int(entryOffsets[index]) + 2 + text.count)
+        let text = term(at: index)
+        var reader = ByteReader(bytes, offset: entryOffset(index) + 2 + text.count)
         return Int(reader.u32())
     }
 

@@ -1,17 +1,22 @@
 import Items
 import SQLite
 
-/// One segment's documents and dictionary, read once and kept (segments never change):
-/// what a search needs to find a term's postings and to score a document.
-final class SegmentReader: Sendable {
+/// One segment, mapped from its file (``SegmentFile``) and kept while it is in the index
+/// (segments never change): what a search needs to find a term's postings and to score a
+/// document, read in place — opening it reads no bytes.
+final class SegmentReader: @unchecked Sendable {
+    // @unchecked: `dictionary` points into `file`'s read-only mapping, kept alive here.
     let info: SegmentInfo
+    let file: SegmentFile
     let documents: SegmentDocuments
     /// Rowids by ordinal, ascending.
-    var rowids: [Int64] { documents.rowids }
+    var rowids: UnsafeBufferPointer<Int64> { documents.rowids }
     /// Document lengths in tokens, by ordinal.
-    var lengths: [UInt16] { documents.lengths }
-    let dictionary: [UInt8]
-    let entryOffsets: [UInt32]
+    var lengths: UnsafeBufferPointer<UInt16> { documents.lengths }
+    /// The dictionary: the term count, the entries' offsets, then the entries.
+    let dictionary: UnsafeRawBufferPointer
+    /// How many terms the dictionary holds.
+    let termCount: Int
 
     struct Term: Sendable {
         var documents: Int
@@ -23,91 +28,87 @@ final class SegmentReader: Sendable {
 
     init(info: SegmentInfo, connection: SQLiteConnection) throws {
         self.info = info
-        let bytes = try SegmentStore.read(connection, segment: info.id, range: info.documentsOffset..<info.dictionaryOffset)
+        file = try SegmentFile(indexPath: connection.path, info: info)
         let count = info.documents
-        guard bytes.count == count * SegmentLayout.documentBytes else {
-            throw SQLiteError(code: 11, message: "segment \(info.id): \(bytes.count) bytes of documents for \(count) documents")
+        let payload = file.payload
+        // The documents start at a multiple of eight (``SegmentWriter/finish()``), the
+        // mapping at a page: the arrays are read in place.
+        guard info.documentsOffset >= 0, info.documentsOffset % 8 == 0, info.dictionaryOffset >= info.documentsOffset,
+              info.dictionaryOffset - info.documentsOffset == count * SegmentLayout.documentBytes, info.length >= info.dictionaryOffset + 4,
+              info.length == payload.count
+        else {
+            throw SQLiteError(code: 11, message: "segment \(info.id): \(info.dictionaryOffset - info.documentsOffset) bytes of documents for \(count) documents")
         }
-        var rowids = [Int64](repeating: 0, count: count)
-        var keys = [UInt64](repeating: 0, count: count)
-        var lengths = [UInt16](repeating: 0, count: count)
-        bytes.withUnsafeBytes { bytes in
-            var reader = ByteReader(bytes)
-            for i in 0..<count { rowids[i] = Int64(bitPattern: reader.u64()) }
-            for i in 0..<count { keys[i] = reader.u64() }
-            for i in 0..<count { lengths[i] = reader.u16() }
-        }
-        documents = SegmentDocuments(rowids: rowids, keys: keys, lengths: lengths)
-        dictionary = try SegmentStore.read(connection, segment: info.id, range: info.dictionaryOffset..<info.length)
-        entryOffsets = dictionary.withUnsafeBytes { bytes in
-            var reader = ByteReader(bytes)
-            let terms = Int(reader.u32())
-            guard terms == info.terms else { return [] }
-            return (0..<terms).map { _ in reader.u32() }
-        }
-        guard entryOffsets.count == info.terms else {
+        let base = payload.baseAddress! + info.documentsOffset
+        documents = SegmentDocuments(
+            rowids: UnsafeBufferPointer(start: base.assumingMemoryBound(to: Int64.self), count: count),
+            keys: UnsafeBufferPointer(start: (base + count * 8).assumingMemoryBound(to: UInt64.self), count: count),
+            lengths: UnsafeBufferPointer(start: (base + count * 16).assumingMemoryBound(to: UInt16.self), count: count), file: file)
+        dictionary = UnsafeRawBufferPointer(rebasing: payload[info.dictionaryOffset..<info.length])
+        termCount = Int(dictionary.loadUnaligned(as: UInt32.self).littleEndian)
+        guard termCount == info.terms, dictionary.count >= 4 + termCount * 4 else {
             throw SQLiteError(code: 11, message: "segment \(info.id): damaged dictionary")
         }
+        // Entries are read through ``ByteReader``, which stops at the dictionary's end: a
+        // damaged entry reads as empty, never past the mapping.
+    }
+
+    @inline(__always) func entryOffset(_ index: Int) -> Int {
+        Int(dictionary.loadUnaligned(fromByteOffset: 4 + index * 4, as: UInt32.self).littleEndian)
     }
 
     var documentCount: Int { documents.rowids.count }
 
     /// The term's entry, by binary search over the dictionary.
     func term(_ term: UnsafeRawBufferPointer) -> Term? {
-        dictionary.withUnsafeBytes { bytes in
-            var low = 0
-            var high = entryOffsets.count - 1
-            while low <= high {
-                let middle = (low + high) / 2
-                let order = compareBytes(self.term(at: middle, bytes), term)
-                if order == 0 { return entry(at: middle, bytes) }
-                if order < 0 { low = middle + 1 } else { high = middle - 1 }
-            }
-            return nil
+        var low = 0
+        var high = termCount - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let order = compareBytes(self.term(at: middle), term)
+            if order == 0 { return entry(at: middle) }
+            if order < 0 { low = middle + 1 } else { high = middle - 1 }
         }
+        return nil
     }
 
     /// Terms from `lower` (inclusive) up to `upper` (exclusive), with their document counts,
     /// in byte order; for prefix completion and spelling candidates.
     func terms(from lower: [UInt8], below upper: [UInt8]?, _ visit: (UnsafeRawBufferPointer, Int) -> Void) {
-        dictionary.withUnsafeBytes { bytes in
-            var low = 0
-            var high = entryOffsets.count
-            lower.withUnsafeBytes { lower in
-                while low < high {
-                    let middle = (low + high) / 2
-                    if compareBytes(term(at: middle, bytes), lower) < 0 { low = middle + 1 } else { high = middle }
-                }
+        var low = 0
+        var high = termCount
+        lower.withUnsafeBytes { lower in
+            while low < high {
+                let middle = (low + high) / 2
+                if compareBytes(term(at: middle), lower) < 0 { low = middle + 1 } else { high = middle }
             }
-            var index = low
-            while index < entryOffsets.count {
-                let text = term(at: index, bytes)
-                if let upper, upper.withUnsafeBytes({ compareBytes(text, $0) >= 0 }) { break }
-                var reader = ByteReader(bytes, offset: Int(entryOffsets[index]) + 2 + text.count)
-                visit(text, Int(reader.u32()))
-                index += 1
-            }
+        }
+        var index = low
+        while index < termCount {
+            let text = term(at: index)
+            if let upper, upper.withUnsafeBytes({ compareBytes(text, $0) >= 0 }) { break }
+            var reader = ByteReader(dictionary, offset: entryOffset(index) + 2 + text.count)
+            visit(text, Int(reader.u32()))
+            index += 1
         }
     }
 
     /// The dictionary's entry at `index` (in byte order of the terms), its term's bytes
     /// copied into `term`: for a merge, which walks every entry once.
     func entry(at index: Int, term: inout [UInt8]) -> Term {
-        dictionary.withUnsafeBytes { bytes in
-            term.removeAll(keepingCapacity: true)
-            term.append(contentsOf: self.term(at: index, bytes))
-            return entry(at: index, bytes)
-        }
+        term.removeAll(keepingCapacity: true)
+        term.append(contentsOf: self.term(at: index))
+        return entry(at: index)
     }
 
-    func term(at index: Int, _ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var reader = ByteReader(bytes, offset: Int(entryOffsets[index]))
+    func term(at index: Int) -> UnsafeRawBufferPointer {
+        var reader = ByteReader(dictionary, offset: entryOffset(index))
         let length = Int(reader.u16())
         return reader.bytes(length)
     }
 
-    private func entry(at index: Int, _ bytes: UnsafeRawBufferPointer) -> Term {
-        var reader = ByteReader(bytes, offset: Int(entryOffsets[index]))
+    private func entry(at index: Int) -> Term {
+        var reader = ByteReader(dictionary, offset: entryOffset(index))
         let length = Int(reader.u16())
         _ = reader.bytes(length)
         let documents = Int(reader.u32())
@@ -116,8 +117,8 @@ final class SegmentReader: Sendable {
         let start = Int(reader.u64())
         // Postings are written in term order: this term's end is the next term's start.
         var end = info.documentsOffset
-        if index + 1 < entryOffsets.count {
-            var next = ByteReader(bytes, offset: Int(entryOffsets[index + 1]))
+        if index + 1 < termCount {
+            var next = ByteReader(dictionary, offset: entryOffset(index + 1))
             let nextLength = Int(next.u16())
             _ = next.bytes(nextLength)
             _ = next.u32()
@@ -130,11 +131,14 @@ final class SegmentReader: Sendable {
 }
 
 /// A segment's documents by ordinal: each one's rowid (ascending), order key
-/// (``ItemKey/orderKey``) and length in tokens.
-struct SegmentDocuments: Sendable {
-    let rowids: [Int64]
-    let keys: [UInt64]
-    let lengths: [UInt16]
+/// (``ItemKey/orderKey``) and length in tokens, read in place from the segment's mapped file
+/// (held here, so the arrays live as long as any copy of this).
+struct SegmentDocuments: @unchecked Sendable {
+    // @unchecked: the buffers point into `file`'s read-only mapping, which this keeps alive.
+    let rowids: UnsafeBufferPointer<Int64>
+    let keys: UnsafeBufferPointer<UInt64>
+    let lengths: UnsafeBufferPointer<UInt16>
+    let file: SegmentFile
 
     /// Offers the document at `ordinal` to `collector` with `score`.
     @inline(__always) func offer(_ score: Double, _ ordinal: Int32, to collector: inout some ScoredCollector) {
@@ -142,16 +146,27 @@ struct SegmentDocuments: Sendable {
     }
 }
 
-/// One term's postings in one segment, as read from its chunks: the block index and the
-/// data, in one buffer shared by every search that uses it. The buffer is allocated by
-/// hand so that cursors can hold a stable pointer into it.
+/// One term's postings in one segment — the block index, then the data — read in place
+/// from the segment's mapped file, or (for the fuzzer) from bytes of its own, with
+/// ``PostingBlock/padding`` readable bytes past the end either way.
 final class TermPostings: @unchecked Sendable {
-    // @unchecked: `base` is written once in init and freed in deinit; in between it is
-    // only read, from any thread.
+    // @unchecked: `base` points into `file`'s read-only mapping (kept alive here), or into
+    // memory allocated in init and freed in deinit; in between it is only read.
     let base: UnsafeRawPointer
     let byteCount: Int
     let blocks: Int
     let documents: Int
+    private let file: SegmentFile?
+
+    /// The postings at `range` of the payload of `file`.
+    init(file: SegmentFile, range: Range<Int>, blocks: Int, documents: Int) {
+        let range = range.clamped(to: 0..<file.payload.count)
+        base = file.payload.baseAddress! + range.lowerBound
+        byteCount = range.count
+        self.blocks = min(blocks, range.count / SegmentLayout.blockIndexEntryBytes)
+        self.documents = documents
+        self.file = file
+    }
 
     init(bytes: [UInt8], blocks: Int, documents: Int) {
         // Zeros past the end: a block is unpacked eight bytes at a time (``PostingBlock/padding``).
@@ -162,9 +177,10 @@ final class TermPostings: @unchecked Sendable {
         byteCount = bytes.count
         self.blocks = min(blocks, bytes.count / SegmentLayout.blockIndexEntryBytes)
         self.documents = documents
+        file = nil
     }
 
-    deinit { UnsafeMutableRawPointer(mutating: base).deallocate() }
+    deinit { if file == nil { UnsafeMutableRawPointer(mutating: base).deallocate() } }
 
     var dataStart: Int { blocks * SegmentLayout.blockIndexEntryBytes }
 

@@ -21,7 +21,7 @@ extension SegmentSearcher {
         for (index, unit) in units.enumerated() {
             if unit.tokens.count == 1 {
                 guard let term = unit.tokens[0].withUnsafeBytes({ segment.term($0) }) else { continue }
-                let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
+                let postings = reader.segments.postings(segment: segment, term: term)
                 var cursor = PostingCursor(postings, documentLimit: segment.documentCount)
                 cursor.advance(to: ordinal)
                 if cursor.doc == ordinal { frequencies[index] = Double(cursor.frequency) }
@@ -117,7 +117,7 @@ extension SegmentSearcher {
                 var found = false
                 for unit in clause.units where !found {
                     guard let term = unit.tokens[0].withUnsafeBytes({ segment.term($0) }) else { continue }
-                    let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
+                    let postings = reader.segments.postings(segment: segment, term: term)
                     var cursor = PostingCursor(postings, documentLimit: segment.documentCount)
                     cursor.advance(to: ordinal)
                     found = cursor.doc == ordinal

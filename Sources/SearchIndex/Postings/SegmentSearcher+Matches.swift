@@ -80,7 +80,7 @@ extension SegmentSearcher {
             Self.combine(&into, bits, and: false)
             return true
         }
-        let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
+        let postings = reader.segments.postings(segment: segment, term: term)
         Self.decode(postings, documents: segment.documentCount, into: &into)
         return true
     }
@@ -111,7 +111,7 @@ extension SegmentSearcher {
                 if bits == nil { bits = known } else { Self.combine(&bits!, known, and: true) }
                 continue
             }
-            let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
+            let postings = reader.segments.postings(segment: segment, term: term)
             var tokenBits = [UInt64](repeating: 0, count: words)
             Self.decode(postings, documents: segment.documentCount, into: &tokenBits)
             if dense { reader.segments.keep(termBits: tokenBits, segment: segment.info.id, term: token) }

@@ -28,7 +28,7 @@ extension SegmentSearcher {
                 var opened: [PostingCursor] = []
                 for token in unit.tokens {
                     guard let term = token.withUnsafeBytes({ segment.term($0) }) else { break }
-                    let postings = try reader.segments.postings(segment: segment, term: term, connection: connection)
+                    let postings = reader.segments.postings(segment: segment, term: term)
                     opened.append(PostingCursor(postings, documentLimit: segment.documentCount))
                 }
                 if opened.count == unit.tokens.count {

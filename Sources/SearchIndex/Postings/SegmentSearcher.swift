@@ -139,7 +139,7 @@ struct SegmentSearcher {
                     var maximum = Float.infinity
                     for token in unit.tokens {
                         guard let term = token.withUnsafeBytes({ segment.term($0) }) else { break }
-                        found.append(try reader.segments.postings(segment: segment, term: term, connection: connection))
+                        found.append(reader.segments.postings(segment: segment, term: term))
                         maximum = min(maximum, term.maximumBound)
                     }
                     guard found.count == unit.tokens.count, !found.isEmpty else { continue }
@@ -162,7 +162,8 @@ struct SegmentSearcher {
             }
             let ordinals = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids)
             withExtendedLifetime(postings) {
-                segment.lengths.withUnsafeBufferPointer { lengths in
+                do {
+                    let lengths = segment.lengths
                     (ordinals ?? []).withUnsafeBufferPointer { passing in
                         let search = WindowSearch(cursors: cursors, units: units, clauses: clauses, documents: segment.documents, lengths: lengths,
                                                   averageLength: dictionary.averageLength,

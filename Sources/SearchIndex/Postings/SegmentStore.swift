@@ -1,23 +1,26 @@
+import Glibc
 import Items
 import SQLite
 
-/// The segments' tables in `index.sqlite`, owned with the rest of its schema by
-/// ``IndexSchema``: `segments` (one row per segment, ``SegmentInfo``) and `segment_chunks`
-/// (the segment's bytes, ``SegmentWriter/chunkBytes`` per row, keyed by
-/// `segment × 2²⁴ + chunk` as the rowid so that one B-tree lookup finds a chunk and a chunk
-/// fits in one page, never in overflow pages). Written in the same transactions as the
-/// items they index, so a commit is one state and readers never see half a segment.
+/// The segments of an index: a row each in `index.sqlite`'s `segments` table (``SegmentInfo``,
+/// owned with the rest of its schema by ``IndexSchema``), the bytes in a file each
+/// (``SegmentFile``). A segment's file is written and synced inside the transaction that adds
+/// its row, before that commits, so a committed row always has its file and readers never
+/// see half a segment; a file with no row (a transaction that did not commit) is removed by
+/// the next writer. A segment merged away loses its row at once and its file a minute later
+/// (`segment_files_dropped`): a reader in another process that listed the segments just
+/// before may still map it.
 enum SegmentStore {
     static let schema = """
         CREATE TABLE IF NOT EXISTS segments(
             id INTEGER PRIMARY KEY AUTOINCREMENT, level INTEGER NOT NULL, documents INTEGER NOT NULL, terms INTEGER NOT NULL,
             documents_offset INTEGER NOT NULL, dictionary_offset INTEGER NOT NULL, length INTEGER NOT NULL,
             average_length REAL NOT NULL, min_rowid INTEGER NOT NULL, max_rowid INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0);
-        CREATE TABLE IF NOT EXISTS segment_chunks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS segment_files_dropped(id INTEGER PRIMARY KEY, dropped REAL NOT NULL);
         """
 
-    /// The rowid of a segment's chunk.
-    static func chunkID(_ segment: Int64, _ chunk: Int) -> Int64 { segment << 24 | Int64(chunk) }
+    /// Seconds a merged-away segment's file stays for readers that listed it.
+    static let droppedFileSeconds = 60.0
 
     /// Level 0 holds segments of fewer than 128 documents, each level up eight times more
     /// (128–1,023, 1,024–8,191…): eight segments of a level merged hold at least the least
@@ -48,8 +51,8 @@ enum SegmentStore {
         return segments
     }
 
-    /// Writes a segment: `write` receives the function that stores each chunk and returns
-    /// the layout's offsets.
+    /// Writes a segment: `write` receives the function that stores each piece of its bytes,
+    /// in order, and returns the layout's offsets.
     @discardableResult
     static func create(
         _ connection: SQLiteConnection, documents: Int, averageLength: Double, rowids: ClosedRange<Int64>,
@@ -61,15 +64,37 @@ enum SegmentStore {
             """).run([.integer(Int64(level(documents: documents))), .integer(Int64(documents)), .real(averageLength),
                       .integer(rowids.lowerBound), .integer(rowids.upperBound)])
         let id = connection.lastInsertRowID
-        let insert = try connection.statement("INSERT INTO segment_chunks(id, data) VALUES(?, ?)")
-        let layout = try write { chunk, bytes in
-            guard chunk < 1 << 24 else { throw SQLiteError(code: 13, message: "segment \(id) is too large") }
-            try insert.run([.integer(chunkID(id, chunk)), .blob(bytes)])
-        }
+        // This connection holds the write lock from the insert on: no other writer is
+        // between writing a file and committing its row, so a file without a row is left over.
+        try removeUnused(connection)
+        let file = try SegmentFile.Writer(indexPath: connection.path, segment: id)
+        let layout = try write { _, bytes in try file.append(bytes) }
+        try file.finish(length: layout.length)
         try connection.statement("UPDATE segments SET terms = ?, documents_offset = ?, dictionary_offset = ?, length = ? WHERE id = ?")
             .run([.integer(Int64(layout.terms)), .integer(Int64(layout.documentsOffset)), .integer(Int64(layout.dictionaryOffset)),
                   .integer(Int64(layout.length)), .integer(id)])
         return id
+    }
+
+    /// Removes the files of segments merged away over ``droppedFileSeconds`` ago, and files
+    /// no segment has (left by a transaction that did not commit), in the writer's transaction.
+    static func removeUnused(_ connection: SQLiteConnection, now: Double = Double(time(nil))) throws {
+        let expired = try connection.statement("SELECT id FROM segment_files_dropped WHERE dropped <= ?")
+        expired.bind(1, now - droppedFileSeconds)
+        var gone: [Int64] = []
+        while try expired.step() { gone.append(expired.int64(0)) }
+        expired.reset()
+        for id in gone {
+            SegmentFile.remove(forIndex: connection.path, segment: id)
+            try connection.statement("DELETE FROM segment_files_dropped WHERE id = ?").run([.integer(id)])
+        }
+        let stored = SegmentFile.stored(forIndex: connection.path)
+        guard !stored.isEmpty else { return }
+        var known = Set<Int64>()
+        let rows = try connection.statement("SELECT id FROM segments UNION ALL SELECT id FROM segment_files_dropped")
+        while try rows.step() { known.insert(rows.int64(0)) }
+        rows.reset()
+        for id in stored where !known.contains(id) { SegmentFile.remove(forIndex: connection.path, segment: id) }
     }
 
     /// Counts the removal of items `rowids` against the segments that hold their postings
@@ -108,79 +133,14 @@ enum SegmentStore {
 
     /// A segment's rowids, from the head of its documents.
     private static func rowidsOf(_ segment: SegmentInfo, _ connection: SQLiteConnection) throws -> [Int64] {
-        let bytes = try read(connection, segment: segment.id, range: segment.documentsOffset..<(segment.documentsOffset + segment.documents * 8))
-        return bytes.withUnsafeBytes { raw in (0..<segment.documents).map { Int64(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self).littleEndian) } }
+        Array(try SegmentReader(info: segment, connection: connection).rowids)
     }
 
-    static func delete(_ connection: SQLiteConnection, segments: [Int64]) throws {
+    /// Deletes the segments' rows; their files go a minute later (``removeUnused(_:now:)``).
+    static func delete(_ connection: SQLiteConnection, segments: [Int64], now: Double = Double(time(nil))) throws {
         for id in segments {
-            try connection.statement("DELETE FROM segment_chunks WHERE id BETWEEN ? AND ?").run([.integer(chunkID(id, 0)), .integer(chunkID(id, (1 << 24) - 1))])
             try connection.statement("DELETE FROM segments WHERE id = ?").run([.integer(id)])
+            try connection.statement("INSERT OR REPLACE INTO segment_files_dropped(id, dropped) VALUES(?, ?)").run([.integer(id), .real(now)])
         }
-    }
-
-    /// Reads one segment's bytes front to back, each chunk once: for a merge, which wants
-    /// every term's postings in order.
-    struct SequentialReader {
-        let connection: SQLiteConnection
-        let segment: Int64
-        private var chunk = -1
-        private var data: [UInt8] = []
-
-        init(connection: SQLiteConnection, segment: Int64) {
-            self.connection = connection
-            self.segment = segment
-        }
-
-        /// The bytes `range`, into `bytes` (replacing what it held, its storage reused);
-        /// ranges must come in increasing order.
-        mutating func read(_ range: Range<Int>, into bytes: inout [UInt8]) throws {
-            let size = SegmentWriter.chunkBytes
-            bytes.removeAll(keepingCapacity: true)
-            var position = range.lowerBound
-            while position < range.upperBound {
-                let index = position / size
-                if index != chunk {
-                    let statement = try connection.statement("SELECT data FROM segment_chunks WHERE id = ?")
-                    statement.bind(1, SegmentStore.chunkID(segment, index))
-                    guard try statement.step(), let found = statement.blob(0) else {
-                        throw SQLiteError(code: 11, message: "segment \(segment) is missing chunk \(index)")
-                    }
-                    chunk = index
-                    data = found
-                }
-                let lower = position - index * size
-                let upper = min(range.upperBound - index * size, data.count)
-                guard lower < upper else { throw SQLiteError(code: 11, message: "segment \(segment): chunk \(index) is short") }
-                bytes.append(contentsOf: data[lower..<upper])
-                position = index * size + upper
-            }
-        }
-    }
-
-    /// The bytes `range` of a segment, read from its chunks.
-    static func read(_ connection: SQLiteConnection, segment: Int64, range: Range<Int>) throws -> [UInt8] {
-        guard !range.isEmpty else { return [] }
-        let size = SegmentWriter.chunkBytes
-        let statement = try connection.statement("SELECT id, data FROM segment_chunks WHERE id BETWEEN ? AND ?")
-        statement.bind([.integer(chunkID(segment, range.lowerBound / size)), .integer(chunkID(segment, (range.upperBound - 1) / size))])
-        var bytes = [UInt8](repeating: 0, count: range.count)
-        var filled = 0
-        try bytes.withUnsafeMutableBytes { output in
-            while try statement.step() {
-                let chunkStart = (statement.int(0) & ((1 << 24) - 1)) * size
-                statement.withBlob(1) { data in
-                    let lower = max(range.lowerBound, chunkStart) - chunkStart
-                    let upper = min(range.upperBound, chunkStart + data.count) - chunkStart
-                    guard lower < upper, let source = data.baseAddress else { return }
-                    (output.baseAddress! + (chunkStart + lower - range.lowerBound)).copyMemory(from: source + lower, byteCount: upper - lower)
-                    filled += upper - lower
-                }
-            }
-        }
-        guard filled == range.count else {
-            throw SQLiteError(code: 11, message: "segment \(segment) is missing bytes \(range) (found \(filled))")
-        }
-        return bytes
     }
 }

@@ -1,11 +1,10 @@
 import Items
 /// Writes one segment (``SegmentLayout``) term by term, in byte order of the terms,
-/// handing out fixed-size chunks as they fill so that even a merge into a segment of
-/// millions of documents holds only one chunk of postings in memory.
+/// handing out fixed-size chunks (to its file) as they fill so that even a merge into a
+/// segment of millions of documents holds only one chunk of postings in memory.
 final class SegmentWriter {
-    /// Small enough that a chunk and its row header fit in one 4 KiB page: a read of a
-    /// short posting list touches one page, and nothing goes to overflow pages.
-    static let chunkBytes = 4000
+    /// Bytes handed to the segment's file at a time.
+    static let chunkBytes = 1 << 16
 
     private let rowids: [Int64]
     private let keys: [UInt64]
@@ -196,6 +195,9 @@ final class SegmentWriter {
     /// Writes the documents and the dictionary and the last chunk; returns the offsets
     /// and length the `segments` row records.
     func finish() throws -> (documentsOffset: Int, dictionaryOffset: Int, length: Int, terms: Int) {
+        // The documents start at a multiple of eight, so that a reader takes them in place
+        // as arrays of 64-bit values (the zeros before count in the last term's postings).
+        if offset % 8 != 0 { pending.append(zeros: 8 - offset % 8) }
         let documentsOffset = offset
         var documents = ByteWriter(capacity: rowids.count * SegmentLayout.documentBytes)
         for rowid in rowids { documents.u64(UInt64(bitPattern: rowid)) }

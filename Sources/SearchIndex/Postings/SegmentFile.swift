@@ -1,0 +1,149 @@
+import Glibc
+import SQLite
+
+/// One segment's bytes (``SegmentLayout``) in a file of its own, `<index>-segments/<id>.seg`
+/// beside the index file, mapped read-only: a search reads postings, documents and the
+/// dictionary straight from the page cache, as Lucene and Tantivy read their segment files,
+/// so opening an index reads nothing and its first search touches only the pages it needs;
+/// the memory it takes is the kernel's to reclaim, not a cache of copies this process bounds.
+///
+/// The file: a 64-byte header (``magic``, the segment's id, the payload's length), the
+/// payload, and ``trailerBytes`` zeros, so that a block at the payload's end can be unpacked
+/// eight bytes at a time (``PostingBlock/padding``). Segments never change once written.
+final class SegmentFile: @unchecked Sendable {
+    // @unchecked: the mapping is made in init and unmapped in deinit; in between it is only
+    // read, from any thread.
+    /// The payload: the segment's layout, with ``trailerBytes`` readable zeros after it.
+    let payload: UnsafeRawBufferPointer
+    private let mapping: UnsafeMutableRawPointer
+    private let mappedBytes: Int
+
+    static let magic: UInt64 = 0x3154_4E45_4D47_4553 // "SEGMENT1", little-endian
+    static let headerBytes = 64
+    static let trailerBytes = 64
+
+    static func directory(forIndex path: String) -> String { path + "-segments" }
+
+    static func path(forIndex path: String, segment: Int64) -> String { directory(forIndex: path) + "/\(segment).seg" }
+
+    /// Maps segment `info` of the index at `indexPath`; throws when the file is missing or
+    /// is not that segment's (another segment's, or cut short).
+    init(indexPath: String, info: SegmentInfo) throws(SQLiteError) {
+        let path = Self.path(forIndex: indexPath, segment: info.id)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "segment \(info.id): cannot open \(path): errno \(errno)") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw SQLiteError(code: 14, message: "segment \(info.id): cannot read \(path)") }
+        let expected = Self.headerBytes + info.length + Self.trailerBytes
+        guard Int(status.st_size) == expected else {
+            throw SQLiteError(code: 11, message: "segment \(info.id): \(path) has \(status.st_size) bytes, not \(expected)")
+        }
+        guard let mapped = mmap(nil, expected, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+            throw SQLiteError(code: 14, message: "segment \(info.id): cannot map \(path): errno \(errno)")
+        }
+        mapping = mapped
+        mappedBytes = expected
+        let header = UnsafeRawPointer(mapped)
+        guard UInt64(littleEndian: header.loadUnaligned(as: UInt64.self)) == Self.magic,
+              Int64(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: Int64.self)) == info.id,
+              Int64(littleEndian: header.loadUnaligned(fromByteOffset: 16, as: Int64.self)) == Int64(info.length)
+        else {
+            munmap(mapped, expected)
+            throw SQLiteError(code: 11, message: "segment \(info.id): \(path) is not this segment's file")
+        }
+        payload = UnsafeRawBufferPointer(start: header + Self.headerBytes, count: info.length)
+    }
+
+    deinit { munmap(mapping, mappedBytes) }
+
+    /// Writes one segment's file, its payload appended in pieces; ``finish(length:)`` makes
+    /// it whole and durable (the header last, then `fdatasync`, then the directory's entry),
+    /// before the transaction that adds the segment's row commits.
+    final class Writer {
+        private let descriptor: Int32
+        private let path: String
+        private let directory: String
+        private let segment: Int64
+        private var length = 0
+        private var closed = false
+
+        init(indexPath: String, segment: Int64) throws(SQLiteError) {
+            directory = SegmentFile.directory(forIndex: indexPath)
+            if mkdir(directory, 0o755) != 0, errno != EEXIST {
+                throw SQLiteError(code: 14, message: "cannot make \(directory): errno \(errno)")
+            }
+            let path = SegmentFile.path(forIndex: indexPath, segment: segment)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "cannot create \(path): errno \(errno)") }
+            // The header's place, filled by `finish`.
+            let header = [UInt8](repeating: 0, count: SegmentFile.headerBytes)
+            do throws(SQLiteError) { try Self.write(descriptor, header, path) } catch {
+                close(descriptor)
+                throw error
+            }
+            self.descriptor = descriptor
+            self.path = path
+            self.segment = segment
+        }
+
+        deinit { if !closed { close(descriptor) } }
+
+        func append(_ bytes: [UInt8]) throws(SQLiteError) {
+            try Self.write(descriptor, bytes, path)
+            length += bytes.count
+        }
+
+        /// The trailer and the header written, the file and its directory entry synced;
+        /// throws when the payload written is not `length` bytes.
+        func finish(length expected: Int) throws(SQLiteError) {
+            guard expected == length else { throw SQLiteError(code: 11, message: "segment \(segment): wrote \(length) bytes, not \(expected)") }
+            let trailer = [UInt8](repeating: 0, count: SegmentFile.trailerBytes)
+            try Self.write(descriptor, trailer, path)
+            var header = [UInt8](repeating: 0, count: 24)
+            withUnsafeBytes(of: SegmentFile.magic.littleEndian) { header.replaceSubrange(0..<8, with: $0) }
+            withUnsafeBytes(of: segment.littleEndian) { header.replaceSubrange(8..<16, with: $0) }
+            withUnsafeBytes(of: Int64(length).littleEndian) { header.replaceSubrange(16..<24, with: $0) }
+            let wrote = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            guard wrote == header.count, fdatasync(descriptor) == 0 else { throw SQLiteError(code: 10, message: "cannot write \(path): errno \(errno)") }
+            close(descriptor)
+            closed = true
+            let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if folder >= 0 {
+                fsync(folder)
+                close(folder)
+            }
+        }
+
+        private static func write(_ descriptor: Int32, _ bytes: [UInt8], _ path: String) throws(SQLiteError) {
+            let failed = bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let wrote = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if wrote < 0, errno == EINTR { continue }
+                    guard wrote > 0 else { return true }
+                    offset += wrote
+                }
+                return false
+            }
+            if failed { throw SQLiteError(code: 10, message: "cannot write \(path): errno \(errno)") }
+        }
+    }
+
+    /// The segment ids of the files in the index's segment folder.
+    static func stored(forIndex path: String) -> [Int64] {
+        guard let folder = opendir(directory(forIndex: path)) else { return [] }
+        defer { closedir(folder) }
+        var ids: [Int64] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasSuffix(".seg"), let id = Int64(name.dropLast(4)) else { continue }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    static func remove(forIndex path: String, segment: Int64) {
+        unlink(Self.path(forIndex: path, segment: segment))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import ItemModel
+import SQLite
+import Testing
+
+@testable import SearchIndex
+
+/// Segments kept in files of their own beside the index file (``SegmentFile``): a file goes
+/// only when no reader can still want it, a file no committed segment has is cleared away,
+/// and a missing or damaged file is an error a search reports, never a crash.
+@Suite struct SegmentFileTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func files(_ t: TemporaryIndex) -> Set<Int64> { Set(SegmentFile.stored(forIndex: t.directory.appendingPathComponent("index.sqlite").path)) }
+
+    func segments(_ connection: SQLiteConnection) throws -> Set<Int64> { Set(try SegmentStore.list(connection).map(\.id)) }
+
+    @Test func aMergedAwaySegmentsFileStaysAMinuteForReadersThatListedIt() throws {
+        let t = try TemporaryIndex()
+        let path = t.directory.appendingPathComponent("index.sqlite").path
+        // Seven commits make seven small segments; a reader in another connection maps them.
+        for batch in 0..<7 { try t.index.upsert(RetrievalTests.corpus(20, seed: UInt64(batch + 1)).map { renamed($0, batch) }, now: now) }
+        let reader = try SearchIndex(path: path, mode: .existing)
+        let before = try reader.search(SearchRequest("w1 w7", limit: 50, now: now)).hits.map(\.item.uniqueIdentifier)
+        #expect(!before.isEmpty)
+        let connection = try SQLiteConnection(path: path)
+        let first = try segments(connection)
+        #expect(first.count == 7 && files(t) == first)
+        // The eighth makes a level of eight: merged into one, the seven files still there.
+        try t.index.upsert(RetrievalTests.corpus(20, seed: 8).map { renamed($0, 7) }, now: now)
+        let merged = try segments(connection)
+        #expect(merged.count == 1 && merged.isDisjoint(with: first))
+        #expect(files(t).isSuperset(of: first), "the merged-away files stay for readers that listed them")
+        // The reader still answers (from its mappings, then from the new segment).
+        #expect(try reader.search(SearchRequest("w1 w7", limit: 50, now: now)).hits.count >= before.count)
+        // A minute on, the next writer removes them.
+        try connection.transaction("IMMEDIATE") { try SegmentStore.removeUnused(connection, now: Double(time(nil)) + SegmentStore.droppedFileSeconds + 1) }
+        #expect(files(t) == merged)
+    }
+
+    @Test func aFileNoCommittedSegmentHasIsClearedByTheNextWriter() throws {
+        let t = try TemporaryIndex()
+        let path = t.directory.appendingPathComponent("index.sqlite").path
+        try t.index.upsert(RetrievalTests.corpus(20, seed: 1), now: now)
+        // A transaction that wrote a segment's file and did not commit leaves the file.
+        let connection = try SQLiteConnection(path: path)
+        struct Abandon: Error {}
+        #expect(throws: Abandon.self) {
+            try connection.transaction("IMMEDIATE") {
+                try SegmentStore.create(connection, documents: 1, averageLength: 1, rowids: 1...1) { emit in
+                    let writer = SegmentWriter(rowids: [1], keys: [1], lengths: [1], averageLength: 1, emit: emit)
+                    return try writer.finish()
+                }
+                throw Abandon()
+            }
+        }
+        let committed = try segments(connection)
+        #expect(files(t).count == committed.count + 1)
+        try t.index.upsert(RetrievalTests.corpus(20, seed: 2).map { renamed($0, 1) }, now: now)
+        #expect(files(t) == (try segments(connection)))
+    }
+
+    @Test func aMissingOrDamagedFileIsAnErrorNotACrash() throws {
+        let t = try TemporaryIndex()
+        let path = t.directory.appendingPathComponent("index.sqlite").path
+        try t.index.upsert(RetrievalTests.corpus(50, seed: 1), now: now)
+        let connection = try SQLiteConnection(path: path)
+        let id = try #require(try segments(connection).first)
+        let file = SegmentFile.path(forIndex: path, segment: id)
+        let good = try Data(contentsOf: URL(fileURLWithPath: file))
+        // Cut short, another segment's, gone: each refused by a fresh reader.
+        for damaged in [good.prefix(good.count / 2), Data(good.prefix(8)) + Data(repeating: 0xFF, count: 8) + good.dropFirst(16), nil] {
+            if let damaged { try damaged.write(to: URL(fileURLWithPath: file)) } else { try FileManager.default.removeItem(atPath: file) }
+            let info = try #require(try SegmentStore.list(connection).first)
+            #expect(throws: SQLiteError.self) { _ = try SegmentReader(info: info, connection: connection) }
+        }
+        // Put back, the segment reads again.
+        try good.write(to: URL(fileURLWithPath: file))
+        let info = try #require(try SegmentStore.list(connection).first)
+        #expect(try SegmentReader(info: info, connection: connection).documentCount == 50)
+    }
+
+    /// The corpus's item under an identifier of its own batch, so that batches add items.
+    func renamed(_ item: SearchableItem, _ batch: Int) -> SearchableItem {
+        var copy = item
+        copy.uniqueIdentifier = "b\(batch)-" + item.uniqueIdentifier
+        return copy
+    }
+}
