@@ -60,6 +60,29 @@ import Testing
         #expect(files(t) == (try segments(connection)))
     }
 
+    @Test func aFileMadeAgainUnderItsNameLeavesAMappedOneWhole() throws {
+        let t = try TemporaryIndex()
+        let path = t.directory.appendingPathComponent("index.sqlite").path
+        try t.index.upsert(RetrievalTests.corpus(50, seed: 1), now: now)
+        let connection = try SQLiteConnection(path: path)
+        let info = try #require(try SegmentStore.list(connection).first)
+        let reader = try SegmentReader(info: info, connection: connection)
+        let rowids = Array(reader.rowids)
+        // The index made anew at the same path (its segment folder left) writes a segment of
+        // the same id; a half-written file left by a writer that stopped goes with it.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: SegmentFile.path(forIndex: path, segment: 77) + ".tmp"))
+        let again = try SearchIndex(path: path)
+        try again.upsert(RetrievalTests.corpus(5, seed: 9), now: now)
+        let renewed = try SQLiteConnection(path: path)
+        #expect(try segments(renewed).contains(info.id))
+        #expect(SegmentFile.stored(forIndex: path, unfinished: true).isEmpty)
+        // The first reader's mapping still holds the first file's bytes (a file truncated in
+        // place would end this process with SIGBUS here).
+        #expect(Array(reader.rowids) == rowids && reader.documentCount == 50)
+        #expect(try SegmentReader(info: try #require(try SegmentStore.list(renewed).first), connection: renewed).documentCount == 5)
+    }
+
     @Test func aMissingOrDamagedFileIsAnErrorNotACrash() throws {
         let t = try TemporaryIndex()
         let path = t.directory.appendingPathComponent("index.sqlite").path

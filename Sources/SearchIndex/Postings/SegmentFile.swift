@@ -57,9 +57,11 @@ final class SegmentFile: @unchecked Sendable {
 
     deinit { munmap(mapping, mappedBytes) }
 
-    /// Writes one segment's file, its payload appended in pieces; ``finish(length:)`` makes
-    /// it whole and durable (the header last, then `fdatasync`, then the directory's entry),
-    /// before the transaction that adds the segment's row commits.
+    /// Writes one segment's file, its payload appended in pieces, under a temporary name;
+    /// ``finish(length:)`` makes it whole and durable (the header last, then `fdatasync`),
+    /// renames it into place and syncs the directory, before the transaction that adds the
+    /// segment's row commits. Renamed, never truncated in place: a file of the same name that
+    /// another process still maps (an index made anew at the same path) keeps its bytes.
     final class Writer {
         private let descriptor: Int32
         private let path: String
@@ -73,7 +75,7 @@ final class SegmentFile: @unchecked Sendable {
             if mkdir(directory, 0o755) != 0, errno != EEXIST {
                 throw SQLiteError(code: 14, message: "cannot make \(directory): errno \(errno)")
             }
-            let path = SegmentFile.path(forIndex: indexPath, segment: segment)
+            let path = SegmentFile.path(forIndex: indexPath, segment: segment) + ".tmp"
             let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "cannot create \(path): errno \(errno)") }
             // The header's place, filled by `finish`.
@@ -108,6 +110,7 @@ final class SegmentFile: @unchecked Sendable {
             guard wrote == header.count, fdatasync(descriptor) == 0 else { throw SQLiteError(code: 10, message: "cannot write \(path): errno \(errno)") }
             close(descriptor)
             closed = true
+            guard rename(path, String(path.dropLast(4))) == 0 else { throw SQLiteError(code: 10, message: "cannot rename \(path): errno \(errno)") }
             let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if folder >= 0 {
                 fsync(folder)
@@ -130,20 +133,22 @@ final class SegmentFile: @unchecked Sendable {
         }
     }
 
-    /// The segment ids of the files in the index's segment folder.
-    static func stored(forIndex path: String) -> [Int64] {
+    /// The segment ids of the files in the index's segment folder; with `unfinished`, of the
+    /// files a writer left half-written (`ID.seg.tmp`).
+    static func stored(forIndex path: String, unfinished: Bool = false) -> [Int64] {
         guard let folder = opendir(directory(forIndex: path)) else { return [] }
         defer { closedir(folder) }
+        let suffix = unfinished ? ".seg.tmp" : ".seg"
         var ids: [Int64] = []
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(".seg"), let id = Int64(name.dropLast(4)) else { continue }
+            guard name.hasSuffix(suffix), let id = Int64(name.dropLast(suffix.count)) else { continue }
             ids.append(id)
         }
         return ids
     }
 
-    static func remove(forIndex path: String, segment: Int64) {
-        unlink(Self.path(forIndex: path, segment: segment))
+    static func remove(forIndex path: String, segment: Int64, unfinished: Bool = false) {
+        unlink(Self.path(forIndex: path, segment: segment) + (unfinished ? ".tmp" : ""))
     }
 }

@@ -77,7 +77,8 @@ enum SegmentStore {
     }
 
     /// Removes the files of segments merged away over ``droppedFileSeconds`` ago, and files
-    /// no segment has (left by a transaction that did not commit), in the writer's transaction.
+    /// no segment has (left by a transaction that did not commit, or half-written by a writer
+    /// that stopped), in the writer's transaction.
     static func removeUnused(_ connection: SQLiteConnection, now: Double = Double(time(nil))) throws {
         let expired = try connection.statement("SELECT id FROM segment_files_dropped WHERE dropped <= ?")
         expired.bind(1, now - droppedFileSeconds)
@@ -87,6 +88,10 @@ enum SegmentStore {
         for id in gone {
             SegmentFile.remove(forIndex: connection.path, segment: id)
             try connection.statement("DELETE FROM segment_files_dropped WHERE id = ?").run([.integer(id)])
+        }
+        // A half-written file is a writer's that stopped: none writes while this one holds the lock.
+        for id in SegmentFile.stored(forIndex: connection.path, unfinished: true) {
+            SegmentFile.remove(forIndex: connection.path, segment: id, unfinished: true)
         }
         let stored = SegmentFile.stored(forIndex: connection.path)
         guard !stored.isEmpty else { return }
