@@ -7,8 +7,9 @@ queries, at each size, in one run.
 
 For each size N (the index benchmark's corpus, 300-word bodies, ~2 KB):
   1. `searchlight-bench serve-index WORK/ours-N --items N` builds our index (nothing holds
-     the corpus: 10M items build in constant memory); its build wall/CPU seconds, peak RSS,
-     bytes per item and write amplification are printed;
+     the corpus: 10M items build in constant memory; run again, a stopped build goes on from
+     what it committed); its build wall/CPU seconds, peak RSS, bytes per item and write
+     amplification are printed;
   2. `searchlight-bench serve-index … --export WORK/export-N --export-only` makes the same
      documents again into a named pipe, which `tantivy_scale.py build` indexes in Tantivy
      0.27 as they come (fields stored, positions): the corpus never takes the disk's room;
@@ -85,10 +86,12 @@ def record(row):
 for size in sizes:
     ours, export, theirs = (os.path.join(work, f"{kind}-{size}") for kind in ("ours", "export", "tantivy"))
     queries = os.path.join(work, f"queries-{size}.json")
-    if not os.path.exists(os.path.join(ours, "index.sqlite")):
-        shutil.rmtree(ours, ignore_errors=True)
+    # A build stopped part way goes on from what it committed (serve-index keeps its figures).
+    if not os.path.exists(os.path.join(ours, "built.json")):
         row = run([bench, "serve-index", ours, "--items", str(size)])
         record({"kind": "build", "engine": "searchlight", "items": size, **row})
+        with open(os.path.join(ours, "built.json"), "w") as f:
+            json.dump(row, f)
     if not os.path.exists(os.path.join(theirs, "meta.json")) or not os.path.exists(queries):
         shutil.rmtree(export, ignore_errors=True)
         os.makedirs(export)

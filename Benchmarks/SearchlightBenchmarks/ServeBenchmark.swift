@@ -47,7 +47,28 @@ enum ServeBenchmark {
         let index = exportOnly ? nil : try! SearchIndex(path: directory + "/index.sqlite")
         var corpus = IndexBenchmark.Corpus()
         let now = Date()
+        // A build stopped part way (a build of ten million takes hours on two cores) goes on
+        // from the batches it committed: their documents are made again and dropped, and the
+        // figures of the runs before (kept in DIR/build.json every ten batches) added.
+        let progressPath = directory + "/build.json"
+        var earlier = (wall: 0.0, cpu: 0.0, index: 0.0, written: 0)
+        let committed = export == nil ? (try? index?.count()) ?? 0 : 0
+        if committed > 0, let saved = try? JSONParser.parse(String(contentsOfFile: progressPath, encoding: .utf8)),
+           saved["items"]?.intValue == committed {
+            earlier = (saved["wall"]?.doubleValue ?? 0, saved["cpu"]?.doubleValue ?? 0, saved["index"]?.doubleValue ?? 0,
+                       saved["written"]?.intValue ?? 0)
+        }
         for batch in stride(from: 0, to: size, by: 1000) {
+            if batch < committed {
+                for _ in batch..<min(size, batch + 1000) { _ = (corpus.text(4), corpus.text(20), corpus.text(5), corpus.text(bodyWords)) }
+                continue
+            }
+            if index != nil, batch % 10_000 == 0, batch > committed {
+                let progress: JSONValue = ["items": JSONValue(batch), "wall": JSONValue(earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9),
+                                           "cpu": JSONValue(earlier.cpu + cpuSeconds() - startCPU), "index": JSONValue(earlier.index + indexCPU),
+                                           "written": JSONValue(earlier.written + writtenBytes() - startWritten)]
+                try? JSONWriter.string(progress).write(toFile: progressPath, atomically: true, encoding: .utf8)
+            }
             var lines = ""
             let items = (batch..<min(size, batch + 1000)).map { i in
                 let id = "https://bench.example/items/\(i)"
@@ -65,11 +86,12 @@ enum ServeBenchmark {
             try! index?.commit(ItemBatch(upserts: items), now: now)
             indexCPU += cpuSeconds() - before
         }
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
-        let cpu = cpuSeconds() - startCPU
+        let wall = earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        let cpu = earlier.cpu + cpuSeconds() - startCPU
+        indexCPU += earlier.index
         // The export's own bytes are not the index's writes.
         let exported = export.map { (try? FileManager.default.attributesOfItem(atPath: $0 + "/corpus.jsonl")[.size] as? Int) ?? 0 } ?? 0
-        let written = max(0, writtenBytes() - startWritten - exported)
+        let written = max(0, earlier.written + writtenBytes() - startWritten - exported)
         if let export, let exportFile {
             try! exportFile.close()
             var sets = corpus
