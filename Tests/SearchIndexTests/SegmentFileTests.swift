@@ -99,6 +99,13 @@ import Testing
         }
         // Put back, the segment reads again.
         try good.write(to: URL(fileURLWithPath: file))
+        // A damaged row (its length or documents past any file) is refused, not overflowed.
+        let row = try #require(try SegmentStore.list(connection).first)
+        for damage in [{ (info: inout SegmentInfo) in info.length = .max }, { $0.documents = .max }, { $0.documentsOffset = -8 }] {
+            var bad = row
+            damage(&bad)
+            #expect(throws: SQLiteError.self) { _ = try SegmentReader(info: bad, connection: connection) }
+        }
         let info = try #require(try SegmentStore.list(connection).first)
         #expect(try SegmentReader(info: info, connection: connection).documentCount == 50)
     }

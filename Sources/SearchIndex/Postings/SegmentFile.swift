@@ -30,6 +30,8 @@ final class SegmentFile: @unchecked Sendable {
     /// is not that segment's (another segment's, or cut short).
     init(indexPath: String, info: SegmentInfo) throws(SQLiteError) {
         let path = Self.path(forIndex: indexPath, segment: info.id)
+        // A damaged row's length is refused before any arithmetic on it.
+        guard info.length >= 0, info.length <= Int(Int32.max) * 64 else { throw SQLiteError(code: 11, message: "segment \(info.id): length \(info.length)") }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "segment \(info.id): cannot open \(path): errno \(errno)") }
         defer { close(descriptor) }

@@ -33,9 +33,9 @@ final class SegmentReader: @unchecked Sendable {
         let payload = file.payload
         // The documents start at a multiple of eight (``SegmentWriter/finish()``), the
         // mapping at a page: the arrays are read in place.
-        guard info.documentsOffset >= 0, info.documentsOffset % 8 == 0, info.dictionaryOffset >= info.documentsOffset,
-              info.dictionaryOffset - info.documentsOffset == count * SegmentLayout.documentBytes, info.length >= info.dictionaryOffset + 4,
-              info.length == payload.count
+        guard count >= 0, count <= payload.count / SegmentLayout.documentBytes, info.documentsOffset >= 0, info.documentsOffset % 8 == 0,
+              info.dictionaryOffset >= info.documentsOffset, info.dictionaryOffset - info.documentsOffset == count * SegmentLayout.documentBytes,
+              info.dictionaryOffset <= payload.count - 4, info.length == payload.count
         else {
             throw SQLiteError(code: 11, message: "segment \(info.id): \(info.dictionaryOffset - info.documentsOffset) bytes of documents for \(count) documents")
         }
