@@ -226,7 +226,7 @@ import WebURL
         defer { web.stop() }
         let renderer = Self.renderer(web) {
             $0.maximumDocumentCharacters = 1 << 20
-            $0.timeout = 60
+            $0.timeout = 90
         }
         defer { renderer.browser.kill() }
         // A request the site holds open keeps the page from settling: before, it grew until the
@@ -243,7 +243,8 @@ import WebURL
         let started = Date()
         let outcome = Self.render(renderer, web, html: grower)
         #expect(outcome.failure == .tooLarge, "\(String(describing: outcome.failure))")
-        #expect(Date().timeIntervalSince(started) < 15, "stopped as it grew, not at the 60 s render timeout")
+        // Half the render timeout: a bound that holds on a busy machine and still tells the two apart.
+        #expect(Date().timeIntervalSince(started) < 45, "stopped as it grew, not at the 90 s render timeout")
     }
 
     /// A browser past its memory bound is started again once no render uses it.
