@@ -198,7 +198,7 @@ import WebURL
         var bound = Browser.Configuration()
         bound.maximumResidentBytes = 512 << 20
         bound.hardResidentBytes = 768 << 20
-        let renderer = Self.renderer(web, browser: bound) { $0.timeout = 60 }
+        let renderer = Self.renderer(web, browser: bound) { $0.timeout = 90 }
         defer { renderer.browser.kill() }
         // 64 MiB a step, every 50 ms, each array touched so that its pages are real; a request
         // the site holds open keeps the page from settling (before, it ran to the render
@@ -214,7 +214,8 @@ import WebURL
         let started = Date()
         let outcome = Self.render(renderer, web, html: hog)
         #expect(outcome.failure == .tooLarge, "\(String(describing: outcome.failure))")
-        #expect(Date().timeIntervalSince(started) < 15, "stopped while it ran, not at the render timeout")
+        // Half the render timeout, as below: it holds on a busy machine.
+        #expect(Date().timeIntervalSince(started) < 45, "stopped while it ran, not at the 90 s render timeout")
         #expect(renderer.browser.processID == nil, "the browser was killed")
         #expect(Self.render(renderer, web).failure == nil, "the next page renders in a new browser")
     }
