@@ -15,6 +15,7 @@ anonymous (the process's own: caches, heaps; what the documented ceiling bounds)
 file-backed (mapped segment and SQLite pages: the page cache's, which the kernel takes back
 under pressure) — and p50/p99 per kind of search.
 """
+from serve_process import start_serve
 import http.client, json, os, random, signal, subprocess, sys, time, urllib.parse
 
 searchlight, data, queries_file = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -38,23 +39,10 @@ def memory(pid):
     return fields
 
 
-server = subprocess.Popen([searchlight, "serve", "--data", data, "--listen", f"127.0.0.1:{port}", "--cache-seconds", "0"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 peak = {"VmRSS": 0, "RssAnon": 0, "RssFile": 0}
 latencies = {}
+server = start_serve(searchlight, data, port, timeout=600)
 try:
-    deadline = time.time() + 600
-    while True:
-        try:
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            probe.request("GET", "/healthz")
-            if probe.getresponse().status == 200:
-                break
-        except OSError:
-            pass
-        if time.time() > deadline or server.poll() is not None:
-            sys.exit("searchlight serve did not start: " + server.stderr.read().decode()[-500:])
-        time.sleep(0.2)
     started = memory(server.pid)
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     places = random.Random(7)

@@ -15,6 +15,7 @@ first on the freshly started server and the freshly opened Tantivy index (one-of
 every term read for the first time in the process), then again, and prints one JSON object
 with p50 and p99 of both passes.
 """
+from serve_process import start_serve
 import http.client, json, os, signal, subprocess, sys, time, urllib.parse
 
 searchlight, bench, work = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -37,21 +38,8 @@ def pct(values, p):
     return values[min(len(values) - 1, int(len(values) * p))]
 
 
-server = subprocess.Popen([searchlight, "serve", "--data", data, "--listen", f"127.0.0.1:{port}", "--cache-seconds", "0"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+server = start_serve(searchlight, data, port)
 try:
-    deadline = time.time() + 120
-    while True:
-        try:
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            probe.request("GET", "/healthz")
-            if probe.getresponse().status == 200:
-                break
-        except OSError:
-            pass
-        if time.time() > deadline or server.poll() is not None:
-            sys.exit("searchlight serve did not start: " + server.stderr.read().decode()[-500:])
-        time.sleep(0.2)
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
     def ask(query):
