@@ -4,6 +4,7 @@ import Items
 import JSON
 import SQLite
 import SearchIndex
+import StoreSeams
 import Synchronization
 
 /// The two halves of `Benchmarks/serve.sh` that run in process: building the index the
@@ -25,7 +26,13 @@ enum ServeBenchmark {
     /// `exportOnly`: the corpus and its queries only, no index — `EXPORT/corpus.jsonl` may be
     /// a named pipe a peer engine reads as it is written, so that ten million documents
     /// never take the disk's room twice.
-    static func makeIndex(size: Int, directory: String, bodyWords: Int = 300, export: String? = nil, exportOnly: Bool = false) {
+    ///
+    /// `shards` > 1: the same documents split as a sharded store splits them (``Shard``), one
+    /// index per shard in `DIR/shard-K/index.sqlite`, each batch's parts committed side by
+    /// side (one thread per shard, as separate nodes would); the figures are the sums.
+    static func makeIndex(size: Int, directory: String, bodyWords: Int = 300, export: String? = nil, exportOnly: Bool = false,
+                          shards: Int = 1) {
+        precondition(shards == 1 || export == nil, "--shards builds indexes only")
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var exportFile: FileHandle?
         if let export {
@@ -44,15 +51,25 @@ enum ServeBenchmark {
         // The engine's own CPU: the process's around each commit (and the merges it runs),
         // without the corpus's generation and export.
         var indexCPU = 0.0
-        let index = exportOnly ? nil : try! SearchIndex(path: directory + "/index.sqlite")
+        let paths = indexPaths(directory, shards: shards)
+        for path in paths {
+            try! FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        let indexes = exportOnly ? [] : paths.map { try! SearchIndex(path: $0) }
         var corpus = IndexBenchmark.Corpus()
         let now = Date()
+        // One update date for every item, whenever it is built: builds made at different
+        // times, resumed, or split into shards then rank exactly alike (freshness is a
+        // factor of each item's age, and near-ties would otherwise turn on minutes).
+        let updated = Date(timeIntervalSince1970: 1_764_547_200)
         // A build stopped part way (a build of ten million takes hours on two cores) goes on
-        // from the batches it committed: their documents are made again and dropped, and the
-        // figures of the runs before (kept in DIR/build.json every ten batches) added.
+        // from the batches it committed (each commit stores where the next batch starts):
+        // their documents are made again and dropped, and the figures of the runs before
+        // (kept in DIR/build.json every ten batches) added.
         let progressPath = directory + "/build.json"
         var earlier = (wall: 0.0, cpu: 0.0, index: 0.0, written: 0)
-        let committed = export == nil ? (try? index?.count()) ?? 0 : 0
+        let resumeFrom = indexes.map { export == nil ? committedItems($0) : 0 }
+        let committed = resumeFrom.min() ?? 0
         if committed > 0, let saved = try? JSONParser.parse(String(contentsOfFile: progressPath, encoding: .utf8)),
            saved["items"]?.intValue == committed {
             earlier = (saved["wall"]?.doubleValue ?? 0, saved["cpu"]?.doubleValue ?? 0, saved["index"]?.doubleValue ?? 0,
@@ -63,7 +80,7 @@ enum ServeBenchmark {
                 for _ in batch..<min(size, batch + 1000) { _ = (corpus.text(4), corpus.text(20), corpus.text(5), corpus.text(bodyWords)) }
                 continue
             }
-            if index != nil, batch % 10_000 == 0, batch > committed {
+            if !indexes.isEmpty, batch % 10_000 == 0, batch > committed {
                 let progress: JSONValue = ["items": JSONValue(batch), "wall": JSONValue(earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9),
                                            "cpu": JSONValue(earlier.cpu + cpuSeconds() - startCPU), "index": JSONValue(earlier.index + indexCPU),
                                            "written": JSONValue(earlier.written + writtenBytes() - startWritten)]
@@ -79,11 +96,21 @@ enum ServeBenchmark {
                 }
                 return SearchableItem(uniqueIdentifier: id, title: title, contentDescription: description,
                                       keywords: keywords.split(separator: " ").map(String.init), webURL: id, bodyText: body,
-                                      expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: now).checked
+                                      expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: updated).checked
             }
             exportFile?.write(Data(lines.utf8))
+            var split = [[ValidItem]](repeating: [], count: shards)
+            for item in items { split[shards == 1 ? 0 : Shard.number(of: item.key, count: shards)].append(item) }
+            let parts = split
+            let next = Array(String(batch + items.count).utf8)
             let before = cpuSeconds()
-            try! index?.commit(ItemBatch(upserts: items), now: now)
+            DispatchQueue.concurrentPerform(iterations: indexes.count) { k in
+                guard batch >= resumeFrom[k] else { return }
+                var part = ItemBatch(upserts: parts[k])
+                part.clientState = next
+                part.clientStateName = progressBatch
+                try! indexes[k].commit(part, now: now)
+            }
             indexCPU += cpuSeconds() - before
         }
         let wall = earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
@@ -102,8 +129,8 @@ enum ServeBenchmark {
             print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "exported": .string(export)]))
             return
         }
-        let bytes = liveBytes(directory + "/index.sqlite")
-        let disk = IndexBenchmark.fileBytes(directory + "/index.sqlite")
+        let bytes = paths.reduce(0) { $0 + liveBytes($1) }
+        let disk = paths.reduce(0) { $0 + IndexBenchmark.fileBytes($1) }
         let queries = (0..<300).map { _ in corpus.query() }
         try! (queries.joined(separator: "\n") + "\n").write(toFile: directory + "/queries.txt", atomically: true, encoding: .utf8)
         // One-off queries for a stream no result cache can help: the index benchmark's
@@ -123,12 +150,30 @@ enum ServeBenchmark {
             if seen.insert(query).inserted { distinct.append(query) }
         }
         try! (distinct.joined(separator: "\n") + "\n").write(toFile: directory + "/distinct-queries.txt", atomically: true, encoding: .utf8)
-        print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "queries": JSONValue(queries.count),
+        print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "shards": JSONValue(shards), "queries": JSONValue(queries.count),
                                  "distinctQueries": JSONValue(distinct.count), "build_wall_s": JSONValue(wall), "build_cpu_s": JSONValue(cpu), "index_cpu_s": JSONValue(indexCPU),
                                  "peak_rss_mb": JSONValue(Double(IndexBenchmark.peakResidentBytes()) / 1_048_576),
                                  "index_bytes": JSONValue(bytes), "bytes_per_item": JSONValue(Double(bytes) / Double(max(1, size))),
                                  "disk_bytes_with_files_pending_removal": JSONValue(disk),
                                  "bytes_written": JSONValue(written), "write_amplification": JSONValue(Double(written) / Double(max(1, bytes)))]))
+    }
+
+    /// Where `serve-index` writes its index, or each shard's: `DIR/index.sqlite`, or
+    /// `DIR/shard-K/index.sqlite` for K from 0 when split.
+    static func indexPaths(_ directory: String, shards: Int) -> [String] {
+        shards == 1 ? [directory + "/index.sqlite"] : (0..<shards).map { directory + "/shard-\($0)/index.sqlite" }
+    }
+
+    /// The batch name under which each commit stores where the next batch starts.
+    static let progressBatch = "serve-index"
+
+    /// How many of the corpus's items an index has been given: the position its last commit
+    /// stored, else (builds from before positions were stored) its count.
+    static func committedItems(_ index: SearchIndex) -> Int {
+        if let state = try? index.clientState(batch: progressBatch), let position = Int(String(decoding: state, as: UTF8.self)) {
+            return position
+        }
+        return (try? index.count()) ?? 0
     }
 
     /// The index's bytes once the files of merged-away segments are gone (a minute after

@@ -48,9 +48,38 @@ enum ShardedBenchmark {
             }
         }
         let sets = IndexBenchmark.querySets(&corpus).filter { $0.name != "cjk" }
+        measure(single: folder + "/whole.sqlite", shards: (0..<shards).map { folder + "/shard-\($0).sqlite" }, sets: sets,
+                keyStore: folder + "/service.sqlite", report: [
+                    ("benchmark", "sharded"), ("items", .init(size)), ("shards", .init(shards)),
+                    ("single_index_items_per_s", .init(Double(size) / wholeSeconds)), ("shards_items_per_s", .init(Double(size) / shardSeconds)),
+                ])
+    }
 
+    /// The same comparison over indexes already built: `serve-index WHOLE --items N` and
+    /// `serve-index SPLIT --items N --shards K` (the same documents), with the query sets
+    /// of `serve-index --export`'s `queries.json` (every set but `long`, whose requests take
+    /// a path of their own).
+    static func run(whole: String, split: String, shards: Int, queries: String) {
+        let file = try! JSONParser.parse(String(contentsOfFile: queries, encoding: .utf8))
+        let sets = (file.objectValue?.members ?? []).filter { $0.key != "long" }.map { member in
+            (name: member.key, queries: (member.value.arrayValue ?? []).compactMap(\.stringValue))
+        }
+        let folder = NSTemporaryDirectory() + "/sharded-bench-keys-\(getpid())"
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let items = (try? SearchIndex(path: whole + "/index.sqlite", mode: .existing).count()) ?? 0
+        measure(single: whole + "/index.sqlite", shards: ServeBenchmark.indexPaths(split, shards: shards), sets: sets,
+                keyStore: folder + "/service.sqlite", report: [("benchmark", "sharded"), ("items", .init(items)), ("shards", .init(shards))])
+    }
+
+    /// Serves `single` and each of `shards` over HTTP on 127.0.0.1, a router over the
+    /// shards, and asks both sides every query of `sets` twice (the second pass measured);
+    /// prints `report` with the overlap and latency figures of each set.
+    static func measure(single singlePath: String, shards shardPaths: [String], sets: [(name: String, queries: [String])],
+                        keyStore: String, report: [(String, JSONValue)]) {
+        let shards = shardPaths.count
         // One key store for every node: the router's credential and tokens come from its salt.
-        let keys = try! ServiceStore(path: folder + "/service.sqlite")
+        let keys = try! ServiceStore(path: keyStore)
         func serve(_ path: String) -> HTTPServer {
             var configuration = SearchService.Configuration(indexPath: path)
             configuration.cacheLifetime = 0
@@ -63,8 +92,8 @@ enum ShardedBenchmark {
             service.answer(as: "http://127.0.0.1:\(running.port)")
             return running
         }
-        let single = serve(folder + "/whole.sqlite")
-        let nodes = (0..<shards).map { serve(folder + "/shard-\($0).sqlite") }
+        let single = serve(singlePath)
+        let nodes = shardPaths.map(serve)
         let table = nodes.enumerated().map { number, server in
             CrawlStatus.Node(name: "shard-\(number)", behind: 0, silentFor: 0, shard: Shard(index: number, count: shards)!,
                              address: "http://127.0.0.1:\(server.port)")
@@ -91,10 +120,7 @@ enum ShardedBenchmark {
             let json = try? JSONParser.parse(bytes: response?.body ?? [])
             return ((json?["results"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }, milliseconds, json?["partial"]?.boolValue ?? false)
         }
-        var report: [(String, JSONValue)] = [
-            ("benchmark", "sharded"), ("items", .init(size)), ("shards", .init(shards)),
-            ("single_index_items_per_s", .init(Double(size) / wholeSeconds)), ("shards_items_per_s", .init(Double(size) / shardSeconds)),
-        ]
+        var report = report
         for (name, queries) in sets {
             // A first pass warms both sides' pages; the second is measured.
             for query in queries {

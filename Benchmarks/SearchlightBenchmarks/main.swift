@@ -9,7 +9,7 @@ import WebURL
 //
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300] [--no-peer-queries]
-//   searchlight-bench serve-index DIR [--items 100000] [--body-words 300] [--export DIR [--export-only]]
+//   searchlight-bench serve-index DIR [--items 100000] [--body-words 300] [--export DIR [--export-only]] [--shards K]
 //   searchlight-bench filter-profile DIR [--set standard] [--rounds 3] [--queries FILE] [--only LABEL-PART]   (writes filter attributes into DIR's index)
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
@@ -17,6 +17,7 @@ import WebURL
 //   searchlight-bench ingest [--rows 1000000] [--companies 1000] [--dir /tmp]
 //   searchlight-bench spelling [--words 1000000] [--dir /tmp]
 //   searchlight-bench sharded [--items 1000000] [--shards 4] [--dir /tmp]
+//   searchlight-bench sharded --whole DIR --split DIR --queries FILE [--shards 4]   (indexes made by serve-index [--shards])
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
@@ -52,7 +53,7 @@ case "filter-profile":
 case "serve-index":
     ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".",
                              bodyWords: Int(option("--body-words") ?? "300") ?? 300, export: option("--export"),
-                             exportOnly: arguments.contains("--export-only"))
+                             exportOnly: arguments.contains("--export-only"), shards: Int(option("--shards") ?? "1") ?? 1)
 case "search-in-process":
     ServeBenchmark.searchInProcess(directory: arguments.count > 1 ? arguments[1] : ".", threads: Int(option("--threads") ?? "4") ?? 4,
                                    seconds: Double(option("--seconds") ?? "30") ?? 30, file: option("--queries") ?? "queries.txt")
@@ -67,8 +68,12 @@ case "ingest":
     IngestBenchmark.run(rows: Int(option("--rows") ?? "1000000") ?? 1_000_000, companies: Int(option("--companies") ?? "1000") ?? 1000,
                         directory: option("--dir") ?? NSTemporaryDirectory())
 case "sharded":
-    ShardedBenchmark.run(items: Int(option("--items") ?? "1000000") ?? 1_000_000, shards: Int(option("--shards") ?? "4") ?? 4,
-                         directory: option("--dir") ?? NSTemporaryDirectory())
+    if let whole = option("--whole"), let split = option("--split"), let queries = option("--queries") {
+        ShardedBenchmark.run(whole: whole, split: split, shards: Int(option("--shards") ?? "4") ?? 4, queries: queries)
+    } else {
+        ShardedBenchmark.run(items: Int(option("--items") ?? "1000000") ?? 1_000_000, shards: Int(option("--shards") ?? "4") ?? 4,
+                             directory: option("--dir") ?? NSTemporaryDirectory())
+    }
 case "findability":
     // validate --query's engine side over a `serve-index` index.
     FindabilityBenchmark.run(directory: arguments.count > 1 ? arguments[1] : ".", count: Int(option("--queries") ?? "100") ?? 100)
