@@ -45,9 +45,9 @@ enum ServeBenchmark {
             }
             exportFile = FileHandle(forWritingAtPath: path)
         }
-        let startCPU = cpuSeconds()
-        let startWritten = writtenBytes()
-        let began = DispatchTime.now().uptimeNanoseconds
+        var startCPU = cpuSeconds()
+        var startWritten = writtenBytes()
+        var began = DispatchTime.now().uptimeNanoseconds
         // The engine's own CPU: the process's around each commit (and the merges it runs),
         // without the corpus's generation and export.
         var indexCPU = 0.0
@@ -64,8 +64,8 @@ enum ServeBenchmark {
         let updated = Date(timeIntervalSince1970: 1_764_547_200)
         // A build stopped part way (a build of ten million takes hours on two cores) goes on
         // from the batches it committed (each commit stores where the next batch starts):
-        // their documents are made again and dropped, and the figures of the runs before
-        // (kept in DIR/build.json every ten batches) added.
+        // their documents are made again and dropped (not counted), and the figures of the
+        // runs before (DIR/build.json, written after each commit) added.
         let progressPath = directory + "/build.json"
         var earlier = (wall: 0.0, cpu: 0.0, index: 0.0, written: 0)
         let resumeFrom = indexes.map { export == nil ? committedItems($0) : 0 }
@@ -80,11 +80,8 @@ enum ServeBenchmark {
                 for _ in batch..<min(size, batch + 1000) { _ = (corpus.text(4), corpus.text(20), corpus.text(5), corpus.text(bodyWords)) }
                 continue
             }
-            if !indexes.isEmpty, batch % 10_000 == 0, batch > committed {
-                let progress: JSONValue = ["items": JSONValue(batch), "wall": JSONValue(earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9),
-                                           "cpu": JSONValue(earlier.cpu + cpuSeconds() - startCPU), "index": JSONValue(earlier.index + indexCPU),
-                                           "written": JSONValue(earlier.written + writtenBytes() - startWritten)]
-                try? JSONWriter.string(progress).write(toFile: progressPath, atomically: true, encoding: .utf8)
+            if batch == committed, committed > 0 {
+                (startCPU, startWritten, began) = (cpuSeconds(), writtenBytes(), DispatchTime.now().uptimeNanoseconds)
             }
             var lines = ""
             let items = (batch..<min(size, batch + 1000)).map { i in
@@ -112,6 +109,13 @@ enum ServeBenchmark {
                 try! indexes[k].commit(part, now: now)
             }
             indexCPU += cpuSeconds() - before
+            if !indexes.isEmpty {
+                let progress: JSONValue = ["items": JSONValue(batch + items.count),
+                                           "wall": JSONValue(earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9),
+                                           "cpu": JSONValue(earlier.cpu + cpuSeconds() - startCPU), "index": JSONValue(earlier.index + indexCPU),
+                                           "written": JSONValue(earlier.written + writtenBytes() - startWritten)]
+                try? JSONWriter.string(progress).write(toFile: progressPath, atomically: true, encoding: .utf8)
+            }
         }
         let wall = earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         let cpu = earlier.cpu + cpuSeconds() - startCPU
