@@ -48,9 +48,9 @@ enum ServeBenchmark {
         var startCPU = cpuSeconds()
         var startWritten = writtenBytes()
         var began = DispatchTime.now().uptimeNanoseconds
-        // The engine's own CPU: the process's around each commit (and the merges it runs),
-        // without the corpus's generation and export.
-        var indexCPU = 0.0
+        // The engine's own CPU: the committing threads' in each commit (and the merges it
+        // runs), without the corpus's generation and export.
+        let indexCPU = Mutex(0.0)
         let paths = indexPaths(directory, shards: shards)
         for path in paths {
             try! FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -67,14 +67,19 @@ enum ServeBenchmark {
         // their documents are made again and dropped (not counted), and the figures of the
         // runs before (DIR/build.json, written after each commit) added.
         let progressPath = directory + "/build.json"
-        var earlier = (wall: 0.0, cpu: 0.0, index: 0.0, written: 0)
+        var restored = (wall: 0.0, cpu: 0.0, index: 0.0, written: 0)
         let resumeFrom = indexes.map { export == nil ? committedItems($0) : 0 }
         let committed = resumeFrom.min() ?? 0
         if committed > 0, let saved = try? JSONParser.parse(String(contentsOfFile: progressPath, encoding: .utf8)),
            saved["items"]?.intValue == committed {
-            earlier = (saved["wall"]?.doubleValue ?? 0, saved["cpu"]?.doubleValue ?? 0, saved["index"]?.doubleValue ?? 0,
-                       saved["written"]?.intValue ?? 0)
+            restored = (saved["wall"]?.doubleValue ?? 0, saved["cpu"]?.doubleValue ?? 0, saved["index"]?.doubleValue ?? 0,
+                        saved["written"]?.intValue ?? 0)
         }
+        let earlier = restored
+        // Batch n is committed on this queue while the next is made: the corpus's generation
+        // takes a fifth of the time and need not wait for the engine.
+        let committer = DispatchQueue(label: "serve-index.commit")
+        let committing = DispatchGroup()
         for batch in stride(from: 0, to: size, by: 1000) {
             if batch < committed {
                 for _ in batch..<min(size, batch + 1000) { _ = (corpus.text(4), corpus.text(20), corpus.text(5), corpus.text(bodyWords)) }
@@ -83,6 +88,7 @@ enum ServeBenchmark {
             if batch == committed, committed > 0 {
                 (startCPU, startWritten, began) = (cpuSeconds(), writtenBytes(), DispatchTime.now().uptimeNanoseconds)
             }
+            let (runCPU, runWritten, runBegan) = (startCPU, startWritten, began)
             var lines = ""
             let items = (batch..<min(size, batch + 1000)).map { i in
                 let id = "https://bench.example/items/\(i)"
@@ -100,26 +106,32 @@ enum ServeBenchmark {
             for item in items { split[shards == 1 ? 0 : Shard.number(of: item.key, count: shards)].append(item) }
             let parts = split
             let next = Array(String(batch + items.count).utf8)
-            let before = cpuSeconds()
-            DispatchQueue.concurrentPerform(iterations: indexes.count) { k in
-                guard batch >= resumeFrom[k] else { return }
-                var part = ItemBatch(upserts: parts[k])
-                part.clientState = next
-                part.clientStateName = progressBatch
-                try! indexes[k].commit(part, now: now)
-            }
-            indexCPU += cpuSeconds() - before
-            if !indexes.isEmpty {
-                let progress: JSONValue = ["items": JSONValue(batch + items.count),
-                                           "wall": JSONValue(earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9),
-                                           "cpu": JSONValue(earlier.cpu + cpuSeconds() - startCPU), "index": JSONValue(earlier.index + indexCPU),
-                                           "written": JSONValue(earlier.written + writtenBytes() - startWritten)]
+            let end = batch + items.count
+            committing.wait()
+            guard !indexes.isEmpty else { continue }
+            committer.async(group: committing) {
+                DispatchQueue.concurrentPerform(iterations: indexes.count) { k in
+                    guard batch >= resumeFrom[k] else { return }
+                    var part = ItemBatch(upserts: parts[k])
+                    part.clientState = next
+                    part.clientStateName = progressBatch
+                    let before = threadCPUSeconds()
+                    try! indexes[k].commit(part, now: now)
+                    let spent = threadCPUSeconds() - before
+                    indexCPU.withLock { $0 += spent }
+                }
+                let progress: JSONValue = ["items": JSONValue(end),
+                                           "wall": JSONValue(earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - runBegan) / 1e9),
+                                           "cpu": JSONValue(earlier.cpu + cpuSeconds() - runCPU),
+                                           "index": JSONValue(earlier.index + indexCPU.withLock { $0 }),
+                                           "written": JSONValue(earlier.written + writtenBytes() - runWritten)]
                 try? JSONWriter.string(progress).write(toFile: progressPath, atomically: true, encoding: .utf8)
             }
         }
+        committing.wait()
         let wall = earlier.wall + Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         let cpu = earlier.cpu + cpuSeconds() - startCPU
-        indexCPU += earlier.index
+        let engineCPU = earlier.index + indexCPU.withLock { $0 }
         // The export's own bytes are not the index's writes.
         let exported = export.map { (try? FileManager.default.attributesOfItem(atPath: $0 + "/corpus.jsonl")[.size] as? Int) ?? 0 } ?? 0
         let written = max(0, earlier.written + writtenBytes() - startWritten - exported)
@@ -155,7 +167,7 @@ enum ServeBenchmark {
         }
         try! (distinct.joined(separator: "\n") + "\n").write(toFile: directory + "/distinct-queries.txt", atomically: true, encoding: .utf8)
         print(JSONWriter.string(["benchmark": "serve-index", "items": JSONValue(size), "shards": JSONValue(shards), "queries": JSONValue(queries.count),
-                                 "distinctQueries": JSONValue(distinct.count), "build_wall_s": JSONValue(wall), "build_cpu_s": JSONValue(cpu), "index_cpu_s": JSONValue(indexCPU),
+                                 "distinctQueries": JSONValue(distinct.count), "build_wall_s": JSONValue(wall), "build_cpu_s": JSONValue(cpu), "index_cpu_s": JSONValue(engineCPU),
                                  "peak_rss_mb": JSONValue(Double(IndexBenchmark.peakResidentBytes()) / 1_048_576),
                                  "index_bytes": JSONValue(bytes), "bytes_per_item": JSONValue(Double(bytes) / Double(max(1, size))),
                                  "disk_bytes_with_files_pending_removal": JSONValue(disk),
@@ -202,6 +214,13 @@ enum ServeBenchmark {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// CPU seconds of the calling thread.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Bytes this process has written to storage (`write_bytes` of `/proc/self/io`), 0 where unknown.
