@@ -45,7 +45,9 @@ def plot(curve_file, out_dir):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rows = [json.loads(line) for line in open(curve_file)]
-    queries = [r for r in rows if r.get("kind") == "query" and r.get("cache") == "cold"]
+    # A set measured again at a size (a run disturbed by other work, rerun) counts once: the last.
+    latest = {(r["engine"], r["set"], r["items"]): r for r in rows if r.get("kind") == "query" and r.get("cache") == "cold"}
+    queries = list(latest.values())
     sets = sorted({r["set"] for r in queries})
     for measure, label in (("p99_ms", "warm p99"), ("first_pass_p99_ms", "first pass p99 (cold page cache)")):
         fig, axes = plt.subplots(1, len(sets), figsize=(5 * len(sets), 4))

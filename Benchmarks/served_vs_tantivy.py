@@ -3,6 +3,9 @@
 very same items and queries.
 
     Benchmarks/served_vs_tantivy.py SEARCHLIGHT SEARCHLIGHT_BENCH WORK_DIR [--items 300000] [--port 18095]
+    Benchmarks/served_vs_tantivy.py SEARCHLIGHT SEARCHLIGHT_BENCH WORK_DIR --existing OURS_DIR TANTIVY_DIR QUERIES_JSON
+
+(`--existing`: indexes already built, e.g. `scale_curve.py`'s ours-N, tantivy-N and queries-N.json.)
 
 Makes the index benchmark's corpus (`searchlight-bench serve-index`, and the same documents
 exported for Tantivy), then asks 300 one-off queries — 280 of the standard set's 1–2 words
@@ -22,14 +25,20 @@ searchlight, bench, work = sys.argv[1], sys.argv[2], sys.argv[3]
 items = int(sys.argv[sys.argv.index("--items") + 1]) if "--items" in sys.argv else 300_000
 port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 18095
 os.makedirs(work, exist_ok=True)
-data = os.path.join(work, f"served-{items}")
-export = os.path.join(work, f"export-{items}")
-if not os.path.exists(os.path.join(data, "index.sqlite")):
-    subprocess.run([bench, "serve-index", data, "--items", str(items)], check=True, stdout=subprocess.DEVNULL)
-if not os.path.exists(os.path.join(export, "queries.json")):
-    subprocess.run([bench, "index", "--sizes", str(items), "--export", export, "--export-only", "--dir", work], check=True,
-                   stdout=subprocess.DEVNULL)
-sets = json.load(open(os.path.join(export, "queries.json")))
+existing = sys.argv[sys.argv.index("--existing") + 1:sys.argv.index("--existing") + 4] if "--existing" in sys.argv else None
+if existing:
+    data, peer_index, queries_file = existing
+else:
+    data = os.path.join(work, f"served-{items}")
+    export = os.path.join(work, f"export-{items}")
+    peer_index = os.path.join(work, f"tantivy-{items}")
+    queries_file = os.path.join(export, "queries.json")
+    if not os.path.exists(os.path.join(data, "index.sqlite")):
+        subprocess.run([bench, "serve-index", data, "--items", str(items)], check=True, stdout=subprocess.DEVNULL)
+    if not os.path.exists(queries_file):
+        subprocess.run([bench, "index", "--sizes", str(items), "--export", export, "--export-only", "--dir", work], check=True,
+                       stdout=subprocess.DEVNULL)
+sets = json.load(open(queries_file))
 queries = sets["standard"][:280] + sets["frequent"][:20]
 
 
@@ -68,8 +77,9 @@ finally:
 from tantivy_corpus import BOOSTS, build
 
 import tantivy
-build(export, os.path.join(work, f"tantivy-{items}"))
-index = tantivy.Index.open(os.path.join(work, f"tantivy-{items}"))
+if not existing:
+    build(export, peer_index)
+index = tantivy.Index.open(peer_index)
 searcher = index.searcher()
 parsed = [index.parse_query(q, list(BOOSTS), field_boosts=BOOSTS) for q in queries]
 peer_first = []
@@ -84,7 +94,7 @@ for q in parsed:
     peer.append((time.perf_counter() - started) * 1000)
 
 print(json.dumps({
-    "benchmark": "served-vs-tantivy", "items": items, "queries": len(queries),
+    "benchmark": "served-vs-tantivy", "items": items if not existing else data, "queries": len(queries),
     "searchlight_http_p50_ms": round(pct(served, 0.5), 3), "searchlight_http_p99_ms": round(pct(served, 0.99), 3),
     "tantivy_in_process_p50_ms": round(pct(peer, 0.5), 3), "tantivy_in_process_p99_ms": round(pct(peer, 0.99), 3),
     "p99_ratio": round(pct(served, 0.99) / pct(peer, 0.99), 3),
