@@ -14,8 +14,12 @@ import Synchronization
 /// covers, and a later search adds only the rows written since; rows deleted since are left
 /// to the search's liveness check. A circle's rows come from ``PlaceGrid``. At most ``capacity`` sets are kept (1,000,000 items take
 /// 125 KB a set), the least recently used dropped first; one is built by one scan of `items`.
+/// Circles are kept apart, at most ``circleCapacity``: a search near a person who moves asks
+/// for a new circle nearly every time, and a stream of such one-off sets, cheap to make again
+/// from the grid, must not push out the sets that cost a scan (seconds at 10,000,000 items).
 final class FilterCache: Sendable {
     static let capacity = 32
+    static let circleCapacity = 8
     /// The file's places, which a circle's rows come from.
     private let places: PlaceGrid
 
@@ -25,7 +29,8 @@ final class FilterCache: Sendable {
         var covered: Int64
     }
 
-    private let entries = BoundedCache<SearchFilter, Entry>(capacityEntries: capacity)
+    private let scanned = BoundedCache<SearchFilter, Entry>(capacityEntries: capacity)
+    private let circles = BoundedCache<SearchFilter, Entry>(capacityEntries: circleCapacity)
 
     init(places: PlaceGrid) {
         self.places = places
@@ -34,6 +39,7 @@ final class FilterCache: Sendable {
     /// The rows passing `filter`, up to date with what `connection` reads.
     func rows(_ filter: SearchFilter, connection: SQLiteConnection) throws -> FilterRows {
         let key = filter
+        let entries = filter.near == nil ? scanned : circles
         let cached = entries.value(key)
         var rows = try cached?.rows.rows ?? RowSet(base: Self.lowestRowid(connection))
         var segments = cached?.rows.segments ?? FilterRows.Segments()
@@ -67,6 +73,11 @@ final class FilterCache: Sendable {
         let rowsNow = FilterRows(rows: rows, segments: segments)
         entries.insert(Entry(rows: rowsNow, covered: covered), bytes: 0, for: key)
         return rowsNow
+    }
+
+    /// Whether the rows of `filter` are kept (marked used, as a search's look-up would).
+    func isKept(_ filter: SearchFilter) -> Bool {
+        (filter.near == nil ? scanned : circles).value(filter) != nil
     }
 
     /// The oldest item's rowid: no row below it can appear again (rowids only count up).

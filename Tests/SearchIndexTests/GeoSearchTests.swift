@@ -1,6 +1,7 @@
 import Foundation
 import Items
 import JSON
+import SQLite
 @testable import SearchIndex
 import Testing
 
@@ -182,6 +183,30 @@ import Testing
         for sort in [SearchSort.relevance, .distance] {
             #expect(try Self.search(t.index, GeoCircle(center: Self.paris, radius: 20), sort: sort).hits.map(\.item.uniqueIdentifier) == ["defense"])
         }
+    }
+
+    /// Every search near a moving person asks for a new circle: those one-off sets are kept
+    /// apart, so they never push out a filter whose rows cost a scan of `items`.
+    @Test func newCirclesDoNotPushOutScannedFilters() throws {
+        let temporary = try TemporaryIndex()
+        var items = Self.items()
+        for index in items.indices { items[index].contentType = index % 2 == 0 ? "public.cafe" : "public.bar" }
+        try temporary.index.upsert(items)
+        let connection = try SQLiteConnection(path: temporary.directory.appendingPathComponent("index.sqlite").path)
+        let cache = FilterCache(places: PlaceGrid())
+        let cafes = SearchFilter(contentType: "public.cafe")
+        #expect(try cache.rows(cafes, connection: connection).rows.count == 4)
+        var lastCircle = SearchFilter()
+        for step in 0..<(FilterCache.capacity + FilterCache.circleCapacity + 1) {
+            lastCircle = SearchFilter().with {
+                $0.near = GeoCircle(center: GeoPoint(latitude: 48.8566 + Double(step) * 0.0001, longitude: 2.3522), radius: 2)
+            }
+            #expect(try cache.rows(lastCircle, connection: connection).rows.count == 2, "the Louvre and Bastille, at every step")
+        }
+        #expect(cache.isKept(cafes), "the scanned filter outlives the stream of circles")
+        #expect(cache.isKept(lastCircle))
+        let first = SearchFilter().with { $0.near = GeoCircle(center: Self.paris, radius: 2) }
+        #expect(!cache.isKept(first), "circles have a bound of their own")
     }
 
     @Test func placesArePushedCheckedAndKept() throws {
