@@ -9,8 +9,9 @@ import Synchronization
 /// replaced, re-dated or re-ranked, and only those are read again, with the rows written
 /// since; a reader further behind than the log, or a commit that touched too many rows to
 /// list, reads every row again (one scan of `items`). A bit per rowid from the oldest item's
-/// (1,000,000 items take 125 KB) and 16 bytes per item with an expiry, for one index file
-/// (its ``IndexReader``).
+/// (1,000,000 items take 125 KB), a bit per document of each segment searched, and 20 bytes
+/// per item with an expiry (16 in the index-wide list, 4 in its segment's), for one index
+/// file (its ``IndexReader``).
 final class LiveRows: Sendable {
     /// Changes read from the log at most before the rows are read again instead.
     static let changesRead = 256
@@ -37,15 +38,29 @@ final class LiveRows: Sendable {
             var entry = SegmentLiveness.Entry(bits: [UInt64](repeating: 0, count: rowids.count / 64 + 2))
             // The segment's rowids and the expiring ones both ascend: one walk finds each
             // live ordinal's expiry.
+            var expiringOrdinals: [(expires: Double, ordinal: Int32)] = []
             var next = expiring.rowids.firstIndex(atLeast: rowids.first ?? 0)
             for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) {
                 entry.bits[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
                 while next < expiring.rowids.count, expiring.rowids[next] < rowid { next += 1 }
-                if next < expiring.rowids.count, expiring.rowids[next] == rowid { entry.expiring.append((expiring.times[next], Int32(ordinal))) }
+                if next < expiring.rowids.count, expiring.rowids[next] == rowid { expiringOrdinals.append((expiring.times[next], Int32(ordinal))) }
             }
-            entry.expiring.sort { $0.expires < $1.expires }
+            expiringOrdinals.sort { $0.expires < $1.expires }
+            entry.expiring = expiringOrdinals.map(\.ordinal)
             segments.entries.withLock { $0[segment] = entry }
             return entry
+        }
+
+        /// Clears from `bits` (a segment's ordinals; its ascending `rowids`) those that are not
+        /// live, unexpired items at `now`. The segment's expiring ordinals come soonest first,
+        /// so only those expired and one more are looked at, each expiry read from ``expiring``.
+        func mask(_ bits: inout [UInt64], segment: Int64, rowids: UnsafeBufferPointer<Int64>, now: Double) {
+            let entry = ordinals(segment: segment, rowids: rowids)
+            for index in bits.indices { bits[index] &= index < entry.bits.count ? entry.bits[index] : 0 }
+            for ordinal in entry.expiring {
+                guard let expires = expiring.time(of: rowids[Int(ordinal)]), expires <= now else { break }
+                bits[Int(ordinal) >> 6] &= ~(UInt64(1) << UInt64(ordinal & 63))
+            }
         }
 
         /// Drops the segments' ordinals: the rows changed.
@@ -56,17 +71,9 @@ final class LiveRows: Sendable {
     final class SegmentLiveness: Sendable {
         struct Entry: Sendable {
             var bits: [UInt64]
-            /// The live ordinals that expire, soonest first.
-            var expiring: [(expires: Double, ordinal: Int32)] = []
-
-            /// `bits` (the segment's ordinals) without those live here and unexpired at `now`.
-            func mask(_ bits: inout [UInt64], now: Double) {
-                for index in bits.indices { bits[index] &= index < self.bits.count ? self.bits[index] : 0 }
-                for entry in expiring {
-                    guard entry.expires <= now else { break }
-                    bits[Int(entry.ordinal) >> 6] &= ~(UInt64(1) << UInt64(entry.ordinal & 63))
-                }
-            }
+            /// The live ordinals that expire, soonest first (4 bytes each: their expiries are
+            /// the snapshot's, read for the few a search looks at).
+            var expiring: [Int32] = []
         }
 
         let entries = Mutex<[Int64: Entry]>([:])
@@ -153,6 +160,12 @@ final class LiveRows: Sendable {
     struct Expiries: Sendable {
         var rowids: [Int64] = []
         var times: [Double] = []
+
+        /// The expiry of `rowid`, nil when it has none.
+        func time(of rowid: Int64) -> Double? {
+            let index = rowids.firstIndex(atLeast: rowid)
+            return index < rowids.count && rowids[index] == rowid ? times[index] : nil
+        }
 
         /// Without the rows of `removed`, with `added` (in any order).
         mutating func replace(removing removed: Set<Int64>, adding added: [(rowid: Int64, expires: Double)]) {

@@ -17,7 +17,7 @@ extension SegmentSearcher {
                         into collector: inout some MatchCollector) throws {
         for segment in segments {
             guard var matched = try matches(query, in: segment) else { continue }
-            live.ordinals(segment: segment.info.id, rowids: segment.rowids).mask(&matched, now: now)
+            live.mask(&matched, segment: segment.info.id, rowids: segment.rowids, now: now)
             if let passing = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids) {
                 for index in matched.indices { matched[index] &= index < passing.count ? passing[index] : 0 }
             }
