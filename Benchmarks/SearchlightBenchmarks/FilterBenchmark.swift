@@ -15,6 +15,10 @@ import SearchIndex
 /// the figures and its time reported apart).
 enum FilterBenchmark {
     static func run(directory: String, set name: String, rounds: Int, queryFile: String?, only: String? = nil) {
+        guard rounds >= 2 else {
+            FileHandle.standardError.write(Data("--rounds must be at least 2: the first round, which builds each filter's rows, is not measured\n".utf8))
+            exit(64)
+        }
         let path = directory + "/index.sqlite"
         // Opened first, so that an index of an older schema is migrated before it is written.
         let index = try! SearchIndex(path: path, mode: .existing)
