@@ -39,7 +39,7 @@ final class FilterCache: Sendable {
     /// The rows passing `filter`, up to date with what `connection` reads.
     func rows(_ filter: SearchFilter, connection: SQLiteConnection) throws -> FilterRows {
         let key = filter
-        let entries = filter.near == nil ? scanned : circles
+        let entries = cache(for: filter)
         let cached = entries.value(key)
         var rows = try cached?.rows.rows ?? RowSet(base: Self.lowestRowid(connection))
         var segments = cached?.rows.segments ?? FilterRows.Segments()
@@ -75,9 +75,14 @@ final class FilterCache: Sendable {
         return rowsNow
     }
 
+    /// Where the rows of `filter` are kept: with the circles when it has one.
+    private func cache(for filter: SearchFilter) -> BoundedCache<SearchFilter, Entry> {
+        filter.near == nil ? scanned : circles
+    }
+
     /// Whether the rows of `filter` are kept (marked used, as a search's look-up would).
     func isKept(_ filter: SearchFilter) -> Bool {
-        (filter.near == nil ? scanned : circles).value(filter) != nil
+        cache(for: filter).value(filter) != nil
     }
 
     /// The oldest item's rowid: no row below it can appear again (rowids only count up).
