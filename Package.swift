@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -44,7 +45,7 @@ let package = Package(
         /// its JSON, corpus statistics, the result order, relevance feedback's pure part. No C
         /// library below it: the API's two sides and its clients share it without the engine.
         .target(name: "SearchModel", dependencies: ["ItemModel", "JSON", "TextUtilities"]),
-        .target(name: "SearchIndex", dependencies: ["BoundedCache", "Items", "SearchModel", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "JSON", "WebURL", "TextUtilities"]),
+        .target(name: "SearchIndex", dependencies: ["BoundedCache", "Items", "SearchModel", "SQLite", "CSQLite", "CStemmer", "CLibDeflate", "CZstd", "JSON", "WebURL", "TextUtilities"]),
         .target(name: "HTTPServer", dependencies: ["HTTPTypes", "CMicroHTTPD", "TextUtilities"]),
         .target(name: "Gzip", dependencies: ["CZlib", "CLibDeflate"]),
         .target(name: "DemoWeb", dependencies: ["HTTPServer", "SQLite", "TextUtilities"], resources: [.copy("Sites"), .copy("Certificates"), .copy("Apps")]),

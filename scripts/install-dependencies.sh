@@ -4,7 +4,7 @@
 # use (PostgreSQL for the multi-machine tests, chromedriver for the search page, python3
 # with warcio, a real WARC reader, from PyPI). Idempotent; uses sudo only when not already root.
 set -euo pipefail
-packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev libidn2-dev zlib1g-dev libdeflate-dev libssl-dev libpq-dev libstemmer-dev chromium)
+packages=(pkg-config libxml2-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libpsl-dev libidn2-dev zlib1g-dev libdeflate-dev libzstd-dev libssl-dev libpq-dev libstemmer-dev chromium)
 tests=false
 if [ "${1:-}" = "--tests" ]; then tests=true; fi
 # The search page's browser test: headless Chromium, its WebDriver, and CJK fonts for the screenshots;

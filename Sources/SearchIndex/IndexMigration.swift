@@ -96,14 +96,25 @@ enum IndexMigration {
                 FROM items i LEFT JOIN item_bodies b ON b.rowid = i.rowid WHERE i.quality < 1
                 """)
             var changed: [(rowid: Int64, quality: Double)] = []
+            let dictionaries = BodyDictionaries()
             while try rows.step() {
                 let quality = Ranking.quality(title: rows.string(1) ?? "", keywords: StoredKeywords.decode(rows.string(2) ?? ""),
-                                              description: rows.string(3) ?? "", body: StoredText.text(rows, 4))
+                                              description: rows.string(3) ?? "",
+                                              body: StoredText.text(rows, 4, dictionaries: dictionaries, connection: connection))
                 if quality != rows.double(5) { changed.append((rows.int64(0), quality)) }
             }
             rows.reset()
             let update = try connection.prepare("UPDATE items SET quality = ?1 WHERE rowid = ?2")
             for row in changed { try update.run([.real(row.quality), .integer(row.rowid)]) }
+            try IndexSchema.setVersion(connection, 9)
+        }
+    }
+
+    /// Version 10 compresses bodies with a dictionary once the index has one: the table of
+    /// dictionaries is added; bodies already stored keep their format.
+    static func fromVersion9(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try connection.execute(BodyDictionary.schema)
             try IndexSchema.setVersion(connection)
         }
     }
@@ -230,13 +241,14 @@ enum IndexMigration {
         let length = try connection.prepare("UPDATE items SET length = ? WHERE rowid = ?")
         let compress = try connection.prepare("UPDATE item_bodies SET body = ? WHERE rowid = ?")
         let compressor = StoredText.Compressor()
+        let dictionaries = BodyDictionaries()
         var builders: [SegmentBuilder] = []
         var builder = SegmentBuilder()
         var documents = 0
         var tokens = 0
         while try rows.step() {
             let rowid = Int64(rows.int(0))
-            let body = StoredText.text(rows, 4)
+            let body = StoredText.text(rows, 4, dictionaries: dictionaries, connection: connection)
             if !rows.isNull(4), !rows.isBlob(4), case .blob(let packed) = compressor.value(body) {
                 compress.reset()
                 compress.bind([.blob(packed), .integer(rowid)])

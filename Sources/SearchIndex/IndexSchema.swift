@@ -6,11 +6,16 @@ import SearchModel
 ///
 /// - `items`: one row per item with its text columns (title, keywords, description) and
 ///   its length in tokens; `apps` holds the app list as JSON. An item is identified by
-///   its owner and its identifier (``ItemKey``; the operator's owner is `''`). Rowids are never reused
+///   its owner and its identifier (``ItemKey``; the operator's owner is `''`): one index on
+///   `(uid, owner)` finds an item by its key and by its identifier alone, and `items_owner`
+///   an owner's items (files made before version 10 have `UNIQUE(owner, uid)` and an index
+///   on `uid`, which serve the same lookups). Rowids are never reused
 ///   (AUTOINCREMENT), and replacing an item gives it a new rowid, so a posting in a
 ///   segment is live exactly while its row exists.
 /// - `item_bodies`: the body text of each item (read for phrase checks and snippets),
 ///   compressed (``StoredText``); older rows and short bodies are text.
+/// - `body_dictionaries`: the zstd dictionaries bodies are compressed with, trained on the
+///   index's own bodies (``BodyDictionary``).
 /// - `segments`: the inverted index (``SegmentStore``): immutable segments of postings
 ///   with block-max bounds, merged eight at a time, each segment's bytes in a file of the
 ///   `index.sqlite-segments` folder beside this file (``SegmentFile``);
@@ -36,10 +41,12 @@ import SearchModel
 /// `items.rendered` (a crawled page read as a browser rendered it); 8 added the items'
 /// places (`items.latitude`, `items.longitude`, and their index `items_placed`); 9 has the
 /// items' `quality` by the rule that no longer takes a prose title's repeated "the" for
-/// stuffing (``Ranking/quality(title:keywords:description:body:)``).
+/// stuffing (``Ranking/quality(title:keywords:description:body:)``); 10 added
+/// `body_dictionaries` (bodies compressed with a dictionary trained on the index's own), and
+/// its new files index the identifier once (`UNIQUE(uid, owner)`, 47 bytes an item less).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 9
+    static let version = 10
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,9 +81,9 @@ enum IndexSchema {
             rendered INTEGER NOT NULL DEFAULT 0,
             latitude REAL,
             longitude REAL,
-            UNIQUE(owner, uid)
+            UNIQUE(uid, owner)
         );
-        CREATE INDEX IF NOT EXISTS items_uid ON items(uid);
+        CREATE INDEX IF NOT EXISTS items_owner ON items(owner);
         CREATE INDEX IF NOT EXISTS items_domain_id ON items(domain_id);
         CREATE INDEX IF NOT EXISTS items_expires ON items(expires) WHERE expires IS NOT NULL;
         CREATE TABLE IF NOT EXISTS item_bodies(rowid INTEGER PRIMARY KEY, body NOT NULL);
@@ -90,7 +97,7 @@ enum IndexSchema {
             PRIMARY KEY(owner, uid, network)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS engagement_networks_day ON engagement_networks(impression_day);
         CREATE TABLE IF NOT EXISTS batches(name TEXT PRIMARY KEY, state BLOB, updated REAL NOT NULL);
-        """ + places + SegmentStore.schema + ChangeLog.schema
+        """ + places + BodyDictionary.schema + SegmentStore.schema + ChangeLog.schema
 
     /// The index of places (``IndexMigration/addPlaces(_:)`` adds it to older files).
     static let places = "CREATE INDEX IF NOT EXISTS items_placed ON items(latitude, longitude) WHERE latitude IS NOT NULL;"
@@ -123,10 +130,11 @@ enum IndexSchema {
             try IndexMigration.fromVersion3(connection, tokenizer: tokenizer, from: found)
         } else if (4...7).contains(found) {
             try IndexMigration.fromVersion4To7(connection, from: found)
-        } else if found != 8, found != version {
+        } else if !(8...version).contains(found) {
             throw SearchIndexError.incompatible(path: connection.path)
         }
-        if found < version { try IndexMigration.fromVersion8(connection) }
+        if found < 9 { try IndexMigration.fromVersion8(connection) }
+        if found < 10 { try IndexMigration.fromVersion9(connection) }
         try IndexMigration.rebuildOutdatedSegments(connection, tokenizer: tokenizer)
         return try identity(connection)
     }

@@ -18,6 +18,8 @@ struct IndexWriter {
     /// Rows removed or changed in place, for the change log.
     private var changed = ChangeLog.Rows()
     private let bodies = StoredText.Compressor()
+    /// Whether this write stored a body without a dictionary (it may be time to train one).
+    private var storedUndictionaried = false
     /// Rows removed by this write, counted against their segments at the end.
     private var removedRowids: [Int64] = []
 
@@ -89,6 +91,8 @@ struct IndexWriter {
         while try statement.step() {}
         builder.assign(rowid: rowid, key: item.key.orderKey)
         if !item.bodyText.isEmpty {
+            try bodies.load(connection)
+            if !bodies.hasDictionary { storedUndictionaried = true }
             try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), bodies.value(item.bodyText)])
         }
         documents += 1
@@ -107,6 +111,11 @@ struct IndexWriter {
         languages = []
         documents = 0
         tokens = 0
+        if storedUndictionaried {
+            storedUndictionaried = false
+            try BodyDictionary.trainIfDue(connection, tokens: try IndexStatistics.read(connection).tokens, now: Date().timeIntervalSince1970,
+                                          dictionaries: BodyDictionaries())
+        }
         guard !builder.isEmpty, let first = builder.rowids.first, let last = builder.rowids.last else { return }
         let stats = try IndexStatistics.read(connection)
         let average = BM25.averageLength(documents: stats.documents, tokens: stats.tokens)

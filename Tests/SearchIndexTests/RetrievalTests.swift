@@ -320,6 +320,27 @@ extension RetrievalTests {
         }
         #expect(qualities == ["prose": 1, "stuffed": 0.5])
     }
+
+    /// Version 9 had no dictionaries for bodies: opened now, the table is added and the
+    /// bodies already stored read as before.
+    @Test func aVersion9IndexGainsItsTableOfDictionaries() throws {
+        let t = try TemporaryIndex()
+        let body = (0..<40).map { "a review of the profession number \($0), its training and its public" }.joined(separator: " ")
+        try t.index.upsert([item("review", "The librarian", body: body)])
+        try t.index.withConnection { connection in
+            try connection.execute("DROP TABLE body_dictionaries; UPDATE meta SET value = '9' WHERE key = 'schema_version';")
+        }
+        let index = try SearchIndex(path: t.index.path)
+        let (version, tables) = try index.withConnection { connection in
+            let version = try connection.statement("SELECT value FROM meta WHERE key = 'schema_version'")
+            try version.step()
+            let tables = try connection.statement("SELECT count(*) FROM sqlite_master WHERE name = 'body_dictionaries'")
+            try tables.step()
+            return (version.string(0), tables.int(0))
+        }
+        #expect(version == String(IndexSchema.version) && tables == 1)
+        #expect(try index.search(SearchRequest("\"profession number 39\"", limit: 5)).hits.map(\.item.uniqueIdentifier) == ["review"])
+    }
 }
 
 extension SearchIndex {

@@ -187,7 +187,7 @@ struct SegmentSearcher {
         guard try item.step() else { return nil }
         let body = try connection.statement("SELECT body FROM item_bodies WHERE rowid = ?")
         body.bind(1, rowid)
-        let text = try body.step() ? StoredText.text(body, 0) : ""
+        let text = try body.step() ? StoredText.text(body, 0, dictionaries: reader.bodyDictionaries, connection: connection) : ""
         return ([item.string(0) ?? "", StoredKeywords.analysed(item.string(1) ?? ""), item.string(2) ?? "", text], item.string(3))
     }
 }
