@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Tantivy's side of the scale curve (`scale_curve.py`), one step per process.
 
-    Benchmarks/tantivy_scale.py build EXPORT_DIR INDEX_DIR
+    Benchmarks/tantivy_scale.py build EXPORT_DIR INDEX_DIR [--attributes]
     Benchmarks/tantivy_scale.py query INDEX_DIR QUERIES_JSON SET [--rounds 3]
 
 build: indexes EXPORT_DIR/corpus.jsonl (what `searchlight-bench serve-index --export` wrote)
 with title, description, keywords and body indexed with positions and stored (as
 Searchlight stores its items), the `default` tokenizer, two writer threads; prints the
-build's wall and CPU seconds, peak resident memory and the index's bytes.
+build's wall and CPU seconds, peak resident memory and the index's bytes. `--attributes`
+adds filter-profile's filter attributes as fast fields (for `tantivy_filters.py`).
 
 query: opens the index in this fresh process and runs one query set (BM25 with the index
 benchmark's field boosts, words OR'ed, top 10, one thread): the time to open, the first
@@ -36,7 +37,7 @@ def folder_bytes(path):
 if sys.argv[1] == "build":
     export, target = sys.argv[2], sys.argv[3]
     cpu_start = cpu()
-    _, count, wall = build(export, target, stored=True)
+    _, count, wall = build(export, target, stored=True, with_attributes="--attributes" in sys.argv)
     used = cpu() - cpu_start
     print(json.dumps({"engine": "tantivy", "items": count, "build_wall_s": round(wall, 1), "build_cpu_s": round(used, 1),
                       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
