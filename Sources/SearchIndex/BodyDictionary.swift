@@ -9,10 +9,13 @@ import SQLite
 /// body, not a block of them). On the panel's text: 13 % smaller than DEFLATE alone on
 /// trafilatura's pages, 25–31 % on MED's and CACM's abstracts (BENCHMARKS.md, issue 58).
 ///
-/// An index makes its first dictionary when a write finds it holding ``firstTokens`` tokens
-/// and no dictionary: from its newest bodies, up to ``sampleBytes``. Until then, and for the
-/// bodies written before, DEFLATE alone. Dictionaries are never changed or removed once
-/// written (bodies name theirs by id); a new id could be trained when the collection drifts.
+/// An index makes its first dictionary when a write finds it holding ``firstTokens`` tokens:
+/// from its newest bodies, up to ``sampleBytes``. Until then, and for the bodies written
+/// before, DEFLATE alone. A dictionary learnt from the first pages of a crawl fits what comes
+/// later less well (one trained on abstracts leaves the panel's web pages 10 % larger than one
+/// trained on pages), so another is trained from the newest bodies each time the index has
+/// grown ``growth`` times since the last (five at 10M benchmark items, 64 KB each). A
+/// dictionary is never changed or removed once written: bodies name theirs by id.
 enum BodyDictionary {
     static let schema = "CREATE TABLE IF NOT EXISTS body_dictionaries(id INTEGER PRIMARY KEY, dictionary BLOB NOT NULL, made REAL NOT NULL);"
 
@@ -29,6 +32,15 @@ enum BodyDictionary {
     static let minimumSampleBytes = 1 << 20
     /// Bodies read for a sample, at most.
     static let maximumSamples = 20_000
+    /// How many times the index's tokens grow between one dictionary and the next.
+    static let growth = 8
+
+    /// The tokens at which the next training is due, after one at `tokens` that made a
+    /// dictionary (`trained`) or could not (too little text: tried again at twice the tokens).
+    static func nextDue(after tokens: Int, trained: Bool) -> Int {
+        let (due, overflow) = tokens.multipliedReportingOverflow(by: trained ? growth : 2)
+        return overflow ? .max : max(due, firstTokens)
+    }
 
     /// The newest dictionary, if the index has one.
     static func current(_ connection: SQLiteConnection) throws -> (id: Int64, bytes: [UInt8])? {
@@ -47,21 +59,20 @@ enum BodyDictionary {
         return statement.blob(0)
     }
 
-    /// Trains the index's first dictionary when it is due: called by a write that stored
-    /// bodies without one, inside its transaction. A failed training (too little text, or
-    /// text zstd cannot learn from) is tried again when the index has twice the tokens.
+    /// Trains a dictionary when one is due (``nextDue(after:trained:)``): called by every
+    /// write that stored bodies, inside its transaction; the write after it compresses with it.
     static func trainIfDue(_ connection: SQLiteConnection, tokens: Int, now: Double,
                            dictionaries: BodyDictionaries) throws {
         let due = try connection.statement("SELECT value FROM meta WHERE key = 'body_dictionary_due'")
         let threshold = try due.step() ? Int(due.string(0) ?? "") ?? firstTokens : firstTokens
         due.reset()
         guard tokens >= threshold else { return }
-        if let trained = try train(connection, dictionaries: dictionaries) {
+        let trained = try train(connection, dictionaries: dictionaries)
+        if let trained {
             try connection.statement("INSERT INTO body_dictionaries(dictionary, made) VALUES(?, ?)").run([.blob(trained), .real(now)])
-        } else {
-            try connection.statement("INSERT INTO meta(key, value) VALUES('body_dictionary_due', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-                .run([.text(String(tokens * 2))])
         }
+        try connection.statement("INSERT INTO meta(key, value) VALUES('body_dictionary_due', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .run([.text(String(nextDue(after: tokens, trained: trained != nil)))])
     }
 
     /// A dictionary trained on the newest bodies, or nil when there is too little text or

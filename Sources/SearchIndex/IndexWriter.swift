@@ -18,8 +18,8 @@ struct IndexWriter {
     /// Rows removed or changed in place, for the change log.
     private var changed = ChangeLog.Rows()
     private let bodies = StoredText.Compressor()
-    /// Whether this write stored a body without a dictionary (it may be time to train one).
-    private var storedUndictionaried = false
+    /// Whether this write stored a body (it may be time to train a dictionary).
+    private var storedBodies = false
     /// Rows removed by this write, counted against their segments at the end.
     private var removedRowids: [Int64] = []
 
@@ -92,7 +92,7 @@ struct IndexWriter {
         builder.assign(rowid: rowid, key: item.key.orderKey)
         if !item.bodyText.isEmpty {
             try bodies.load(connection)
-            if !bodies.hasDictionary { storedUndictionaried = true }
+            storedBodies = true
             try connection.statement("INSERT INTO item_bodies(rowid, body) VALUES(?, ?)").run([.integer(rowid), bodies.value(item.bodyText)])
         }
         documents += 1
@@ -111,8 +111,8 @@ struct IndexWriter {
         languages = []
         documents = 0
         tokens = 0
-        if storedUndictionaried {
-            storedUndictionaried = false
+        if storedBodies {
+            storedBodies = false
             try BodyDictionary.trainIfDue(connection, tokens: try IndexStatistics.read(connection).tokens, now: Date().timeIntervalSince1970,
                                           dictionaries: BodyDictionaries())
         }

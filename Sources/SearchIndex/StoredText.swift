@@ -11,8 +11,8 @@ import SQLite
 ///     [1][length of the text, u32 little-endian][raw DEFLATE stream (libdeflate)]
 ///     [2][length of the text, u32 little-endian][dictionary id, u32 little-endian][zstd frame]
 ///
-/// Format 2 is zstd with the index's dictionary (``BodyDictionary``), once it has one; the
-/// bodies written before it keep format 1.
+/// Format 2 is zstd with the index's newest dictionary (``BodyDictionary``), once it has one;
+/// the bodies written before it keep theirs.
 enum StoredText {
     static let deflated: UInt8 = 1
     static let dictionaryCompressed: UInt8 = 2
@@ -53,9 +53,6 @@ enum StoredText {
             }
             scratch.deallocate()
         }
-
-        /// Whether bodies are compressed with a dictionary (after ``load(_:)``).
-        var hasDictionary: Bool { dictionary != nil }
 
         /// Reads the index's newest dictionary, once: bodies compressed after it use it.
         func load(_ connection: SQLiteConnection) throws {

@@ -71,6 +71,11 @@ import Testing
         let second = (300..<800).map { item("a\($0)", "Page \($0)", body: Self.prose($0, words: 300), updated: now) }
         try t.index.upsert(second, now: now)
         #expect(try dictionaries() == 1)
+        // The next is due when the index has grown eightfold.
+        let meta = try raw.prepare("SELECT (SELECT value FROM meta WHERE key = 'body_dictionary_due'), (SELECT value FROM meta WHERE key = 'tokens')")
+        try meta.step()
+        #expect(Int(meta.string(0) ?? "") == 8 * (Int(meta.string(1) ?? "") ?? 0))
+        meta.reset()
         // Later bodies name it (format 2) and are smaller than the same kind of text alone.
         let third = (800..<900).map { item("a\($0)", "Page \($0)", body: Self.prose($0, words: 300), updated: now) }
         try t.index.upsert(third, now: now)
@@ -100,5 +105,13 @@ import Testing
         var other = SearchRequest(words.prefix(3).joined(separator: " "), limit: 50, now: now)
         other.snippets = true
         _ = try t.index.search(other)
+    }
+
+    @Test func aDictionaryIsTrainedAgainEachTimeTheIndexGrowsEightfold() {
+        #expect(BodyDictionary.nextDue(after: 300_000, trained: true) == 2_400_000)
+        // Too little text to learn from: tried again at twice the tokens.
+        #expect(BodyDictionary.nextDue(after: 300_000, trained: false) == 600_000)
+        #expect(BodyDictionary.nextDue(after: 0, trained: false) == BodyDictionary.firstTokens)
+        #expect(BodyDictionary.nextDue(after: .max / 3, trained: true) == .max)
     }
 }
