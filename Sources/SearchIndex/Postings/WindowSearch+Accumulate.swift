@@ -24,7 +24,9 @@ extension WindowSearch {
 
     /// Sums clause `k`'s units' scores from `lower` up to `upper` into its array (its bonus is
     /// added when a document's score is read, ``value(_:_:)``), marking the documents it
-    /// matched.
+    /// matched. Under a filter, only the documents it lets through are scored and marked: the
+    /// others are masked out of the window's candidates anyway, and a selective filter's
+    /// search would otherwise score every posting of a frequent word to keep a few.
     func accumulate(_ k: Int, _ lower: Int32, _ upper: Int32) {
         let values = buffers.values + k * window
         let matched = buffers.matched + k * (window / 64)
@@ -34,6 +36,18 @@ extension WindowSearch {
             let unit = units[u]
             let weight = unit.weight
             if unit.cursorCount == 1 {
+                if let allowed {
+                    while let run = cursors[unit.firstCursor].run(below: upper) {
+                        for i in 0..<run.count {
+                            let ordinal = Int(run.ordinals[i])
+                            guard Self.contains(allowed, ordinal) else { continue }
+                            let offset = ordinal - Int(lower)
+                            values[offset] += weight * norm.saturation(Double(run.frequencies[i]), length: Double(lengths[ordinal]))
+                            matched[offset >> 6] |= 1 << UInt64(offset & 63)
+                        }
+                    }
+                    continue
+                }
                 while let run = cursors[unit.firstCursor].run(below: upper) {
                     for i in 0..<run.count {
                         let ordinal = Int(run.ordinals[i])

@@ -233,7 +233,7 @@ final class WindowSearch {
     }
 
     @inline(__always)
-    private static func contains(_ allowed: UnsafeBufferPointer<UInt64>, _ ordinal: Int) -> Bool {
+    static func contains(_ allowed: UnsafeBufferPointer<UInt64>, _ ordinal: Int) -> Bool {
         let word = ordinal >> 6
         return word < allowed.count && allowed[word] & (UInt64(1) << UInt64(ordinal & 63)) != 0
     }
