@@ -6,8 +6,8 @@ import SQLite
 /// share with the others (the language's words, a site's phrases) is spelt out again in each.
 /// A zstd dictionary trained on the index's own bodies gives every body that shared part at
 /// no cost per body, and each body stays readable alone (a snippet or a phrase check reads one
-/// body, not a block of them). On the panel's text: 13 % smaller than DEFLATE alone on
-/// trafilatura's pages, 25–31 % on MED's and CACM's abstracts (BENCHMARKS.md, issue 58).
+/// body, not a block of them). On the panel's text: 14 % smaller than DEFLATE alone on
+/// trafilatura's pages, 25–33 % on MED's, CACM's and LISA's abstracts (BENCHMARKS.md, issue 58).
 ///
 /// An index makes its first dictionary when a write finds it holding ``firstTokens`` tokens:
 /// from its newest bodies, up to ``sampleBytes``. Until then, and for the bodies written
@@ -25,7 +25,7 @@ enum BodyDictionary {
     /// megabyte of text.
     static let firstTokens = 200_000
     /// The newest bodies' text read for training, at most: zstd trains best on about 100
-    /// times the dictionary's size; more costs training time (~0.15 s a megabyte).
+    /// times the dictionary's size; more costs training time (~0.1 s a megabyte).
     static let sampleBytes = 8 << 20
     /// Fewer bytes of bodies than this and no dictionary is trained (the next try waits until
     /// the index holds twice the tokens).

@@ -111,13 +111,12 @@ struct IndexWriter {
         languages = []
         documents = 0
         tokens = 0
+        let stats = try IndexStatistics.read(connection)
         if storedBodies {
             storedBodies = false
-            try BodyDictionary.trainIfDue(connection, tokens: try IndexStatistics.read(connection).tokens, now: Date().timeIntervalSince1970,
-                                          dictionaries: BodyDictionaries())
+            try BodyDictionary.trainIfDue(connection, tokens: stats.tokens, now: Date().timeIntervalSince1970, dictionaries: BodyDictionaries())
         }
         guard !builder.isEmpty, let first = builder.rowids.first, let last = builder.rowids.last else { return }
-        let stats = try IndexStatistics.read(connection)
         let average = BM25.averageLength(documents: stats.documents, tokens: stats.tokens)
         let builder = self.builder
         try SegmentStore.create(connection, documents: builder.documents, averageLength: average, rowids: first...last) { emit in
