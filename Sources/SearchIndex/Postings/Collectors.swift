@@ -4,7 +4,8 @@
 protocol ScoredCollector {
     /// The lowest score that may still get in; −∞ while anything may.
     var threshold: Double { get }
-    mutating func collect(_ score: Double, key: UInt64, rowid: Int64)
+    /// Offers the document at `ordinal` of `documents` with `score`.
+    mutating func collect(_ score: Double, ordinal: Int32, in documents: SegmentDocuments)
 }
 
 extension ScoredCollector {

@@ -21,13 +21,21 @@ final class LivenessCheck {
         filters = allowed != nil
     }
 
-    /// `score` for a document that may enter, else nil.
+    /// `score` for the document at `ordinal` of a segment whose rowids are `rowids`, when it
+    /// may enter, else nil: `passing` holds the filter's bits by ordinal (with ``filters``),
+    /// `excluded` the ordinals of documents found gone (``excludedOrdinals(_:)``). The rowid
+    /// is read only to look a document up (``checksEveryEntrant``).
     @inline(__always)
-    func admit(_ rowid: Int64, _ score: Double) -> Double? {
-        if filters, !allowed.contains(rowid) { return nil }
-        if !excluded.isEmpty, excluded.contains(rowid) { return nil }
+    func admit(_ ordinal: Int32, _ score: Double, rowids: UnsafeBufferPointer<Int64>, passing: UnsafeBufferPointer<UInt64>,
+               excluded: Set<Int32>) -> Double? {
+        if filters {
+            let word = Int(ordinal) >> 6
+            guard word < passing.count, passing[word] & (UInt64(1) << UInt64(ordinal & 63)) != 0 else { return nil }
+        }
+        if !excluded.isEmpty, excluded.contains(ordinal) { return nil }
         guard checksEveryEntrant else { return score }
         guard failure == nil else { return nil }
+        let rowid = rowids[Int(ordinal)]
         do {
             try rows.load(CollectionOfOne(rowid))
             return state(rowid) == .live ? score : nil
@@ -35,6 +43,17 @@ final class LivenessCheck {
             failure = error
             return nil
         }
+    }
+
+    /// The ordinals of the excluded documents among a segment's `rowids` (ascending).
+    func excludedOrdinals(_ rowids: UnsafeBufferPointer<Int64>) -> Set<Int32> {
+        guard !excluded.isEmpty, let first = rowids.first, let last = rowids.last else { return [] }
+        var ordinals = Set<Int32>()
+        for rowid in excluded where first...last ~= rowid {
+            let ordinal = rowids.firstIndex(atLeast: rowid)
+            if ordinal < rowids.count, rowids[ordinal] == rowid { ordinals.insert(Int32(ordinal)) }
+        }
+        return ordinals
     }
 
     func exclude<S: Sequence>(_ rowids: S) where S.Element == Int64 { excluded.formUnion(rowids) }

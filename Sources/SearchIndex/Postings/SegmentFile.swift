@@ -1,11 +1,13 @@
 import Glibc
 import SQLite
+import Synchronization
 
 /// One segment's bytes (``SegmentLayout``) in a file of its own, `<index>-segments/<id>.seg`
 /// beside the index file, mapped read-only: a search reads postings, documents and the
-/// dictionary straight from the page cache, as Lucene and Tantivy read their segment files,
-/// so opening an index reads nothing and its first search touches only the pages it needs;
-/// the memory it takes is the kernel's to reclaim, not a cache of copies this process bounds.
+/// dictionary straight from the page cache, as Lucene and Tantivy read their segment files:
+/// its first search reads only what it needs, asked for ahead where it knows it (``Access``),
+/// and the memory it takes is the kernel's to reclaim, not a cache of copies this process
+/// bounds.
 ///
 /// The file: a 64-byte header (``magic``, the segment's id, the payload's length), the
 /// payload, and ``trailerBytes`` zeros, so that a block at the payload's end can be unpacked
@@ -26,9 +28,20 @@ final class SegmentFile: @unchecked Sendable {
 
     static func path(forIndex path: String, segment: Int64) -> String { directory(forIndex: path) + "/\(segment).seg" }
 
+    /// How the mapping will be read, told to the kernel (`madvise`).
+    enum Access {
+        /// A search's: a few pages here and there. Without advice, a fault reads
+        /// `read_ahead_kb` around the page — 8 MB on some disks, 60 times what a search
+        /// touches — so the mapping is advised random and what a search will read is asked
+        /// for ahead, in ranges (``willNeed(_:)``).
+        case search
+        /// A merge's or a scan's: front to back.
+        case sequential
+    }
+
     /// Maps segment `info` of the index at `indexPath`; throws when the file is missing or
     /// is not that segment's (another segment's, or cut short).
-    init(indexPath: String, info: SegmentInfo) throws(SQLiteError) {
+    init(indexPath: String, info: SegmentInfo, access: Access = .search) throws(SQLiteError) {
         let path = Self.path(forIndex: indexPath, segment: info.id)
         // A damaged row's length is refused before any arithmetic on it.
         guard info.length >= 0, info.length <= Int(Int32.max) * 64 else { throw SQLiteError(code: 11, message: "segment \(info.id): length \(info.length)") }
@@ -46,6 +59,8 @@ final class SegmentFile: @unchecked Sendable {
         }
         mapping = mapped
         mappedBytes = expected
+        asked = Mutex([UInt64](repeating: 0, count: access == .search ? (expected / Self.pageBytes + 64) / 64 : 0))
+        _ = madvise(mapped, expected, access == .search ? MADV_RANDOM : MADV_SEQUENTIAL)
         let header = UnsafeRawPointer(mapped)
         guard UInt64(littleEndian: header.loadUnaligned(as: UInt64.self)) == Self.magic,
               Int64(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: Int64.self)) == info.id,
@@ -58,6 +73,38 @@ final class SegmentFile: @unchecked Sendable {
     }
 
     deinit { munmap(mapping, mappedBytes) }
+
+    private static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// Asks the kernel to read `range` of the payload ahead (`MADV_WILLNEED`): the reads are
+    /// queued at once and run side by side, where faults one page at a time would wait for
+    /// each other. Returns at once.
+    func willNeed(_ range: Range<Int>) {
+        let range = range.clamped(to: 0..<payload.count)
+        guard !range.isEmpty else { return }
+        let start = (Self.headerBytes + range.lowerBound) / Self.pageBytes * Self.pageBytes
+        let end = min(mappedBytes, Self.headerBytes + range.upperBound)
+        _ = madvise(mapping + start, end - start, MADV_WILLNEED)
+    }
+
+    /// Pages already asked for by ``willNeedOnce(_:)``, a bit each (a search mapping's only:
+    /// 16 KB for a file of 512 MB).
+    private let asked: Mutex<[UInt64]>
+
+    /// ``willNeed(_:)`` for the page holding `offset` of the payload, unless this mapping
+    /// asked for it before: a search asks for a few pages of its candidates' columns, and on
+    /// a warm page cache the call would cost more than the read.
+    func willNeedOnce(_ offset: Int) {
+        guard offset >= 0, offset < payload.count else { return }
+        let page = (Self.headerBytes + offset) / Self.pageBytes
+        let first = asked.withLock { bits in
+            let word = page / 64, bit = UInt64(1) << UInt64(page % 64)
+            guard word < bits.count, bits[word] & bit == 0 else { return false }
+            bits[word] |= bit
+            return true
+        }
+        if first { _ = madvise(mapping + page * Self.pageBytes, Self.pageBytes, MADV_WILLNEED) }
+    }
 
     /// Writes one segment's file, its payload appended in pieces, under a temporary name;
     /// ``finish(length:)`` makes it whole and durable (the header last, then `fdatasync`),

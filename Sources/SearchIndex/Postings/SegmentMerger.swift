@@ -31,7 +31,7 @@ enum SegmentMerger {
     @discardableResult
     static func merge(_ inputs: [SegmentInfo], connection: SQLiteConnection, averageLength: Double) throws -> Int64? {
         let ordered = inputs.sorted { $0.minimumRowid < $1.minimumRowid }
-        let readers = try ordered.map { try SegmentReader(info: $0, connection: connection) }
+        let readers = try ordered.map { try SegmentReader(info: $0, connection: connection, access: .sequential) }
         // Which documents are still there, and their ordinals in the merged segment.
         let present = try connection.statement("SELECT rowid FROM items WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
         var rowids: [Int64] = []

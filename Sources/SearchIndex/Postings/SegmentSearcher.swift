@@ -43,6 +43,7 @@ struct SegmentSearcher {
     func top(_ query: PostingsQuery, k: Int, now: Double, exhaustive: Bool = false, rows: CandidateRows? = nil,
              allowed: FilterRows? = nil) throws -> [TopK.Entry] {
         let rows = rows ?? CandidateRows(connection: connection)
+        prefetch(query)
         let idfs = weightedIDFs(query)
         guard query.clauses.contains(where: { $0.units.contains { $0.tokens.count > 1 } }) else {
             return try collect(query, idfs: idfs, k: k, now: now, exhaustive: exhaustive, rows: rows, allowed: allowed)
@@ -78,6 +79,19 @@ struct SegmentSearcher {
         return heap.sorted
     }
 
+    /// Asks for the query's postings in every segment at once (``SegmentReader/prefetch(_:)``).
+    private func prefetch(_ query: PostingsQuery) {
+        for segment in segments {
+            for clause in query.clauses {
+                for unit in clause.units {
+                    for token in unit.tokens {
+                        if let term = token.withUnsafeBytes({ segment.term($0) }) { segment.prefetch(term) }
+                    }
+                }
+            }
+        }
+    }
+
     /// Each unit's idf times its weight, by clause (a word's forms at their class's idf).
     func weightedIDFs(_ query: PostingsQuery) -> [[Double]] {
         query.clauses.map { clause in
@@ -109,8 +123,9 @@ struct SegmentSearcher {
         for attempt in 0..<5 {
             if attempt == 4 { live.checksEveryEntrant = true }
             let heap = try collectOnce(query, idfs: idfs, k: k, exhaustive: exhaustive, live: live, allowed: allowed)
-            let (gone, expired) = try live.gone(heap.entries.map(\.rowid))
-            if gone.isEmpty, expired.isEmpty { return heap.sorted }
+            let found = heap.sorted
+            let (gone, expired) = try live.gone(found.map(\.rowid))
+            if gone.isEmpty, expired.isEmpty { return found }
             // Gone is forever: remembered for every later search in this process.
             let goneSet = Set(gone)
             for segment in segments where segment.info.minimumRowid <= (gone.max() ?? 0) {
@@ -161,6 +176,7 @@ struct SegmentSearcher {
                 cursors.deallocate()
             }
             let ordinals = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids)
+            let excluded = live.excludedOrdinals(segment.rowids)
             withExtendedLifetime(postings) {
                 do {
                     let lengths = segment.lengths
@@ -170,7 +186,7 @@ struct SegmentSearcher {
                                                   boundFactor: BM25.boundFactor(builtWith: segment.info.averageLength, scoringWith: dictionary.averageLength),
                                                   buffers: buffers, allowed: ordinals == nil ? nil : passing)
                         search.run(heap: &heap, exhaustive: exhaustive, requireAll: query.requireAll) { ordinal, score in
-                            live.admit(segment.rowids[Int(ordinal)], score)
+                            live.admit(ordinal, score, rowids: segment.rowids, passing: passing, excluded: excluded)
                         }
                     }
                 }

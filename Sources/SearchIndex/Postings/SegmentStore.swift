@@ -138,7 +138,7 @@ enum SegmentStore {
 
     /// A segment's rowids, from the head of its documents.
     private static func rowidsOf(_ segment: SegmentInfo, _ connection: SQLiteConnection) throws -> [Int64] {
-        Array(try SegmentReader(info: segment, connection: connection).rowids)
+        Array(try SegmentReader(info: segment, connection: connection, access: .sequential).rowids)
     }
 
     /// Deletes the segments' rows; their files go a minute later (``removeUnused(_:now:)``).
