@@ -16,8 +16,15 @@ public final class SQLiteConnection {
         public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
     }
 
+    /// Set once, before the process's first connection opens: the unix VFS advises the
+    /// kernel that what it maps of a database (`PRAGMA mmap_size`) is read at random
+    /// (`sl_sqlite_map_files_random`). The first search of a 1M-item index on a cold page cache
+    /// took ~300 ms without it, its 70 page faults each reading 8 MB (BENCHMARKS.md, issue 58).
+    private static let mapsAdvisedRandom: Int32 = sl_sqlite_map_files_random()
+
     /// Opens (or creates) a database; `busyTimeout` is how long a statement waits for a lock.
     public init(path: String, mode: OpenMode = .readWrite, busyTimeout: Double = 5) throws(SQLiteError) {
+        _ = Self.mapsAdvisedRandom
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, mode.flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let handle else {

@@ -38,6 +38,39 @@ import Testing
         #expect(files(t) == merged)
     }
 
+    /// The `VmFlags` of this process's mappings of files under `folder`, by path.
+    static func mappingFlags(under folder: String) throws -> [String: [String]] {
+        var flags: [String: [String]] = [:]
+        var current: String?
+        // Read to its end: the file's size reads as 0.
+        let smaps = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps")).readDataToEndOfFile()
+        for line in String(decoding: smaps, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                current = fields.count >= 6 && fields[5].hasPrefix(folder) ? String(fields[5]) : nil
+            } else if let path = current, fields.first == "VmFlags:" {
+                flags[path, default: []] += fields.dropFirst().map(String.init)
+            }
+        }
+        return flags
+    }
+
+    /// A search's mappings — the index file's (SQLite's `mmap_size`) and each segment's — are
+    /// advised random (`rr`): without it, each fault on a cold page reads the disk's whole
+    /// read-ahead window around it (8 MB on the benchmark machine).
+    @Test func aSearchsMappingsAreAdvisedRandom() throws {
+        let t = try TemporaryIndex()
+        let path = t.directory.appendingPathComponent("index.sqlite").path
+        for batch in 0..<3 { try t.index.upsert(RetrievalTests.corpus(20, seed: UInt64(batch + 1)).map { renamed($0, batch) }, now: now) }
+        let reader = try SearchIndex(path: path, mode: .existing)
+        #expect(try !reader.search(SearchRequest("w1 w7", limit: 50, now: now)).hits.isEmpty)
+        let flags = try Self.mappingFlags(under: t.directory.path)
+        let segmentFiles = flags.keys.filter { $0.hasSuffix(".seg") }
+        #expect(segmentFiles.count == 3)
+        #expect(flags[path] != nil, "SQLite maps the index file")
+        for (file, set) in flags { #expect(set.contains("rr"), "\(file): \(set)") }
+    }
+
     @Test func aFileNoCommittedSegmentHasIsClearedByTheNextWriter() throws {
         let t = try TemporaryIndex()
         let path = t.directory.appendingPathComponent("index.sqlite").path
