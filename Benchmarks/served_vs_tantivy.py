@@ -5,7 +5,9 @@ very same items and queries.
     Benchmarks/served_vs_tantivy.py SEARCHLIGHT SEARCHLIGHT_BENCH WORK_DIR [--items 300000] [--port 18095]
     Benchmarks/served_vs_tantivy.py SEARCHLIGHT SEARCHLIGHT_BENCH WORK_DIR --existing OURS_DIR TANTIVY_DIR QUERIES_JSON
 
-(`--existing`: indexes already built, e.g. `scale_curve.py`'s ours-N, tantivy-N and queries-N.json.)
+(`--existing`: indexes already built, e.g. `scale_curve.py`'s ours-N, tantivy-N and queries-N.json.
+`--drop-caches`: the page cache dropped before the server starts and again before Tantivy's
+index opens, so that each engine's first pass starts cold; needs root.)
 
 Makes the index benchmark's corpus (`searchlight-bench serve-index`, and the same documents
 exported for Tantivy), then asks 300 one-off queries — 280 of the standard set's 1–2 words
@@ -25,6 +27,14 @@ searchlight, bench, work = sys.argv[1], sys.argv[2], sys.argv[3]
 items = int(sys.argv[sys.argv.index("--items") + 1]) if "--items" in sys.argv else 300_000
 port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 18095
 os.makedirs(work, exist_ok=True)
+cold = "--drop-caches" in sys.argv
+
+
+def drop_caches():
+    if cold:
+        subprocess.run(["sync"], check=True)
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
 existing = sys.argv[sys.argv.index("--existing") + 1:sys.argv.index("--existing") + 4] if "--existing" in sys.argv else None
 if existing:
     data, peer_index, queries_file = existing
@@ -47,6 +57,7 @@ def pct(values, p):
     return values[min(len(values) - 1, int(len(values) * p))]
 
 
+drop_caches()
 server = start_serve(searchlight, data, port)
 try:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -79,6 +90,7 @@ from tantivy_corpus import BOOSTS, build
 import tantivy
 if not existing:
     build(export, peer_index)
+drop_caches()
 index = tantivy.Index.open(peer_index)
 searcher = index.searcher()
 parsed = [index.parse_query(q, list(BOOSTS), field_boosts=BOOSTS) for q in queries]
