@@ -30,8 +30,20 @@ enum ServeBenchmark {
     /// `shards` > 1: the same documents split as a sharded store splits them (``Shard``), one
     /// index per shard in `DIR/shard-K/index.sqlite`, each batch's parts committed side by
     /// side (one thread per shard, as separate nodes would); the figures are the sums.
+    /// The filter attributes `filter-profile` searches with (`--attributes`), by the formulas
+    /// `tantivy_corpus.attributes` gives Tantivy's documents: item i, whose rowid in a fresh
+    /// index is i + 1, gets a content type of ten (10 % each), a host of a hundred under
+    /// `shop.example` (1 % each), on every fifth item an iOS app with a deep link (20 %; 50
+    /// apps), and a place over a square of 10° by 10°.
+    static func giveAttributes(_ item: inout SearchableItem, rowid r: Int) {
+        item.contentType = "public.type\(r % 10)"
+        item.webURL = "https://site\(r % 100).shop.example/items/\(r - 1)"
+        if r % 5 == 0 { item.apps = [AppTarget(platform: .ios, appStoreID: "\(r % 50)", deepLink: "bench://items/\(r)")] }
+        item.location = GeoPoint(latitude: 40 + Double((r * 7919) % 10007) / 1000.7, longitude: Double((r * 104_729) % 10009) / 1000.9)
+    }
+
     static func makeIndex(size: Int, directory: String, bodyWords: Int = 300, export: String? = nil, exportOnly: Bool = false,
-                          shards: Int = 1) {
+                          shards: Int = 1, attributes: Bool = false) {
         precondition(shards == 1 || export == nil, "--shards builds indexes only")
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var exportFile: FileHandle?
@@ -97,9 +109,11 @@ enum ServeBenchmark {
                     lines += JSONWriter.string(.array([.init(i), .string(title), .string(description),
                                                        .string(keywords.split(separator: " ").joined(separator: ", ")), .string(body)])) + "\n"
                 }
-                return SearchableItem(uniqueIdentifier: id, title: title, contentDescription: description,
-                                      keywords: keywords.split(separator: " ").map(String.init), webURL: id, bodyText: body,
-                                      expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: updated).checked
+                var item = SearchableItem(uniqueIdentifier: id, title: title, contentDescription: description,
+                                          keywords: keywords.split(separator: " ").map(String.init), webURL: id, bodyText: body,
+                                          expirationDate: now.addingTimeInterval(365 * 86_400), source: .crawled, lastUpdated: updated)
+                if attributes { Self.giveAttributes(&item, rowid: i + 1) }
+                return item.checked
             }
             exportFile?.write(Data(lines.utf8))
             var split = [[ValidItem]](repeating: [], count: shards)

@@ -9,7 +9,7 @@ import WebURL
 //
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300] [--no-peer-queries]
-//   searchlight-bench serve-index DIR [--items 100000] [--body-words 300] [--export DIR [--export-only]] [--shards K]
+//   searchlight-bench serve-index DIR [--items 100000] [--body-words 300] [--export DIR [--export-only]] [--shards K] [--attributes]
 //   searchlight-bench filter-profile DIR [--set standard] [--rounds 3] [--queries FILE] [--only LABEL-PART]   (writes filter attributes into DIR's index)
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
@@ -53,7 +53,8 @@ case "filter-profile":
 case "serve-index":
     ServeBenchmark.makeIndex(size: Int(option("--items") ?? "100000") ?? 100_000, directory: arguments.count > 1 ? arguments[1] : ".",
                              bodyWords: Int(option("--body-words") ?? "300") ?? 300, export: option("--export"),
-                             exportOnly: arguments.contains("--export-only"), shards: Int(option("--shards") ?? "1") ?? 1)
+                             exportOnly: arguments.contains("--export-only"), shards: Int(option("--shards") ?? "1") ?? 1,
+                             attributes: arguments.contains("--attributes"))
 case "search-in-process":
     ServeBenchmark.searchInProcess(directory: arguments.count > 1 ? arguments[1] : ".", threads: Int(option("--threads") ?? "4") ?? 4,
                                    seconds: Double(option("--seconds") ?? "30") ?? 30, file: option("--queries") ?? "queries.txt")

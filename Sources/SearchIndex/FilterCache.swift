@@ -4,10 +4,12 @@ import SQLite
 import SearchModel
 import Synchronization
 
-/// The rowids that pass each recent ``SearchFilter``, as bit sets over the rowid range, and
-/// for each segment searched with it, over the segment's ordinals (``FilterRows``): the
-/// window search masks a window's candidates with them before it scores any, so a document
-/// that fails costs no scoring and does not hold the threshold back.
+/// What passes each recent ``SearchFilter``, for each segment searched with it, as bits over
+/// the segment's ordinals (``FilterRows``): the window search masks a window's candidates
+/// with them before it scores any, so a document that fails costs no scoring and does not
+/// hold the threshold back. A segment that holds its documents' filter terms gives its bits
+/// from a few posting lists (``FilterTerms``); for the others, and for circles, the rows that
+/// pass are kept as a bit set over the rowid range.
 ///
 /// An item's row never changes what a filter reads (a changed item is a new row, with a new
 /// rowid: `items` counts rowids up, AUTOINCREMENT), so a set stays right for every rowid it
@@ -36,14 +38,37 @@ final class FilterCache: Sendable {
         self.places = places
     }
 
+    /// What passes `filter` in `searched` (the segments a search reads): each segment's bits
+    /// from its filter terms (``FilterTerms``) where it holds them and the filter has no
+    /// circle; else from the rows that pass, scanned from `items` (or the grid of places) and
+    /// kept up to date with what `connection` reads.
+    func rows(_ filter: SearchFilter, connection: SQLiteConnection, searching searched: [SegmentReader]) throws -> FilterRows {
+        guard filter.near != nil || searched.contains(where: { !$0.file.holdsFilterTerms }) else {
+            let entries = cache(for: filter)
+            if let cached = entries.value(filter) { return cached.rows }
+            let made = FilterRows(rows: nil, segments: FilterRows.Segments(), parts: FilterTerms.parts(of: filter))
+            entries.insert(Entry(rows: made, covered: 0), bytes: 0, for: filter)
+            return made
+        }
+        return try scanned(filter, connection: connection)
+    }
+
     /// The rows passing `filter`, up to date with what `connection` reads.
-    func rows(_ filter: SearchFilter, connection: SQLiteConnection) throws -> FilterRows {
+    func scannedRows(_ filter: SearchFilter, connection: SQLiteConnection) throws -> RowSet {
+        // Non-nil: ``scanned(_:connection:)`` always reads them.
+        try scanned(filter, connection: connection).rows ?? RowSet()
+    }
+
+    private func scanned(_ filter: SearchFilter, connection: SQLiteConnection) throws -> FilterRows {
         let key = filter
         let entries = cache(for: filter)
+        // A set kept without its rows (every segment held filter terms) has bits to keep.
         let cached = entries.value(key)
+        let scannedBefore = cached?.rows.rows != nil
         var rows = try cached?.rows.rows ?? RowSet(base: Self.lowestRowid(connection))
         var segments = cached?.rows.segments ?? FilterRows.Segments()
-        var covered = cached?.covered ?? 0
+        var covered = scannedBefore ? cached?.covered ?? 0 : 0
+        let parts = filter.near == nil ? FilterTerms.parts(of: filter) : nil
         let highest = try Self.highestRowid(connection)
         if highest < covered {
             // The file was made again from nothing: start over.
@@ -51,14 +76,14 @@ final class FilterCache: Sendable {
             segments = FilterRows.Segments()
             covered = 0
         }
-        if let cached, highest == covered { return cached.rows }
+        if let cached, scannedBefore, highest == covered { return cached.rows }
         if highest > covered {
             rows.reserve(through: highest)
             if let near = filter.near {
                 // The circle from the grid of places; the other parts from their own rows.
                 var others = filter
                 others.near = nil
-                let passing = others.isEmpty ? nil : try self.rows(others, connection: connection).rows
+                let passing = others.isEmpty ? nil : try scannedRows(others, connection: connection)
                 let grid = try places.grid(connection: connection)
                 for rowid in grid.rowids(in: near, after: covered, through: highest) where passing?.contains(rowid) ?? true { rows.insert(rowid) }
             } else {
@@ -70,7 +95,7 @@ final class FilterCache: Sendable {
             }
             covered = highest
         }
-        let rowsNow = FilterRows(rows: rows, segments: segments)
+        let rowsNow = FilterRows(rows: rows, segments: segments, parts: parts)
         entries.insert(Entry(rows: rowsNow, covered: covered), bytes: 0, for: key)
         return rowsNow
     }
@@ -101,21 +126,66 @@ final class FilterCache: Sendable {
     }
 }
 
-/// One filter's rows: as rowids, and for each segment searched with it, as the segment's
-/// ordinals (a segment's rowids never change, so its bits are made once; the rows written
-/// later are in newer segments).
+/// One filter's rows: for each segment searched with it, as the segment's ordinals (a
+/// segment's documents never change, so its bits are made once; the rows written later are
+/// in newer segments) — from the segment's filter terms (``parts``) where it holds them, else
+/// from the rowids that pass (``rows``), which the cache reads whenever a segment searched
+/// lacks the terms or the filter has a circle.
 final class FilterRows: Sendable {
     /// The segments' ordinal bits, by segment id, shared by every version of a filter's rows.
     final class Segments: Sendable {
         let bits = Mutex<[Int64: [UInt64]]>([:])
     }
 
-    let rows: RowSet
+    let rows: RowSet?
     let segments: Segments
+    /// The filter as parts of terms (``FilterTerms/parts(of:)``); nil for a circle.
+    let parts: [FilterTerms.Part]?
 
-    init(rows: RowSet, segments: Segments) {
+    init(rows: RowSet?, segments: Segments, parts: [FilterTerms.Part]? = nil) {
         self.rows = rows
         self.segments = segments
+        self.parts = parts
+    }
+
+    /// Bit `i` set when the segment's document `i` passes; one word past the last, so a
+    /// window may read a word beyond its own.
+    func ordinals(_ segment: SegmentReader) -> [UInt64] {
+        if let known = segments.bits.withLock({ $0[segment.info.id] }) { return known }
+        let words: [UInt64]
+        if let parts, segment.file.holdsFilterTerms {
+            words = Self.bits(parts, in: segment)
+        } else if let rows {
+            words = Self.bits(rows, rowids: segment.rowids)
+        } else {
+            // The cache reads the rows whenever a segment searched lacks the terms: not reached.
+            return [UInt64](repeating: 0, count: segment.documentCount / 64 + 2)
+        }
+        segments.bits.withLock { $0[segment.info.id] = words }
+        return words
+    }
+
+    /// The documents of `segment` that pass every part: those holding one of a part's
+    /// terms, or a term that starts with one of its prefixes.
+    static func bits(_ parts: [FilterTerms.Part], in segment: SegmentReader) -> [UInt64] {
+        let count = segment.documentCount / 64 + 2
+        var result: [UInt64]?
+        for part in parts {
+            var bits = [UInt64](repeating: 0, count: count)
+            var terms: [SegmentReader.Term] = part.exact.compactMap { term in term.withUnsafeBytes { segment.term($0) } }
+            for prefix in part.prefixes { segment.terms(startingWith: prefix) { terms.append($0) } }
+            for term in terms {
+                TermPostings(file: segment.file, range: term.postings, blocks: term.blocks, documents: term.documents)
+                    .mark(in: &bits, documentLimit: segment.documentCount)
+            }
+            if var passing = result {
+                for index in passing.indices { passing[index] &= bits[index] }
+                result = passing
+            } else {
+                result = bits
+            }
+        }
+        return result ?? [UInt64](repeating: ~0, count: count)
     }
 
     /// Forgets the bits of segments no longer searched (merged away), so that a filter kept
@@ -130,14 +200,13 @@ final class FilterRows: Sendable {
     /// How many segments' bits are held.
     var segmentsHeld: Int { segments.bits.withLock { $0.count } }
 
-    /// Bit `i` set when the segment's document `i` (`rowids[i]`) passes; one word past the
-    /// last, so a window may read a word beyond its own.
+    /// Bit `i` set when the segment's document `i` (`rowids[i]`) is among `rows`; one word
+    /// past the last.
     ///
     /// A segment's rowids ascend with its ordinals, so a filter that few rows pass (a circle
     /// around a place, which a search near a moving person asks anew each time) looks each of
     /// its rows up in them, not each of the segment's documents in its rows.
-    func ordinals(segment: Int64, rowids: UnsafeBufferPointer<Int64>) -> [UInt64] {
-        if let known = segments.bits.withLock({ $0[segment] }) { return known }
+    static func bits(_ rows: RowSet, rowids: UnsafeBufferPointer<Int64>) -> [UInt64] {
         var words = [UInt64](repeating: 0, count: rowids.count / 64 + 2)
         func set(_ ordinal: Int) { words[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63) }
         if let few = rows.sparse, let first = rowids.first, let last = rowids.last, few.count * 16 < rowids.count {
@@ -152,7 +221,6 @@ final class FilterRows: Sendable {
         } else {
             for (ordinal, rowid) in rowids.enumerated() where rows.contains(rowid) { set(ordinal) }
         }
-        segments.bits.withLock { $0[segment] = words }
         return words
     }
 }

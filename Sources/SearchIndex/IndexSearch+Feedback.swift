@@ -75,7 +75,7 @@ extension IndexSearch {
         if let answer = reader.firstAnswers.answer(try firstAnswerKey(request, plan: plan, segments: segments, languages: languages)) {
             best = answer
         } else {
-            let allowed = request.filter.isEmpty ? nil : try reader.filters.rows(request.filter, connection: connection)
+            let allowed = request.filter.isEmpty ? nil : try reader.filters.rows(request.filter, connection: connection, searching: segments.segments)
             best = try segments.top(plan.query, k: max(1, count), now: request.now.timeIntervalSince1970, exhaustive: exhaustive,
                                     rows: CandidateRows(connection: connection), allowed: allowed)
         }

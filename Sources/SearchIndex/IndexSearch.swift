@@ -36,7 +36,7 @@ struct IndexSearch {
         if request.sort == .distance, let near = request.filter.near, let places = try places(in: near, passing: request.filter) {
             selection = try nearest(among: places, radius: near.radius, plan: plan, request, segments: segments, rows: rows)
         } else {
-            let allowed = request.filter.isEmpty ? nil : try reader.filters.rows(request.filter, connection: connection)
+            let allowed = request.filter.isEmpty ? nil : try reader.filters.rows(request.filter, connection: connection, searching: segments.segments)
             selection = try best(query, plan: plan, languages: languages, request, round: round, segments: segments, rows: rows, allowed: allowed)
         }
         var found = try selection.page.compactMap { ranked in try hit(ranked, request).map { (ranked.rowid, $0) } }
@@ -172,7 +172,7 @@ struct IndexSearch {
         var others = filter
         others.near = nil
         guard !others.isEmpty else { return places }
-        let passing = try reader.filters.rows(others, connection: connection).rows
+        let passing = try reader.filters.scannedRows(others, connection: connection)
         return places.filter { passing.contains($0.rowid) }
     }
 

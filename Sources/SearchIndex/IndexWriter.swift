@@ -68,6 +68,7 @@ struct IndexWriter {
         let storedKeywords = StoredKeywords.encode(item.keywords)
         let description = item.contentDescription ?? ""
         let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer, language: item.language)
+        builder.add(filterTerms: FilterTerms.terms(of: item))
         let statement = try connection.statement("""
             INSERT INTO items(uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating, rating_scale,
                 rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length, record,
@@ -119,7 +120,7 @@ struct IndexWriter {
         guard !builder.isEmpty, let first = builder.rowids.first, let last = builder.rowids.last else { return }
         let average = BM25.averageLength(documents: stats.documents, tokens: stats.tokens)
         let builder = self.builder
-        try SegmentStore.create(connection, documents: builder.documents, averageLength: average, rowids: first...last) { emit in
+        try SegmentStore.create(connection, documents: builder.documents, averageLength: average, rowids: first...last, holdsFilterTerms: true) { emit in
             try builder.write(averageLength: average, emit: emit)
         }
         self.builder = SegmentBuilder()

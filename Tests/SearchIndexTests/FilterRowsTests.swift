@@ -8,15 +8,10 @@ import Testing
         var rows = RowSet(base: 100)
         for rowid in [100, 103, 164, 200] as [Int64] { rows.insert(rowid) }
         #expect(!rows.contains(99) && rows.contains(100) && !rows.contains(101) && rows.contains(164) && rows.count == 4)
-        let filter = FilterRows(rows: rows, segments: FilterRows.Segments())
-        let first = ([100, 101, 102, 103] as [Int64]).withUnsafeBufferPointer { filter.ordinals(segment: 1, rowids: $0) }
+        let first = ([100, 101, 102, 103] as [Int64]).withUnsafeBufferPointer { FilterRows.bits(rows, rowids: $0) }
         #expect(first[0] == 0b1001)
         let later = Array(Int64(150)...220)
-        let second = later.withUnsafeBufferPointer { filter.ordinals(segment: 2, rowids: $0) }
+        let second = later.withUnsafeBufferPointer { FilterRows.bits(rows, rowids: $0) }
         #expect(second[0] & (1 << 14) != 0 && second[0] & (1 << 13) == 0, "rowid 164 is ordinal 14")
-        #expect(filter.segmentsHeld == 2)
-        filter.keep(segments: [2, 3])
-        #expect(filter.segmentsHeld == 1, "a merged-away segment's bits are let go")
-        #expect(later.withUnsafeBufferPointer { filter.ordinals(segment: 2, rowids: $0) } == second)
     }
 }

@@ -195,13 +195,13 @@ import Testing
         let connection = try SQLiteConnection(path: temporary.directory.appendingPathComponent("index.sqlite").path)
         let cache = FilterCache(places: PlaceGrid())
         let cafes = SearchFilter(contentType: "public.cafe")
-        #expect(try cache.rows(cafes, connection: connection).rows.count == 4)
+        #expect(try cache.scannedRows(cafes, connection: connection).count == 4)
         var lastCircle = SearchFilter()
         for step in 0..<(FilterCache.capacity + FilterCache.circleCapacity + 1) {
             lastCircle = SearchFilter().with {
                 $0.near = GeoCircle(center: GeoPoint(latitude: 48.8566 + Double(step) * 0.0001, longitude: 2.3522), radius: 2)
             }
-            #expect(try cache.rows(lastCircle, connection: connection).rows.count == 2, "the Louvre and Bastille, at every step")
+            #expect(try cache.scannedRows(lastCircle, connection: connection).count == 2, "the Louvre and Bastille, at every step")
         }
         #expect(cache.isKept(cafes), "the scanned filter outlives the stream of circles")
         #expect(cache.isKept(lastCircle))

@@ -7,18 +7,16 @@
 final class LivenessCheck {
     private let rows: CandidateRows
     private let now: Double
-    /// The filter's rows, when ``filters``.
-    private let allowed: RowSet
+    /// Whether the search has a filter, whose bits ``admit(_:_:rowids:passing:excluded:)`` is given.
     private let filters: Bool
     private var excluded = Set<Int64>()
     var checksEveryEntrant = false
     private(set) var failure: Error?
 
-    init(rows: CandidateRows, now: Double, allowed: RowSet? = nil) {
+    init(rows: CandidateRows, now: Double, filters: Bool = false) {
         self.rows = rows
         self.now = now
-        self.allowed = allowed ?? RowSet()
-        filters = allowed != nil
+        self.filters = filters
     }
 
     /// `score` for the document at `ordinal` of a segment whose rowids are `rowids`, when it

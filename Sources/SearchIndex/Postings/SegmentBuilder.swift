@@ -88,6 +88,17 @@ final class SegmentBuilder {
         scratch[id] &+= Int32(weight)
     }
 
+    /// Adds `terms` (``FilterTerms``) to the document analysed last, once each and outside
+    /// its length: they match no query word and count in no score.
+    func add(filterTerms: Set<[UInt8]>) {
+        let ordinal = UInt32(rowids.count - 1)
+        for term in filterTerms {
+            postingTerms.append(term.withUnsafeBytes { terms.id($0) })
+            postingOrdinals.append(ordinal)
+            postingFrequencies.append(1)
+        }
+    }
+
     /// The rowid and order key (``ItemKey/orderKey``) of the document analysed last.
     func assign(rowid: Int64, key: UInt64) {
         rowids[rowids.count - 1] = rowid

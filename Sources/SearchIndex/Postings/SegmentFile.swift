@@ -9,7 +9,8 @@ import Synchronization
 /// and the memory it takes is the kernel's to reclaim, not a cache of copies this process
 /// bounds.
 ///
-/// The file: a 64-byte header (``magic``, the segment's id, the payload's length), the
+/// The file: a 64-byte header (``magic``, the segment's id, the payload's length, flags: bit
+/// 0 ``holdsFilterTerms``; files written before the flags have zeros there), the
 /// payload, and ``trailerBytes`` zeros, so that a block at the payload's end can be unpacked
 /// eight bytes at a time (``PostingBlock/padding``). Segments never change once written.
 final class SegmentFile: @unchecked Sendable {
@@ -17,11 +18,14 @@ final class SegmentFile: @unchecked Sendable {
     // read, from any thread.
     /// The payload: the segment's layout, with ``trailerBytes`` readable zeros after it.
     let payload: UnsafeRawBufferPointer
+    /// Whether every document's filter terms (``FilterTerms``) are among the segment's terms.
+    let holdsFilterTerms: Bool
     private let mapping: UnsafeMutableRawPointer
     private let mappedBytes: Int
 
     static let magic: UInt64 = 0x3154_4E45_4D47_4553 // "SEGMENT1", little-endian
     static let headerBytes = 64
+    static let filterTermsFlag: UInt64 = 1
     static let trailerBytes = 64
 
     static func directory(forIndex path: String) -> String { path + "-segments" }
@@ -70,6 +74,7 @@ final class SegmentFile: @unchecked Sendable {
             throw SQLiteError(code: 11, message: "segment \(info.id): \(path) is not this segment's file")
         }
         payload = UnsafeRawBufferPointer(start: header + Self.headerBytes, count: info.length)
+        holdsFilterTerms = UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) & Self.filterTermsFlag != 0
     }
 
     deinit { munmap(mapping, mappedBytes) }
@@ -107,7 +112,7 @@ final class SegmentFile: @unchecked Sendable {
     }
 
     /// Writes one segment's file, its payload appended in pieces, under a temporary name;
-    /// ``finish(length:)`` makes it whole and durable (the header last, then `fdatasync`),
+    /// ``finish(length:holdsFilterTerms:)`` makes it whole and durable (the header last, then `fdatasync`),
     /// renames it into place and syncs the directory, before the transaction that adds the
     /// segment's row commits. Renamed, never truncated in place: a file of the same name that
     /// another process still maps (an index made anew at the same path) keeps its bytes.
@@ -147,14 +152,15 @@ final class SegmentFile: @unchecked Sendable {
 
         /// The trailer and the header written, the file and its directory entry synced;
         /// throws when the payload written is not `length` bytes.
-        func finish(length expected: Int) throws(SQLiteError) {
+        func finish(length expected: Int, holdsFilterTerms: Bool) throws(SQLiteError) {
             guard expected == length else { throw SQLiteError(code: 11, message: "segment \(segment): wrote \(length) bytes, not \(expected)") }
             let trailer = [UInt8](repeating: 0, count: SegmentFile.trailerBytes)
             try Self.write(descriptor, trailer, path)
-            var header = [UInt8](repeating: 0, count: 24)
+            var header = [UInt8](repeating: 0, count: 32)
             withUnsafeBytes(of: SegmentFile.magic.littleEndian) { header.replaceSubrange(0..<8, with: $0) }
             withUnsafeBytes(of: segment.littleEndian) { header.replaceSubrange(8..<16, with: $0) }
             withUnsafeBytes(of: Int64(length).littleEndian) { header.replaceSubrange(16..<24, with: $0) }
+            withUnsafeBytes(of: (holdsFilterTerms ? SegmentFile.filterTermsFlag : 0).littleEndian) { header.replaceSubrange(24..<32, with: $0) }
             let wrote = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
             guard wrote == header.count, fdatasync(descriptor) == 0 else { throw SQLiteError(code: 10, message: "cannot write \(path): errno \(errno)") }
             close(descriptor)

@@ -68,7 +68,8 @@ enum SegmentMerger {
         }
         var id: Int64?
         if let first = rowids.first, let last = rowids.last {
-            id = try SegmentStore.create(connection, documents: rowids.count, averageLength: recorded, rowids: first...last) { emit in
+            id = try SegmentStore.create(connection, documents: rowids.count, averageLength: recorded, rowids: first...last,
+                                         holdsFilterTerms: readers.allSatisfy(\.file.holdsFilterTerms)) { emit in
                 let writer = SegmentWriter(rowids: rowids, keys: keys, lengths: lengths, averageLength: averageLength, emit: emit)
                 try mergeTerms(readers, remaps: remaps, bases: bases, connection: connection, into: writer)
                 return try writer.finish()

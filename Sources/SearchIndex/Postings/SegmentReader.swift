@@ -106,23 +106,37 @@ final class SegmentReader: @unchecked Sendable {
         return nil
     }
 
+    /// The place of the first term not below `bytes`, in byte order.
+    private func lowerBound(_ bytes: [UInt8]) -> Int {
+        var low = 0
+        var high = termCount
+        bytes.withUnsafeBytes { bytes in
+            while low < high {
+                let middle = (low + high) / 2
+                if compareBytes(term(at: middle), bytes) < 0 { low = middle + 1 } else { high = middle }
+            }
+        }
+        return low
+    }
+
     /// Terms from `lower` (inclusive) up to `upper` (exclusive), with their document counts,
     /// in byte order; for prefix completion and spelling candidates.
     func terms(from lower: [UInt8], below upper: [UInt8]?, _ visit: (UnsafeRawBufferPointer, Int) -> Void) {
-        var low = 0
-        var high = termCount
-        lower.withUnsafeBytes { lower in
-            while low < high {
-                let middle = (low + high) / 2
-                if compareBytes(term(at: middle), lower) < 0 { low = middle + 1 } else { high = middle }
-            }
-        }
-        var index = low
+        var index = lowerBound(lower)
         while index < termCount {
             let text = term(at: index)
             if let upper, upper.withUnsafeBytes({ compareBytes(text, $0) >= 0 }) { break }
             var reader = ByteReader(dictionary, offset: entryOffset(index) + 2 + text.count)
             visit(text, Int(reader.u32()))
+            index += 1
+        }
+    }
+
+    /// The entries of the terms that start with `prefix`, in byte order.
+    func terms(startingWith prefix: [UInt8], _ visit: (Term) -> Void) {
+        var index = lowerBound(prefix)
+        while index < termCount, term(at: index).starts(with: prefix) {
+            visit(entry(at: index))
             index += 1
         }
     }
@@ -225,6 +239,23 @@ final class TermPostings: @unchecked Sendable {
     deinit { if file == nil { UnsafeMutableRawPointer(mutating: base).deallocate() } }
 
     var dataStart: Int { blocks * SegmentLayout.blockIndexEntryBytes }
+
+    /// Sets the bit of every document the postings hold (ordinals below `documentLimit`).
+    func mark(in bits: inout [UInt64], documentLimit: Int) {
+        withExtendedLifetime(self) {
+            var cursor = PostingCursor(self, documentLimit: documentLimit)
+            defer { cursor.release() }
+            bits.withUnsafeMutableBufferPointer { out in
+                while let run = cursor.run(below: PostingCursor.end) {
+                    for index in 0..<run.count {
+                        let ordinal = Int(run.ordinals[index])
+                        guard ordinal >> 6 < out.count else { continue }
+                        out[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
+                    }
+                }
+            }
+        }
+    }
 
     @inline(__always) func last(_ block: Int) -> Int32 {
         Int32(bitPattern: base.loadUnaligned(fromByteOffset: block * SegmentLayout.blockIndexEntryBytes, as: UInt32.self).littleEndian)

@@ -18,7 +18,7 @@ extension SegmentSearcher {
         for segment in segments {
             guard var matched = try matches(query, in: segment) else { continue }
             live.mask(&matched, segment: segment.info.id, rowids: segment.rowids, now: now)
-            if let passing = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids) {
+            if let passing = allowed?.ordinals(segment) {
                 for index in matched.indices { matched[index] &= index < passing.count ? passing[index] : 0 }
             }
             matched.withUnsafeBufferPointer { collector.collect(segment, matches: $0) }
@@ -80,25 +80,8 @@ extension SegmentSearcher {
             Self.combine(&into, bits, and: false)
             return true
         }
-        let postings = reader.segments.postings(segment: segment, term: term)
-        Self.decode(postings, documents: segment.documentCount, into: &into)
+        reader.segments.postings(segment: segment, term: term).mark(in: &into, documentLimit: segment.documentCount)
         return true
-    }
-
-    /// Sets the bit of every document in `postings`.
-    private static func decode(_ postings: TermPostings, documents: Int, into bits: inout [UInt64]) {
-        withExtendedLifetime(postings) {
-            var cursor = PostingCursor(postings, documentLimit: documents)
-            defer { cursor.release() }
-            bits.withUnsafeMutableBufferPointer { out in
-                while let run = cursor.run(below: PostingCursor.end) {
-                    for index in 0..<run.count {
-                        let ordinal = Int(run.ordinals[index])
-                        out[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
-                    }
-                }
-            }
-        }
     }
 
     /// The documents holding every token of `unit`; nil when one of them is not in the segment.
@@ -111,9 +94,8 @@ extension SegmentSearcher {
                 if bits == nil { bits = known } else { Self.combine(&bits!, known, and: true) }
                 continue
             }
-            let postings = reader.segments.postings(segment: segment, term: term)
             var tokenBits = [UInt64](repeating: 0, count: words)
-            Self.decode(postings, documents: segment.documentCount, into: &tokenBits)
+            reader.segments.postings(segment: segment, term: term).mark(in: &tokenBits, documentLimit: segment.documentCount)
             if dense { reader.segments.keep(termBits: tokenBits, segment: segment.info.id, term: token) }
             if bits == nil { bits = tokenBits } else { Self.combine(&bits!, tokenBits, and: true) }
         }

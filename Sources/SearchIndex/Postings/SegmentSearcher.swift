@@ -117,7 +117,7 @@ struct SegmentSearcher {
     /// best). After a few such runs it looks every entrant up instead.
     private func collect(_ query: PostingsQuery, idfs: [[Double]], k: Int, now: Double, exhaustive: Bool, rows: CandidateRows,
                          allowed: FilterRows?) throws -> [TopK.Entry] {
-        let live = LivenessCheck(rows: rows, now: now, allowed: allowed?.rows)
+        let live = LivenessCheck(rows: rows, now: now, filters: allowed != nil)
         allowed?.keep(segments: segments.map(\.info.id))
         for segment in segments { live.exclude(reader.segments.gone(segment: segment.info.id)) }
         for attempt in 0..<5 {
@@ -175,7 +175,7 @@ struct SegmentSearcher {
                 for cursor in cursors { cursor.release() }
                 cursors.deallocate()
             }
-            let ordinals = allowed?.ordinals(segment: segment.info.id, rowids: segment.rowids)
+            let ordinals = allowed?.ordinals(segment)
             let excluded = live.excludedOrdinals(segment.rowids)
             withExtendedLifetime(postings) {
                 do {

@@ -52,10 +52,11 @@ enum SegmentStore {
     }
 
     /// Writes a segment: `write` receives the function that stores each piece of its bytes,
-    /// in order, and returns the layout's offsets.
+    /// in order, and returns the layout's offsets; `holdsFilterTerms` when every document's
+    /// filter terms are among them (``FilterTerms``).
     @discardableResult
     static func create(
-        _ connection: SQLiteConnection, documents: Int, averageLength: Double, rowids: ClosedRange<Int64>,
+        _ connection: SQLiteConnection, documents: Int, averageLength: Double, rowids: ClosedRange<Int64>, holdsFilterTerms: Bool = false,
         write: (_ emit: @escaping (Int, [UInt8]) throws -> Void) throws -> (documentsOffset: Int, dictionaryOffset: Int, length: Int, terms: Int)
     ) throws -> Int64 {
         try connection.statement("""
@@ -69,7 +70,7 @@ enum SegmentStore {
         try removeUnused(connection)
         let file = try SegmentFile.Writer(indexPath: connection.path, segment: id)
         let layout = try write { _, bytes in try file.append(bytes) }
-        try file.finish(length: layout.length)
+        try file.finish(length: layout.length, holdsFilterTerms: holdsFilterTerms)
         try connection.statement("UPDATE segments SET terms = ?, documents_offset = ?, dictionary_offset = ?, length = ? WHERE id = ?")
             .run([.integer(Int64(layout.terms)), .integer(Int64(layout.documentsOffset)), .integer(Int64(layout.dictionaryOffset)),
                   .integer(Int64(layout.length)), .integer(id)])
