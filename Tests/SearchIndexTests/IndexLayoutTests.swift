@@ -5,7 +5,8 @@ import Testing
 @testable import SearchIndex
 
 /// A new file indexes an item's identifier once, `(uid, owner)`, and every lookup by key, by
-/// identifier alone and by owner still goes through an index, never a scan of `items`.
+/// identifier alone and by owner still goes through an index, never a scan of `items`; its
+/// places are indexed in rowid order.
 @Suite struct IndexLayoutTests {
     @Test func everyItemLookupUsesAnIndex() throws {
         let t = try TemporaryIndex()
@@ -33,5 +34,22 @@ import Testing
         }
         #expect(indexes == 0, "no index beside the UNIQUE constraint's names the identifier")
         #expect(try t.index.keys(identifier: "a").map(\.identifier) == ["a"])
+    }
+
+    /// The places' index is in rowid order: a new item's entry goes at its end, and the grid
+    /// of places reads the rows written since it was made as one range of it.
+    @Test func theGridReadsNewPlacesAsOneRangeOfTheirIndex() throws {
+        let t = try TemporaryIndex()
+        try t.index.upsert([item("a", "First")])
+        let plan = try t.index.withConnection { connection in
+            let plan = try connection.statement("""
+                EXPLAIN QUERY PLAN SELECT rowid, latitude, longitude FROM items INDEXED BY items_placed
+                WHERE latitude IS NOT NULL AND rowid > ? AND rowid <= ?
+                """)
+            var details: [String] = []
+            while try plan.step() { details.append(plan.string(3) ?? "") }
+            return details.joined(separator: "; ")
+        }
+        #expect(plan.contains("SEARCH") && plan.contains("COVERING INDEX items_placed (rowid>? AND rowid<?)"), "\(plan)")
     }
 }
