@@ -38,11 +38,12 @@ enum FilterTerms {
         term(.opens, Array(platform.rawValue.utf8) + [0] + Array(identifier.utf8))
     }
 
-    /// The filter terms of `item`, each once.
-    static func terms(of item: SearchableItem) -> Set<[UInt8]> {
+    /// The filter terms of `item`, each once; `domain` is its ``SearchableItem/domain``, parsed
+    /// once by the caller, which stores it too.
+    static func terms(of item: SearchableItem, domain: String?) -> Set<[UInt8]> {
         var terms: Set<[UInt8]> = [term(.owner, item.key.storedOwner.utf8)]
         if let contentType = item.contentType { terms.insert(term(.contentType, contentType.utf8)) }
-        if let domain = item.domain { terms.insert(term(.domain, domain.utf8.reversed())) }
+        if let domain { terms.insert(term(.domain, domain.utf8.reversed())) }
         if let identifier = item.domainIdentifier { terms.insert(term(.domainIdentifier, identifier.utf8)) }
         for app in item.apps {
             terms.insert(term(.platform, app.platform.rawValue.utf8))

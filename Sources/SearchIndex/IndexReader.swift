@@ -4,9 +4,9 @@ import BoundedCache
 /// gone rows, the rows each filter passes, its places, its facet columns and each segment's
 /// facet values, its live rows, a router's first answers and its bodies' dictionaries —
 /// owned together, as Lucene's reader owns what it caches of its index, so that they go
-/// together. Every ``SearchIndex``
-/// open on the file shares it: it is found by the file's identity (its path and the id the
-/// file was made with, so a file made again at the same path is another reader). At most
+/// together. Every ``SearchIndex`` open on the file shares it: it is found by the file's
+/// identity (its path and the id the file was made with, so a file made again at the same
+/// path is another reader). At most
 /// ``files`` readers are kept, the least recently used dropped with all it holds. Postings
 /// and a frequent word's bits are kept apart, under process-wide byte budgets
 /// (``SegmentCache/postingsBudget``, ``SegmentSearcher/termBits``), keyed by the identity.

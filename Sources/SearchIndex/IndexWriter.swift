@@ -68,7 +68,8 @@ struct IndexWriter {
         let storedKeywords = StoredKeywords.encode(item.keywords)
         let description = item.contentDescription ?? ""
         let length = builder.analyze(columns: [item.title, keywords, description, item.bodyText], tokenizer: tokenizer, language: item.language)
-        builder.add(filterTerms: FilterTerms.terms(of: item))
+        let domain = item.domain
+        builder.add(filterTerms: FilterTerms.terms(of: item, domain: domain))
         let statement = try connection.statement("""
             INSERT INTO items(uid, domain_id, content_type, title, keywords, description, thumbnail, web_url, domain, rating, rating_scale,
                 rating_count, price, currency, telephone, address, apps, web_fallback, source, owner, expires, updated, quality, length, record,
@@ -80,7 +81,7 @@ struct IndexWriter {
         statement.bind([
             .text(item.uniqueIdentifier), SQLiteValue(item.domainIdentifier), SQLiteValue(item.contentType), .text(item.title),
             .text(storedKeywords), SQLiteValue(item.contentDescription), SQLiteValue(item.thumbnailURL), SQLiteValue(item.webURL),
-            SQLiteValue(item.domain), SQLiteValue(item.rating), .real(item.ratingScale), SQLiteValue(item.ratingCount),
+            SQLiteValue(domain), SQLiteValue(item.rating), .real(item.ratingScale), SQLiteValue(item.ratingCount),
             SQLiteValue(item.price), SQLiteValue(item.currency), SQLiteValue(item.telephone), SQLiteValue(item.address),
             .text(JSONWriter.string(.array(item.apps.map(\.storedJSON)))), SQLiteValue(item.allowsWebFallback), .text(item.source.rawValue),
             .text(item.key.storedOwner), SQLiteValue(item.expirationDate?.timeIntervalSince1970), .real(item.lastUpdated.timeIntervalSince1970),

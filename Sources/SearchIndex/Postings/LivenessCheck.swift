@@ -26,10 +26,7 @@ final class LivenessCheck {
     @inline(__always)
     func admit(_ ordinal: Int32, _ score: Double, rowids: UnsafeBufferPointer<Int64>, passing: UnsafeBufferPointer<UInt64>,
                excluded: Set<Int32>) -> Double? {
-        if filters {
-            let word = Int(ordinal) >> 6
-            guard word < passing.count, passing[word] & (UInt64(1) << UInt64(ordinal & 63)) != 0 else { return nil }
-        }
+        if filters, !WindowSearch.contains(passing, Int(ordinal)) { return nil }
         if !excluded.isEmpty, excluded.contains(ordinal) { return nil }
         guard checksEveryEntrant else { return score }
         guard failure == nil else { return nil }
