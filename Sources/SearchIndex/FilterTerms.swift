@@ -17,8 +17,9 @@ import SearchModel
 /// for those the rows are scanned as before.
 enum FilterTerms {
     /// The first byte of every filter term: a control character, which the tokenizer never
-    /// puts in a word, so no query word and no completion or spelling range meets one.
-    static let marker: UInt8 = 0x01
+    /// puts in a word, so no query word and no completion or spelling range meets one; not
+    /// the stems' (``SearchTokenizer/Session/stemMarker``, 0x01), so no stem is read as one.
+    static let marker: UInt8 = 0x02
     static let valueBytes = 1024
 
     enum Kind: UInt8 {

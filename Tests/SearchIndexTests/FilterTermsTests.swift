@@ -16,13 +16,18 @@ import TextUtilities
     /// Items with every attribute a filter reads, drawn from small sets so that parts overlap:
     /// hosts and their subdomains (and one that only ends like a host), dotted domain
     /// identifiers, apps that open the item (a deep link, a universal link with a web page)
-    /// and apps that do not.
+    /// and apps that do not; and words whose stems start as filter terms do.
     static func items(_ count: Int, seed: UInt64) -> [SearchableItem] {
         var random = SplitMix64(seed: seed)
         func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
         return (0..<count).map { n in
             var item = item("item-\(seed)-\(n)", "word\(n % 7) shared title")
             item.owner = pick([nil, "tenant-a", "tenant-b"])
+            // English stems (`\u{1}do`, `\u{1}tabl`, `\u{1}owner`) that a filter term's marker
+            // must not be taken for.
+            item.language = pick([nil, "en"])
+            item.bodyText = "doing tables owners"
+
             item.contentType = pick([nil, "public.image", "public.movie", "public.image.raw"])
             item.webURL = pick([nil, "https://example.com/\(n)", "https://shop.example.com/\(n)", "https://a.b.example.com/\(n)",
                                 "https://badexample.com/\(n)", "https://example.org/\(n)"])
@@ -46,6 +51,8 @@ import TextUtilities
             SearchFilter(contentType: "public.image"), SearchFilter(contentType: "public.movie"),
             SearchFilter(hasApp: .ios), SearchFilter(hasApp: .android),
             SearchFilter(owner: "tenant-b", domain: "example.com", contentType: "public.image", hasApp: .ios),
+            // What the stems would pass, were their marker the filter terms'.
+            SearchFilter(owner: "wner"), SearchFilter(domain: "o"), SearchFilter(contentType: "abl"),
         ]
         for (platform, ids) in [(nil, ["111"]), (.ios, ["222", "com.example.app"]), (.android, ["com.example.android", "111"]),
                                 (.ios, []), (.android, ["org.other"])] as [(AppTarget.Platform?, [String])] {
@@ -93,19 +100,21 @@ import TextUtilities
         #expect(Self.filters.filter { try! Self.compare($0, segments: segments, connection: connection).rows.count == 480 }.isEmpty)
     }
 
-    /// A segment written before the filter terms (its header's flag clear) is answered from
-    /// the rows that pass, scanned; the others from their terms; a search agrees with both.
+    /// A segment written before the filter terms (its header's flag clear, or the first
+    /// terms' flag) is answered from the rows that pass, scanned; the others from their
+    /// terms; a search agrees with both.
     @Test func aSegmentWithoutTheTermsIsAnsweredFromTheRows() throws {
         let t = try TemporaryIndex()
         let path = t.directory.appendingPathComponent("index.sqlite").path
         for seed in 1...2 { try t.index.upsert(Self.items(100, seed: UInt64(seed)), now: Self.now) }
         let connection = try SQLiteConnection(path: path)
         let infos = try SegmentStore.list(connection)
-        // The flag cleared in the first segment's file, as a file of the format before it has it.
+        // The first segment's file flagged as one with the first filter terms (marked with
+        // the stems' byte, so never read as terms).
         let file = SegmentFile.path(forIndex: path, segment: infos[0].id)
         let descriptor = open(file, O_WRONLY)
-        var zero = UInt64(0)
-        #expect(pwrite(descriptor, &zero, 8, 24) == 8)
+        var first = UInt64(1).littleEndian
+        #expect(pwrite(descriptor, &first, 8, 24) == 8)
         close(descriptor)
         let segments = try infos.map { try SegmentReader(info: $0, connection: connection) }
         #expect(segments.map(\.file.holdsFilterTerms) == [false, true])

@@ -10,7 +10,8 @@ import Synchronization
 /// bounds.
 ///
 /// The file: a 64-byte header (``magic``, the segment's id, the payload's length, flags: bit
-/// 0 ``holdsFilterTerms``; files written before the flags have zeros there), the
+/// 1 ``holdsFilterTerms``; files written before the flags have zeros there, and bit 0 marks
+/// the first filter terms, whose marker byte was the stems' and cannot be told from them), the
 /// payload, and ``trailerBytes`` zeros, so that a block at the payload's end can be unpacked
 /// eight bytes at a time (``PostingBlock/padding``). Segments never change once written.
 final class SegmentFile: @unchecked Sendable {
@@ -25,7 +26,7 @@ final class SegmentFile: @unchecked Sendable {
 
     static let magic: UInt64 = 0x3154_4E45_4D47_4553 // "SEGMENT1", little-endian
     static let headerBytes = 64
-    static let filterTermsFlag: UInt64 = 1
+    static let filterTermsFlag: UInt64 = 2
     static let trailerBytes = 64
 
     static func directory(forIndex path: String) -> String { path + "-segments" }
