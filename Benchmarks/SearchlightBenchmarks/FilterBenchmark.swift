@@ -21,7 +21,7 @@ enum FilterBenchmark {
         }
         let path = directory + "/index.sqlite"
         // Opened first, so that an index of an older schema is migrated before it is written.
-        let index = try! SearchIndex(path: path, mode: .existing)
+        let index = existingIndex(directory)
         let connection = try! SQLiteConnection(path: path)
         // The attributes are the items' own, written with them (`serve-index --attributes`):
         // rows changed in place behind the engine would not be in its segments' filter terms.

@@ -9,7 +9,7 @@ import SearchIndex
 /// time in process, as a site owner's one-off question after the index is open.
 enum FindabilityBenchmark {
     static func run(directory: String, count: Int) {
-        let index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing)
+        let index = existingIndex(directory)
         let items = try! index.count()
         var corpus = IndexBenchmark.Corpus()
         let queries = Array(IndexBenchmark.querySets(&corpus).first { $0.name == "standard" }!.queries.prefix(count))

@@ -236,7 +236,7 @@ enum IndexBenchmark {
         // The cold side: opening the file, its first search, and the first pass (each term's
         // segment lists touched for the first time) apart from the warm rounds.
         var index: SearchIndex!
-        let opening = time { index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing) }
+        let opening = time { index = existingIndex(directory) }
         var latencies: [Double] = []
         var firstPass: [Double] = []
         var slowest: [(Double, String)] = []

@@ -252,7 +252,7 @@ enum ServeBenchmark {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let group = DispatchGroup()
         for thread in 0..<threads {
-            let index = try! SearchIndex(path: directory + "/index.sqlite", mode: .existing)
+            let index = existingIndex(directory)
             group.enter()
             Thread.detachNewThread {
                 var mine: [Double] = []

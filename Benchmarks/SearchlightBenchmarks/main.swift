@@ -2,6 +2,7 @@ import CLibXML2
 import Dispatch
 import Foundation
 import Markup
+import SearchIndex
 import WebURL
 
 // Searchlight's benchmarks. Each prints one JSON object per line with its figures and the
@@ -10,7 +11,7 @@ import WebURL
 //   searchlight-bench extract DIR [--rounds N]
 //   searchlight-bench index [--sizes 100000,1000000] [--dir /tmp] [--export DIR] [--body-words 300] [--no-peer-queries]
 //   searchlight-bench serve-index DIR [--items 100000] [--body-words 300] [--export DIR [--export-only]] [--shards K] [--attributes]
-//   searchlight-bench filter-profile DIR [--set standard] [--rounds 3] [--queries FILE] [--only LABEL-PART]   (writes filter attributes into DIR's index)
+//   searchlight-bench filter-profile DIR [--set standard] [--rounds 3] [--queries FILE] [--only LABEL-PART]   (DIR made by serve-index --attributes)
 //   searchlight-bench search-in-process DIR [--threads 4] [--seconds 30] [--queries FILE]
 //   searchlight-bench fleet-claims postgres://… [--urls 200000] [--hosts 200] [--workers 2] [--block 64]
 //   searchlight-bench fleet-follow postgres://… [--items 50000] [--dir /tmp]
@@ -25,6 +26,17 @@ guard let mode = arguments.first else {
         + " | serve-index DIR [--items N] | search-in-process DIR [--threads N] [--seconds S]\n").utf8))
     exit(64)
 }
+/// The index of a benchmark's folder, made before by `serve-index` or `index`; exit 64 with
+/// the reason when there is none to open.
+func existingIndex(_ directory: String) -> SearchIndex {
+    do {
+        return try SearchIndex(path: directory + "/index.sqlite", mode: .existing)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(64)
+    }
+}
+
 func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }

@@ -4,10 +4,12 @@ import SearchModel
 /// Counts of each facet asked for over every match, a segment at a time (``collect(_:matches:)``): a
 /// value most of the segment's documents share is counted by its bits (the matches' bits and
 /// the value's, ANDed and counted a word at a time, Meilisearch's way), every other value a
-/// match at a time from the segment's column (``SegmentFacets``).
+/// match at a time from its document's value number (``SegmentFacets``).
 struct FacetTally: MatchCollector {
-    private let facets: [(facet: Facet, column: FacetColumns.Column)]
-    private let segmentFacets: SegmentFacets
+    private let facets: [Facet]
+    private let names: FacetNames
+    /// Per facet, each segment's values, by segment id.
+    private let values: [[Int64: SegmentFacets.Values]]
     /// Per facet, the count of each value number; a dictionary where a facet has very many
     /// values (a count per value would cost more to clear than the matches to count).
     private var dense: [[UInt32]]
@@ -16,10 +18,16 @@ struct FacetTally: MatchCollector {
     /// Value numbers past which a facet's counts are kept in a dictionary.
     static let denseValues = 1 << 16
 
-    init(_ facets: Set<Facet>, reader: IndexReader, connection: SQLiteConnection) throws {
-        self.facets = try facets.sorted { $0.rawValue < $1.rawValue }.map { ($0, try reader.facetColumns.column($0, connection: connection)) }
-        segmentFacets = reader.segmentFacets
-        dense = self.facets.map { $0.column.names.count <= Self.denseValues ? [UInt32](repeating: 0, count: $0.column.names.count) : [] }
+    /// A tally of `facets` over the matches in `segments`, their values made first.
+    init(_ facets: Set<Facet>, segments: [SegmentReader], values segmentFacets: SegmentFacets, connection: SQLiteConnection) throws {
+        self.facets = facets.sorted { $0.rawValue < $1.rawValue }
+        names = segmentFacets.names
+        values = try segmentFacets.values(self.facets, segments: segments, connection: connection)
+        let names = self.names
+        dense = self.facets.map { facet in
+            let count = names.names(facet).count
+            return count <= Self.denseValues ? [UInt32](repeating: 0, count: count) : []
+        }
         sparse = self.facets.map { _ in [:] }
     }
 
@@ -27,7 +35,7 @@ struct FacetTally: MatchCollector {
     mutating func collect(_ segment: SegmentReader, matches bits: UnsafeBufferPointer<UInt64>) {
         matches += bits.reduce(0) { $0 + $1.nonzeroBitCount }
         for index in facets.indices {
-            let values = segmentFacets.values(facets[index].facet, column: facets[index].column, segment: segment)
+            guard let values = values[index][segment.info.id] else { continue }
             for (number, valueBits) in values.frequent {
                 let count = valueBits.withUnsafeBufferPointer { valueBits in
                     var count = 0
@@ -75,12 +83,12 @@ struct FacetTally: MatchCollector {
     /// The counts, each facet's most frequent values first.
     func counts(exact: Bool) -> FacetCounts {
         var result = FacetCounts(exact: exact)
-        for (index, entry) in facets.enumerated() {
-            let names = entry.column.names
+        for (index, facet) in facets.enumerated() {
+            let names = names.names(facet)
             let values: [(value: String, count: Int)] = dense[index].isEmpty
-                ? sparse[index].map { (names[Int($0.key)], $0.value) }
-                : dense[index].enumerated().compactMap { number, count in count == 0 ? nil : (names[number], Int(count)) }
-            result.counts[entry.facet] = FacetCounts.best(values)
+                ? sparse[index].compactMap { Int($0.key) < names.count ? (names[Int($0.key)], $0.value) : nil }
+                : dense[index].enumerated().compactMap { number, count in count == 0 || number >= names.count ? nil : (names[number], Int(count)) }
+            result.counts[facet] = FacetCounts.best(values)
         }
         return result
     }

@@ -20,7 +20,9 @@ enum FilterTerms {
     /// puts in a word, so no query word and no completion or spelling range meets one; not
     /// the stems' (``SearchTokenizer/Session/stemMarker``, 0x01), so no stem is read as one.
     static let marker: UInt8 = 0x02
-    static let valueBytes = 1024
+    /// A URL's longest: no stored content type or domain (a web URL's host) is longer, so
+    /// their terms hold them whole (facet values are read back from them: ``SegmentFacets``).
+    static let valueBytes = SearchableItem.Limits.urlBytes
 
     enum Kind: UInt8 {
         case owner = 0x6F  // o

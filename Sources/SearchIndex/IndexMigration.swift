@@ -115,7 +115,17 @@ enum IndexMigration {
     static func fromVersion9(_ connection: SQLiteConnection) throws {
         try connection.transaction {
             try connection.execute(BodyDictionary.schema)
-            try IndexSchema.setVersion(connection)
+            try IndexSchema.setVersion(connection, 10)
+        }
+    }
+
+    /// Version 10 counted each segment's removed rows without listing them: the segments
+    /// with a count get their list from `items` (the segment's rowids it no longer holds).
+    static func fromVersion10(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            try connection.execute(SegmentStore.deletionsSchema)
+            try SegmentStore.recordPastDeletions(connection)
+            try IndexSchema.setVersion(connection, 11)
         }
     }
 

@@ -1,8 +1,8 @@
 import BoundedCache
 
 /// What a process keeps of one index file between searches — its segments' readers and
-/// gone rows, the rows each filter passes, its places, its facet columns and each segment's
-/// facet values, its live rows, a router's first answers and its bodies' dictionaries —
+/// gone rows, the rows each filter passes, its places, each segment's facet values (and
+/// their names), its live rows, a router's first answers and its bodies' dictionaries —
 /// owned together, as Lucene's reader owns what it caches of its index, so that they go
 /// together. Every ``SearchIndex`` open on the file shares it: it is found by the file's
 /// identity (its path and the id the file was made with, so a file made again at the same
@@ -13,13 +13,12 @@ import BoundedCache
 ///
 /// Within a reader, what merges and deletions made dead goes: a merged-away segment's
 /// reader, values and bits when a search sees the new segment list; deleted rows' places
-/// and the facet values below the oldest item when the change log shows enough of them.
+/// when the change log shows enough of them.
 final class IndexReader: Sendable {
     let identity: String
     let segments: SegmentCache
     let places = PlaceGrid()
     let filters: FilterCache
-    let facetColumns = FacetColumns()
     let segmentFacets = SegmentFacets()
     let live = LiveRows()
     let firstAnswers = FirstAnswerCache()

@@ -43,10 +43,11 @@ import SearchModel
 /// items' `quality` by the rule that no longer takes a prose title's repeated "the" for
 /// stuffing (``Ranking/quality(title:keywords:description:body:)``); 10 added
 /// `body_dictionaries` (bodies compressed with a dictionary trained on the index's own), and
-/// its new files index the identifier once (`UNIQUE(uid, owner)` and a small `items_owner`: 36 bytes an item less).
+/// its new files index the identifier once (`UNIQUE(uid, owner)` and a small `items_owner`: 36 bytes an item less);
+/// 11 added `segment_deletions` (each segment's removed rows, ``SegmentStore/deletionsSchema``).
 /// Older files are migrated when they are opened (``IndexMigration``).
 enum IndexSchema {
-    static let version = 10
+    static let version = 11
 
     static let statements = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -129,6 +130,8 @@ enum IndexSchema {
         }
         // A statement left running would keep the migration from dropping tables.
         versionRow.reset()
+        // Merges and rebuilds in the migrations below record segments gone in it.
+        if found < 11 { try connection.execute(SegmentStore.deletionsSchema) }
         if found == 1 {
             try IndexMigration.fromVersion1(connection, tokenizer: tokenizer)
         } else if found == 2 || found == 3 {
@@ -140,6 +143,7 @@ enum IndexSchema {
         }
         if found < 9 { try IndexMigration.fromVersion8(connection) }
         if found < 10 { try IndexMigration.fromVersion9(connection) }
+        if found < 11 { try IndexMigration.fromVersion10(connection) }
         try IndexMigration.rebuildOutdatedSegments(connection, tokenizer: tokenizer)
         return try identity(connection)
     }

@@ -124,14 +124,14 @@ struct IndexSearch {
         guard !request.facets.isEmpty else { return (nil, nil, []) }
         guard retrieval.countsEveryMatch else {
             let read = candidates.map(\.rowid)
-            return (try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < retrieval.depth, columns: reader.facetColumns,
-                                          connection: connection),
+            return (try FacetCounts.count(request.facets, rowids: read, exact: candidates.count < retrieval.depth, segments: segments.segments,
+                                          values: reader.segmentFacets, connection: connection),
                     nil, read)
         }
-        var tally = try FacetTally(request.facets, reader: reader, connection: connection)
         reader.segmentFacets.keep(segments: Set(segments.segments.map(\.info.id)))
-        let live = try reader.live.snapshot(connection: connection)
-        try segments.collectMatches(plan.query, live: live, now: now, allowed: allowed, into: &tally)
+        var tally = try FacetTally(request.facets, segments: segments.segments, values: reader.segmentFacets, connection: connection)
+        let expired = try LiveRows.expired(at: now, connection: connection)
+        try segments.collectMatches(plan.query, live: reader.live, expired: expired, allowed: allowed, into: &tally)
         return (tally.counts(exact: true), tally.matches, [])
     }
 
@@ -232,8 +232,8 @@ struct IndexSearch {
         let page = try rank(shown.map { TopK.Entry(score: scored[$0.rowid] ?? 0, key: $0.key, rowid: $0.rowid) }, request, rows: rows)
         var facets: FacetCounts?
         if !request.facets.isEmpty {
-            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: complete, columns: reader.facetColumns,
-                                          connection: connection)
+            facets = try FacetCounts.count(request.facets, rowids: ordered.map(\.rowid), exact: complete, segments: segments.segments,
+                                          values: reader.segmentFacets, connection: connection)
         }
         return Selection(page: page, total: complete ? live.count : ordered.count, totalIsExact: complete, facets: facets, plan: plan,
                          read: ordered.map(\.rowid))

@@ -51,19 +51,15 @@ import Testing
         #expect(found.total == 900 && found.hits.allSatisfy { Int($0.item.uniqueIdentifier.dropFirst())! >= 1_500 })
     }
 
-    @Test func theRulesForCountingAndRebasing() {
+    @Test func theRulesForCountingTheGrid() {
         #expect(!PlaceGrid.shouldCount(entries: 1_000, addedSinceCount: 1_000), "a small grid is never counted")
         #expect(!PlaceGrid.shouldCount(entries: 8_000, addedSinceCount: 999))
         #expect(PlaceGrid.shouldCount(entries: 8_000, addedSinceCount: 1_000))
         #expect(!PlaceGrid.isStale(entries: 1_250, places: 1_000) && PlaceGrid.isStale(entries: 1_251, places: 1_000))
-        #expect(!FacetColumns.shouldRebase(base: 1, lowest: 200, count: 1_000), "a fifth of the column below the oldest: kept")
-        #expect(FacetColumns.shouldRebase(base: 1, lowest: 251, count: 1_000))
-        #expect(!FacetColumns.shouldRebase(base: 1, lowest: 0, count: 1_000), "an emptied index")
-        #expect(!FacetColumns.shouldRebase(base: 1, lowest: 5_000, count: 1_000), "past the column: made again from the new rows")
     }
 
-    /// A facet column cut below the oldest item counts as before.
-    @Test func aRebasedFacetColumnCountsTheSame() throws {
+    /// Facet counts leave out the oldest items once deleted, with newer items written since.
+    @Test func facetCountsLeaveOutTheDeletedOldestItems() throws {
         let t = try TemporaryIndex()
         var all: [SearchableItem] = []
         for i in 0..<400 {

@@ -140,6 +140,66 @@ import Testing
         #expect(try t.index.segmentInfos().map(\.deleted).reduce(0, +) == 120)
     }
 
+    /// Each segment's removed rows are listed beside it (what a count over every match leaves
+    /// out), as many as counted; a file of version 10, which only counted them, gets the list
+    /// when opened; a segment rewritten or merged away takes its list with it.
+    @Test func eachSegmentsRemovedRowsAreListedAndGoWithIt() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let items = RetrievalTests.corpus(1_300, seed: 7)
+        let t = try TemporaryIndex()
+        try t.index.upsert(Array(items[..<1_000]), now: now)
+        try t.index.upsert(Array(items[1_000...]), now: now)
+        try t.index.delete(identifiers: (0..<100).map { items[$0 * 7].uniqueIdentifier } + (0..<30).map { items[1_000 + $0 * 9].uniqueIdentifier })
+        try t.index.upsert((0..<20).map { items[$0 * 7 + 3] }, now: now)
+        func lists(_ index: SearchIndex) throws -> [Int64: Set<Int64>] {
+            try index.withConnection { connection in
+                var lists: [Int64: Set<Int64>] = [:]
+                for info in try SegmentStore.list(connection) { lists[info.id] = Set(try SegmentStore.deletions(of: info.id, connection)) }
+                return lists
+            }
+        }
+        func gone(_ index: SearchIndex) throws -> [Int64: Set<Int64>] {
+            try index.withConnection { connection in
+                var gone: [Int64: Set<Int64>] = [:]
+                for info in try SegmentStore.list(connection) {
+                    let reader = try SegmentReader(info: info, connection: connection)
+                    let present = try connection.statement("SELECT 1 FROM items WHERE rowid = ?")
+                    gone[info.id] = Set(try withExtendedLifetime(reader) {
+                        try reader.rowids.filter { rowid in
+                            present.reset()
+                            present.bind(1, rowid)
+                            return !(try present.step())
+                        }
+                    })
+                    present.reset()
+                }
+                return gone
+            }
+        }
+        let infos = try t.index.segmentInfos()
+        let listed = try lists(t.index)
+        #expect(try listed == gone(t.index))
+        #expect(infos.map { listed[$0.id]?.count ?? -1 } == infos.map(\.deleted) && infos.map(\.deleted).sorted() == [0, 30, 120])
+
+        // A version 10 file: counts, no lists.
+        try t.index.withConnection { connection in
+            try connection.execute("DELETE FROM segment_deletions; UPDATE meta SET value = '10' WHERE key = 'schema_version';")
+        }
+        let reopened = try SearchIndex(path: t.index.path)
+        #expect(try lists(reopened) == listed)
+
+        // Past two fifths gone, the first segment is written again without them: its list goes.
+        try reopened.delete(identifiers: (0..<400).map { items[$0 * 2 + 1].uniqueIdentifier })
+        let orphans = try reopened.withConnection { connection in
+            let statement = try connection.statement("SELECT count(*) FROM segment_deletions WHERE segment NOT IN (SELECT id FROM segments)")
+            try statement.step()
+            defer { statement.reset() }
+            return statement.int(0)
+        }
+        #expect(orphans == 0)
+        #expect(try lists(reopened) == gone(reopened))
+    }
+
     @Test func mergesMoveSegmentsUpALevel() {
         // Eight segments of a level hold at least the least of the next.
         for level in 1...5 {

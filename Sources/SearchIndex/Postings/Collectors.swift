@@ -15,7 +15,7 @@ extension ScoredCollector {
 
 /// What a search over every match offers each segment's matches to, as a bit per ordinal
 /// of the segment, after deleted, expired and filtered-out documents are masked
-/// (``SegmentSearcher/collectMatches(_:live:now:allowed:into:)``): facet counts
+/// (``SegmentSearcher/collectMatches(_:live:expired:allowed:into:)``): facet counts
 /// (``FacetTally``). Reading postings without scores, it never prunes.
 protocol MatchCollector {
     mutating func collect(_ segment: SegmentReader, matches: UnsafeBufferPointer<UInt64>)

@@ -242,17 +242,23 @@ final class TermPostings: @unchecked Sendable {
 
     /// Sets the bit of every document the postings hold (ordinals below `documentLimit`).
     func mark(in bits: inout [UInt64], documentLimit: Int) {
+        bits.withUnsafeMutableBufferPointer { out in
+            forEachOrdinal(documentLimit: documentLimit) { ordinal in
+                guard ordinal >> 6 < out.count else { return }
+                out[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
+            }
+        }
+    }
+
+    /// Calls `body` with every document the postings hold (ordinals below `documentLimit`),
+    /// in ascending order.
+    @inline(__always)
+    func forEachOrdinal(documentLimit: Int, _ body: (Int) -> Void) {
         withExtendedLifetime(self) {
             var cursor = PostingCursor(self, documentLimit: documentLimit)
             defer { cursor.release() }
-            bits.withUnsafeMutableBufferPointer { out in
-                while let run = cursor.run(below: PostingCursor.end) {
-                    for index in 0..<run.count {
-                        let ordinal = Int(run.ordinals[index])
-                        guard ordinal >> 6 < out.count else { continue }
-                        out[ordinal >> 6] |= UInt64(1) << UInt64(ordinal & 63)
-                    }
-                }
+            while let run = cursor.run(below: PostingCursor.end) {
+                for index in 0..<run.count { body(Int(run.ordinals[index])) }
             }
         }
     }

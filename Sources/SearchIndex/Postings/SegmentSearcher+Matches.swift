@@ -1,9 +1,9 @@
 /// Every match of a query, not only the best: what facets count (Meilisearch, Typesense and
 /// Elasticsearch count over every match). Read from the postings' ordinals alone — no score
 /// — as a bit per document of each segment: a clause's units joined, the clauses met
-/// (`requireAll`) or joined, masked by the filter's bits, then each set bit's document kept
-/// when it is an item now (``LiveRows``). A phrase counts where all its tokens are (its
-/// postings say no more); the caller says such counts are not exact.
+/// (`requireAll`) or joined, masked by the filter's bits and by the segment's live documents
+/// (``LiveRows``: all but its removed rows) and the expired rows. A phrase counts where all
+/// its tokens are (its postings say no more); the caller says such counts are not exact.
 ///
 /// The bits of a term in at least 1/64 of a segment's documents are kept
 /// (``SegmentCache/termBits(segment:term:)``), as Lucene's query cache keeps the document
@@ -12,12 +12,14 @@
 extension SegmentSearcher {
 
     /// Offers `collector` each segment with the bits of its ordinals the query matches that
-    /// are live, unexpired items at `now` and that `allowed` passes.
-    func collectMatches(_ query: PostingsQuery, live: LiveRows.Snapshot, now: Double, allowed: FilterRows?,
+    /// are live items, not among the `expired` rows (ascending), and that `allowed` passes.
+    func collectMatches(_ query: PostingsQuery, live: LiveRows, expired: [Int64], allowed: FilterRows?,
                         into collector: inout some MatchCollector) throws {
-        for segment in segments {
+        live.keep(segments: Set(segments.map(\.info.id)))
+        for (segment, deleted) in zip(segments, deletedCounts) {
             guard var matched = try matches(query, in: segment) else { continue }
-            live.mask(&matched, segment: segment.info.id, rowids: segment.rowids, now: now)
+            let liveOrdinals = try live.ordinals(segment, deleted: deleted, connection: connection)
+            LiveRows.mask(&matched, live: liveOrdinals, rowids: segment.rowids, expired: expired)
             if let passing = allowed?.ordinals(segment) {
                 for index in matched.indices { matched[index] &= index < passing.count ? passing[index] : 0 }
             }

@@ -12,6 +12,9 @@ struct SegmentSearcher {
     /// What the process keeps of this file (its segments' readers, its postings' cache key).
     let reader: IndexReader
     let segments: [SegmentReader]
+    /// Each segment's removed documents counted in this transaction (a reader kept from an
+    /// earlier search has the count it was opened with).
+    let deletedCounts: [Int]
     /// The segments' terms and the statistics BM25 reads: what the query plan looks up.
     var dictionary: TermDictionary
 
@@ -22,6 +25,7 @@ struct SegmentSearcher {
         let infos = try SegmentStore.list(connection)
         reader.segments.retain(current: Set(infos.map(\.id)))
         segments = try infos.map { try reader.segments.reader(info: $0, connection: connection) }
+        deletedCounts = infos.map(\.deleted)
         dictionary = TermDictionary(segments: segments, statistics: try IndexStatistics.read(connection))
     }
 

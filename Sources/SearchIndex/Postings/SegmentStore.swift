@@ -17,6 +17,15 @@ enum SegmentStore {
             documents_offset INTEGER NOT NULL, dictionary_offset INTEGER NOT NULL, length INTEGER NOT NULL,
             average_length REAL NOT NULL, min_rowid INTEGER NOT NULL, max_rowid INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE IF NOT EXISTS segment_files_dropped(id INTEGER PRIMARY KEY, dropped REAL NOT NULL);
+        """ + deletionsSchema
+
+    /// The rows of each segment whose items were removed since it was written, as Lucene
+    /// keeps a segment's deleted documents beside it: what a count over every match leaves
+    /// out (``LiveRows``) without reading `items`. Kept with `segments.deleted` (their count)
+    /// and gone with the segment.
+    static let deletionsSchema = """
+        CREATE TABLE IF NOT EXISTS segment_deletions(segment INTEGER NOT NULL, rowid INTEGER NOT NULL, PRIMARY KEY(segment, rowid))
+            WITHOUT ROWID;
         """
 
     /// Seconds a merged-away segment's file stays for readers that listed it.
@@ -103,19 +112,21 @@ enum SegmentStore {
         for id in stored where !known.contains(id) { SegmentFile.remove(forIndex: connection.path, segment: id) }
     }
 
-    /// Counts the removal of items `rowids` against the segments that hold their postings
+    /// Records the removal of items `rowids` against the segments that hold their postings
     /// (found by rowid range, and where ranges of merged segments overlap, by the segment's
-    /// own rowids), so that a segment mostly of deleted documents is merged away
-    /// (``SegmentMerger/pick(_:)``).
+    /// own rowids): each in ``deletionsSchema``, and counted, so that a segment mostly of
+    /// deleted documents is merged away (``SegmentMerger/pick(_:)``).
     static func recordDeletions(_ rowids: [Int64], _ connection: SQLiteConnection) throws {
         guard !rowids.isEmpty else { return }
         let segments = try list(connection)
         var counts: [Int64: Int] = [:]
         var held: [Int64: [Int64]] = [:]
+        let record = try connection.statement("INSERT OR IGNORE INTO segment_deletions(segment, rowid) VALUES(?, ?)")
         for rowid in rowids {
             let around = segments.filter { $0.minimumRowid <= rowid && rowid <= $0.maximumRowid }
             if around.count == 1 {
                 counts[around[0].id, default: 0] += 1
+                try record.run([.integer(around[0].id), .integer(rowid)])
                 continue
             }
             for segment in around {
@@ -129,6 +140,7 @@ enum SegmentStore {
                 }
                 if low < list.count, list[low] == rowid {
                     counts[segment.id, default: 0] += 1
+                    try record.run([.integer(segment.id), .integer(rowid)])
                     break
                 }
             }
@@ -137,15 +149,46 @@ enum SegmentStore {
         for (id, count) in counts { try update.run([.integer(Int64(count)), .integer(id)]) }
     }
 
-    /// A segment's rowids, from the head of its documents.
+    /// The rows of `segment` recorded removed (``recordDeletions(_:_:)``), ascending.
+    static func deletions(of segment: Int64, _ connection: SQLiteConnection) throws -> [Int64] {
+        let statement = try connection.statement("SELECT rowid FROM segment_deletions WHERE segment = ? ORDER BY rowid")
+        defer { statement.reset() }
+        statement.bind(1, segment)
+        var rowids: [Int64] = []
+        while try statement.step() { rowids.append(statement.int64(0)) }
+        return rowids
+    }
+
+    /// Records the removals of the segments with deletions counted (those of a file made
+    /// before ``deletionsSchema``): each such segment's rowids that `items` no longer holds.
+    static func recordPastDeletions(_ connection: SQLiteConnection) throws {
+        let present = try connection.statement("SELECT rowid FROM items WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
+        let record = try connection.statement("INSERT OR IGNORE INTO segment_deletions(segment, rowid) VALUES(?, ?)")
+        for segment in try list(connection) where segment.deleted > 0 {
+            let rowids = try rowidsOf(segment, connection)
+            present.reset()
+            present.bind([.integer(segment.minimumRowid), .integer(segment.maximumRowid)])
+            var next = try present.step() ? present.int64(0) : Int64.max
+            for rowid in rowids {
+                while next < rowid { next = try present.step() ? present.int64(0) : Int64.max }
+                if next != rowid { try record.run([.integer(segment.id), .integer(rowid)]) }
+            }
+        }
+        present.reset()
+    }
+
+    /// A segment's rowids, from the head of its documents (copied while the reader, whose
+    /// mapping they are read from, is alive).
     private static func rowidsOf(_ segment: SegmentInfo, _ connection: SQLiteConnection) throws -> [Int64] {
-        Array(try SegmentReader(info: segment, connection: connection, access: .sequential).rowids)
+        let reader = try SegmentReader(info: segment, connection: connection, access: .sequential)
+        return withExtendedLifetime(reader) { Array(reader.rowids) }
     }
 
     /// Deletes the segments' rows; their files go a minute later (``removeUnused(_:now:)``).
     static func delete(_ connection: SQLiteConnection, segments: [Int64], now: Double = Double(time(nil))) throws {
         for id in segments {
             try connection.statement("DELETE FROM segments WHERE id = ?").run([.integer(id)])
+            try connection.statement("DELETE FROM segment_deletions WHERE segment = ?").run([.integer(id)])
             try connection.statement("INSERT OR REPLACE INTO segment_files_dropped(id, dropped) VALUES(?, ?)").run([.integer(id), .real(now)])
         }
     }
