@@ -8,8 +8,8 @@ import Synchronization
 /// checked exactly, without reading `items` — so a search near a person who moves (a new
 /// circle every time) costs a few cells, not a scan. Built by one read of the placed items
 /// (the partial index `items_placed`, in rowid order in files made since issue 58) and
-/// extended by the rows written since (one range of that index), as
-/// ``FacetColumns`` is; rows deleted since are left to the search's liveness check.
+/// extended by the rows written since (one range of that index); rows deleted since are
+/// left to the search's liveness check.
 ///
 /// Memory: 32 bytes a placed item (its rowid, place and the cosine of its latitude) and a
 /// small array per occupied cell (32 MB for 1,000,000 placed items), for one index file (its
