@@ -8,8 +8,8 @@ Starts `searchlight serve --data DATA_DIR --cache-seconds 0` (DATA_DIR/index.sql
 one at a time, PER_SET queries of each set of QUERIES_JSON (what `serve-index --export`
 wrote) plain, with `facets=contentType,domain`, filtered by `contentType`, and near a place
 (a new place each time, 10 km) — the content types and places `searchlight-bench
-filter-profile` writes into an index (`public.type0`…`9`, a square of 10° from 40° N, 0° E);
-on an index without them the filter and the circle match nothing — sampling the server's `/proc/PID/status` after each
+serve-index --attributes` gives its items (`public.type0`…`9`, a square of 10° from 40° N,
+0° E); on an index without them the filter and the circle match nothing — sampling the server's `/proc/PID/status` after each
 request. Prints one JSON object: the peak resident memory split as Linux counts it —
 anonymous (the process's own: caches, heaps; what the documented ceiling bounds) and
 file-backed (mapped segment and SQLite pages: the page cache's, which the kernel takes back

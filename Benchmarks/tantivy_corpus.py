@@ -1,7 +1,7 @@
 """The peer index both Tantivy benchmarks build: the index benchmark's exported corpus
 (corpus.jsonl: id, title, description, keywords, body per line) in Tantivy, fields weighted
 as Searchlight weighs its columns. With `attributes`, each document also gets the filter
-attributes `searchlight-bench filter-profile` writes into Searchlight's items (see
+attributes `searchlight-bench serve-index --attributes` gives Searchlight's items (see
 `attributes`), as Tantivy fast fields."""
 import json, os, shutil, time
 import tantivy
@@ -9,7 +9,7 @@ import tantivy
 BOOSTS = {"title": 10.0, "keywords": 5.0, "description": 3.0, "body": 1.0}
 
 def attributes(i):
-    """The attributes filter-profile gives item i (its rowid is i + 1), by the same formulas:
+    """The attributes serve-index --attributes gives item i (its rowid is i + 1), by the same formulas:
     a content type of ten, a host of a hundred under shop.example, an iOS app on every fifth
     item, a place over a 10° square."""
     r = i + 1
