@@ -38,10 +38,9 @@ final class SegmentFacets: Sendable {
     func values(_ facet: Facet, segment: SegmentReader, connection: SQLiteConnection) throws -> Values {
         let key = Key(facet: facet, segment: segment.info.id)
         if let known = entries.withLock({ $0[key] }) { return known }
-        let numbers = segment.file.holdsFilterTerms
-            ? Self.numbers(facet, fromTermsOf: segment, names: names)
-            : try Self.numbers(facet, fromRowsOf: segment, names: names, connection: connection)
-        let made = Self.values(numbers)
+        let made = segment.file.holdsFilterTerms
+            ? Self.values(facet, fromTermsOf: segment, names: names)
+            : Self.values(try Self.numbers(facet, fromRowsOf: segment, names: names, connection: connection))
         entries.withLock { $0[key] = made }
         return made
     }
@@ -63,28 +62,47 @@ final class SegmentFacets: Sendable {
         }
     }
 
-    /// Each ordinal's number from the segment's terms of the facet: a value's documents are
-    /// its term's postings.
-    static func numbers(_ facet: Facet, fromTermsOf segment: SegmentReader, names: FacetNames) -> [UInt32] {
+    /// The segment's values from its terms of the facet, in one walk of their postings: a
+    /// value's documents are its term's, and its term's document count says whether it is
+    /// frequent (the rule of ``values(_:)``, which at most 64 values can meet).
+    static func values(_ facet: Facet, fromTermsOf segment: SegmentReader, names: FacetNames) -> Values {
         let prefix = [FilterTerms.marker, facet.termKind.rawValue]
         var terms: [SegmentReader.Term] = []
-        var values: [String] = []
+        var strings: [String] = []
         segment.terms(startingWith: prefix) { term in
             let bytes = segment.term(at: term.index).dropFirst(prefix.count)
             terms.append(term)
-            values.append(facet == .domain ? String(decoding: bytes.reversed(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self))
+            strings.append(facet == .domain ? String(decoding: bytes.reversed(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self))
         }
-        let numbered = names.numbers(facet, of: values)
-        var numbers = [UInt32](repeating: 0, count: segment.documentCount)
+        let numbered = names.numbers(facet, of: strings)
+        let count = segment.documentCount
+        let least = max(64, count / 64)
+        var documents: [UInt32: Int] = [:]
+        for (term, number) in zip(terms, numbered) where number != 0 { documents[number, default: 0] += term.documents }
+        let frequent = documents.filter { $0.value >= least }.sorted { $0.value > $1.value }.prefix(64).map(\.key).sorted()
+        let slots = Dictionary(uniqueKeysWithValues: frequent.enumerated().map { ($1, $0) })
+        let words = count / 64 + 1
+        var numbers = [UInt32](repeating: 0, count: count)
+        // The frequent values' bits one after another, then the others'.
+        var bits = [UInt64](repeating: 0, count: words * (frequent.count + 1))
         numbers.withUnsafeMutableBufferPointer { numbers in
-            for (term, number) in zip(terms, numbered) {
-                TermPostings(file: segment.file, range: term.postings, blocks: term.blocks, documents: term.documents)
-                    .forEachOrdinal(documentLimit: numbers.count) { ordinal in
-                        if ordinal < numbers.count { numbers[ordinal] = number }
-                    }
+            bits.withUnsafeMutableBufferPointer { bits in
+                for (term, number) in zip(terms, numbered) where number != 0 {
+                    let row = (slots[number] ?? frequent.count) * words
+                    TermPostings(file: segment.file, range: term.postings, blocks: term.blocks, documents: term.documents)
+                        .forEachOrdinal(documentLimit: count) { ordinal in
+                            guard ordinal < count else { return }
+                            numbers[ordinal] = number
+                            bits[row + (ordinal >> 6)] |= UInt64(1) << UInt64(ordinal & 63)
+                        }
+                }
             }
         }
-        return numbers
+        var values = Values()
+        values.numbers = numbers
+        values.frequent = frequent.enumerated().map { slot, number in (number, Array(bits[slot * words..<(slot + 1) * words])) }
+        values.others = Array(bits[frequent.count * words..<(frequent.count + 1) * words])
+        return values
     }
 
     /// Each ordinal's number from the facet's column of the segment's rows in `items`, for a

@@ -26,8 +26,9 @@ import TextUtilities
             // English stems that start as filter terms do (`\u{1}do`, `\u{1}tabl`): never values.
             item.language = "en"
             item.bodyText = "doing tables"
-            item.contentType = pick([nil, "public.image", "public.movie", "public.image.raw", "com.example.ümlaut"])
-            item.webURL = pick([nil, "https://example.com/\(n)", "https://shop.example.com/\(n)", "https://bücher.example/\(n)",
+            // One value of each facet in over 1/64 of a segment's documents, counted by its bits.
+            item.contentType = pick([nil, "public.image", "public.image", "public.image", "public.movie", "public.image.raw", "com.example.ümlaut"])
+            item.webURL = pick([nil, "https://example.com/\(n)", "https://example.com/\(n)", "https://example.com/\(n)", "https://shop.example.com/\(n)", "https://bücher.example/\(n)",
                                 "https://EXAMPLE.org/\(n)", "https://\(longHost)/\(n)", "http://127.0.0.1:8080/\(n)"])
             return item
         }
@@ -53,7 +54,7 @@ import TextUtilities
 
     @Test func theTermsGiveEachDocumentTheValueItsRowHolds() throws {
         let t = try TemporaryIndex()
-        for seed in 1...3 { try t.index.upsert(Self.items(150, seed: UInt64(seed)), now: Self.now) }
+        for seed in 1...3 { try t.index.upsert(Self.items(300, seed: UInt64(seed)), now: Self.now) }
         let connection = try SQLiteConnection(path: t.directory.appendingPathComponent("index.sqlite").path)
         let segments = try SegmentStore.list(connection).map { try SegmentReader(info: $0, connection: connection) }
         #expect(segments.count == 3 && segments.allSatisfy(\.file.holdsFilterTerms))
@@ -61,9 +62,12 @@ import TextUtilities
         for facet in Facet.allCases {
             var seen = Set<String>()
             for segment in segments {
-                let fromTerms = SegmentFacets.numbers(facet, fromTermsOf: segment, names: names)
-                let fromRows = try SegmentFacets.numbers(facet, fromRowsOf: segment, names: names, connection: connection)
-                #expect(fromTerms == fromRows, "\(facet), segment \(segment.info.id)")
+                let values = SegmentFacets.values(facet, fromTermsOf: segment, names: names)
+                let fromRows = SegmentFacets.values(try SegmentFacets.numbers(facet, fromRowsOf: segment, names: names, connection: connection))
+                #expect(values.numbers == fromRows.numbers, "\(facet), segment \(segment.info.id)")
+                #expect(values.others == fromRows.others && values.frequent.count == 1)
+                #expect(values.frequent.map(\.number) == fromRows.frequent.map(\.number) && values.frequent.map(\.bits) == fromRows.frequent.map(\.bits))
+                let fromTerms = values.numbers
                 let named = names.names(facet)
                 for (ordinal, rowid) in segment.rowids.enumerated() {
                     let stored = try Self.value(facet, rowid: rowid, connection: connection)
@@ -83,8 +87,8 @@ import TextUtilities
     @Test func countsOverSegmentsOfBothKindsAreSQLs() throws {
         let t = try TemporaryIndex()
         let path = t.directory.appendingPathComponent("index.sqlite").path
-        for seed in 1...3 { try t.index.upsert(Self.items(150, seed: UInt64(seed)), now: Self.now) }
-        let removed = (0..<150).filter { $0 % 4 == 1 }.map { "item-2-\($0)" }
+        for seed in 1...3 { try t.index.upsert(Self.items(300, seed: UInt64(seed)), now: Self.now) }
+        let removed = (0..<300).filter { $0 % 4 == 1 }.map { "item-2-\($0)" }
         #expect(try t.index.delete(identifiers: removed) == removed.count)
         let connection = try SQLiteConnection(path: path)
         let infos = try SegmentStore.list(connection)
