@@ -187,6 +187,12 @@ import Testing
         }
         let reopened = try SearchIndex(path: t.index.path)
         #expect(try lists(reopened) == listed)
+        // Rowids too widely spread for a bit each: each looked up instead.
+        try reopened.withConnection { connection in
+            try connection.execute("DELETE FROM segment_deletions")
+            try SegmentStore.recordPastDeletions(connection, span: 0)
+        }
+        #expect(try lists(reopened) == listed)
 
         // Past two fifths gone, the first segment is written again without them: its list goes.
         try reopened.delete(identifiers: (0..<400).map { items[$0 * 2 + 1].uniqueIdentifier })

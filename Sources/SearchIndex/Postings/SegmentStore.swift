@@ -161,21 +161,46 @@ enum SegmentStore {
 
     /// Records the removals of the segments with deletions counted (those of a file made
     /// before ``deletionsSchema``): each such segment's rowids that `items` no longer holds.
-    static func recordPastDeletions(_ connection: SQLiteConnection) throws {
-        let present = try connection.statement("SELECT rowid FROM items WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
+    /// The rowids `items` holds are read once, as a bit each, from the narrowest index over
+    /// every row, which SQLite picks when no order is asked for (not the table, whose scan
+    /// reads every row's columns).
+    static func recordPastDeletions(_ connection: SQLiteConnection, span: Int64 = pastDeletionsSpan) throws {
+        let counted = try list(connection).filter { $0.deleted > 0 }
+        guard !counted.isEmpty else { return }
+        let lowest = counted.map(\.minimumRowid).min() ?? 0
+        let highest = counted.map(\.maximumRowid).max() ?? 0
         let record = try connection.statement("INSERT OR IGNORE INTO segment_deletions(segment, rowid) VALUES(?, ?)")
-        for segment in try list(connection) where segment.deleted > 0 {
-            let rowids = try rowidsOf(segment, connection)
+        guard lowest >= 0, highest >= lowest, highest - lowest < span else {
+            // Rowids spread wider than a bit each can hold: each looked up in `items`.
+            let present = try connection.statement("SELECT 1 FROM items WHERE rowid = ?")
+            for segment in counted {
+                for rowid in try rowidsOf(segment, connection) {
+                    present.reset()
+                    present.bind(1, rowid)
+                    if try !present.step() { try record.run([.integer(segment.id), .integer(rowid)]) }
+                }
+            }
             present.reset()
-            present.bind([.integer(segment.minimumRowid), .integer(segment.maximumRowid)])
-            var next = try present.step() ? present.int64(0) : Int64.max
-            for rowid in rowids {
-                while next < rowid { next = try present.step() ? present.int64(0) : Int64.max }
-                if next != rowid { try record.run([.integer(segment.id), .integer(rowid)]) }
+            return
+        }
+        var held = [UInt64](repeating: 0, count: Int((highest - lowest) >> 6) + 1)
+        let rows = try connection.statement("SELECT rowid FROM items")
+        while try rows.step() {
+            let rowid = rows.int64(0)
+            guard rowid >= lowest, rowid <= highest else { continue }
+            held[Int((rowid - lowest) >> 6)] |= UInt64(1) << UInt64((rowid - lowest) & 63)
+        }
+        rows.reset()
+        for segment in counted {
+            for rowid in try rowidsOf(segment, connection) where rowid >= lowest && rowid <= highest {
+                guard held[Int((rowid - lowest) >> 6)] & (UInt64(1) << UInt64((rowid - lowest) & 63)) == 0 else { continue }
+                try record.run([.integer(segment.id), .integer(rowid)])
             }
         }
-        present.reset()
     }
+
+    /// The widest span of rowids ``recordPastDeletions(_:span:)`` holds a bit each for (64 MB).
+    static let pastDeletionsSpan: Int64 = 1 << 29
 
     /// A segment's rowids, from the head of its documents (copied while the reader, whose
     /// mapping they are read from, is alive).
