@@ -67,6 +67,35 @@ import Testing
         }
     }
 
+    /// The grid finds exactly the places a walk of all of them finds, as places are added,
+    /// at the poles, the antimeridian and the cells' edges too.
+    @Test func theGridFindsWhatAWalkOfEveryPlaceFinds() {
+        var random = SystemRandomNumberGenerator()
+        var grid = PlaceGrid.Grid()
+        var all: [PlaceGrid.Entry] = []
+        var rowid: Int64 = 0
+        func entry(_ latitude: Double, _ longitude: Double) -> PlaceGrid.Entry {
+            rowid += 1
+            return PlaceGrid.Entry(rowid: rowid, latitude: latitude, longitude: longitude)
+        }
+        for batch in [6_000, 10, 700, 300, 5_000, 1] {
+            var entries: [PlaceGrid.Entry] = (0..<batch).map { _ in
+                entry(Double.random(in: 40...50, using: &random), Double.random(in: -5...15, using: &random))
+            }
+            entries += [entry(90, 180), entry(-90, -180), entry(-16.8, 179.999), entry(-16.8, -179.999), entry(45, 0.1), entry(44.9, 0)]
+            for entry in entries { grid.add(entry) }
+            all += entries
+            let circles = [GeoCircle(center: GeoPoint(latitude: 45, longitude: 5), radius: 10), GeoCircle(center: GeoPoint(latitude: 45, longitude: 0.05), radius: 30),
+                           GeoCircle(center: GeoPoint(latitude: -16.8, longitude: -179.99), radius: 5), GeoCircle(center: GeoPoint(latitude: 89.99, longitude: 0), radius: 50),
+                           GeoCircle(center: GeoPoint(latitude: 47, longitude: 7), radius: 400), GeoCircle(center: Self.paris, radius: 20_016)]
+            for circle in circles {
+                let expected = all.filter { circle.contains($0.point) }.map(\.rowid).sorted()
+                #expect(grid.places(in: circle).map(\.rowid).sorted() == expected, "after \(all.count) places, \(circle)")
+            }
+        }
+        #expect(grid.count == all.count)
+    }
+
     @Test func nearKeepsTheCircleAndGivesDistances() throws {
         let t = try TemporaryIndex()
         try t.index.upsert(Self.items())
