@@ -1,3 +1,4 @@
+import Dispatch
 import SQLite
 import SearchModel
 import Synchronization
@@ -45,15 +46,23 @@ final class SegmentFacets: Sendable {
         return made
     }
 
-    /// The values of each of `facets` over each of `segments`, by segment id: the postings
-    /// of the segments not seen before asked for together first (``SegmentReader/prefetch(_:)``),
-    /// so that a first faceted search reads them side by side rather than a page at a time.
+    /// The values of each of `facets` over each of `segments`, by segment id. The segments
+    /// not seen before that hold filter terms have their postings asked for together first
+    /// (``SegmentReader/prefetch(_:)``), so that a first faceted search reads them side by
+    /// side rather than a page at a time, and their values made side by side, one segment a
+    /// core (they read only the segments' mapped files).
     func values(_ facets: [Facet], segments: [SegmentReader], connection: SQLiteConnection) throws -> [[Int64: Values]] {
         let known = entries.withLock { entries in Set(entries.keys) }
-        for facet in facets {
-            for segment in segments where !known.contains(Key(facet: facet, segment: segment.info.id)) && segment.file.holdsFilterTerms {
-                segment.terms(startingWith: [FilterTerms.marker, facet.termKind.rawValue]) { segment.prefetch($0) }
-            }
+        let missing = facets.flatMap { facet in
+            segments.filter { !known.contains(Key(facet: facet, segment: $0.info.id)) && $0.file.holdsFilterTerms }.map { (facet, $0) }
+        }
+        for (facet, segment) in missing {
+            segment.terms(startingWith: [FilterTerms.marker, facet.termKind.rawValue]) { segment.prefetch($0) }
+        }
+        DispatchQueue.concurrentPerform(iterations: missing.count) { index in
+            let (facet, segment) = missing[index]
+            let made = Self.values(facet, fromTermsOf: segment, names: names)
+            entries.withLock { $0[Key(facet: facet, segment: segment.info.id)] = made }
         }
         return try facets.map { facet in
             var bySegment: [Int64: Values] = [:]
